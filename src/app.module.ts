@@ -1,0 +1,33 @@
+import { Module, type DynamicModule, type Type } from '@nestjs/common';
+import { ConfigModule } from './config/config.module';
+import type { AppConfig } from './config/config.loader';
+import { ExecutionsModule } from './executions/executions.module';
+import { HealthController } from './monitoring/health.controller';
+import { ChatService } from './openai/chat.service';
+import { createChatController } from './openai/chat.controller';
+import { createCompletionsController } from './openai/completions.controller';
+import { resolveRoutes } from './routes';
+import { createGenerateController } from './workflows/generate.controller';
+
+/** Route paths come from config, so the faces' controllers are built per configured path. */
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    const routes = resolveRoutes(config.settings.general.front_end);
+    const workflow = config.workflow;
+    const controllers: Type[] = [HealthController];
+    if (routes.workflow) controllers.push(createGenerateController({ base: routes.workflow, versioned: true, workflow }));
+    if (routes.legacyWorkflow) {
+      controllers.push(createGenerateController({ base: routes.legacyWorkflow, versioned: false, workflow }));
+    }
+    if (routes.chat) controllers.push(createChatController(routes.chat, true));
+    if (routes.legacyChat) controllers.push(createChatController(routes.legacyChat, false));
+    if (routes.completions) controllers.push(createCompletionsController(routes.completions));
+    return {
+      module: AppModule,
+      imports: [ConfigModule.forRoot(config), ExecutionsModule],
+      controllers,
+      providers: [ChatService],
+    };
+  }
+}

@@ -1,0 +1,151 @@
+import { readFileSync } from 'node:fs';
+import { LineCounter, parseDocument, parse as parseYamlScalar, type Document } from 'yaml';
+import { validatePlain } from '../core/validation/validation-issues';
+import type { BuiltFunction } from '../runtime/function-type';
+import type { FunctionRegistry } from '../runtime/function-registry';
+import { ConfigFile } from './config.schema';
+
+export interface ConfigProblemAt {
+  path: string;
+  message: string;
+  line?: number;
+}
+
+/** Start-up stops with every problem found, each naming the file, the YAML path and the problem. */
+export class ConfigError extends Error {
+  constructor(
+    readonly file: string,
+    readonly problems: ConfigProblemAt[],
+  ) {
+    super(
+      `Invalid config ${file}:\n` +
+        problems
+          .map((p) => `  ${file}${p.line ? `:${p.line}` : ''}: ${p.path || '(root)'}: ${p.message}`)
+          .join('\n'),
+    );
+    this.name = 'ConfigError';
+  }
+}
+
+/** The validated config with its workflow and functions built. */
+export interface AppConfig {
+  file: string;
+  settings: ConfigFile;
+  workflow: BuiltFunction;
+  functions: Map<string, BuiltFunction>;
+}
+
+type Loc = (string | number)[];
+
+export function formatPath(loc: Loc): string {
+  return loc.reduce<string>((acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
+}
+
+const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/** `${VAR}` and `${VAR:-default}` in string scalars; a scalar that is only a placeholder takes the value's YAML type. */
+function interpolate(value: unknown, env: NodeJS.ProcessEnv, loc: Loc, problems: { loc: Loc; message: string }[]): unknown {
+  if (typeof value === 'string') {
+    if (!value.includes('${')) return value;
+    const whole = new RegExp(`^${PLACEHOLDER.source}$`).test(value);
+    const replaced = value.replace(PLACEHOLDER, (_m, name: string, fallback: string | undefined) => {
+      const found = env[name];
+      if (found !== undefined && found !== '') return found;
+      if (fallback !== undefined) return fallback;
+      problems.push({ loc, message: `environment variable ${name} is not set and has no default (\${${name}:-default})` });
+      return '';
+    });
+    if (!whole) return replaced;
+    try {
+      const typed: unknown = parseYamlScalar(replaced);
+      return typed === null || typeof typed !== 'object' ? (typed ?? replaced) : replaced;
+    } catch {
+      return replaced;
+    }
+  }
+  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, env, [...loc, i], problems));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = interpolate(v, env, [...loc, k], problems);
+    return out;
+  }
+  return value;
+}
+
+function lineOf(doc: Document, counter: LineCounter, loc: Loc): number | undefined {
+  for (let n = loc.length; n >= 0; n--) {
+    const node = doc.getIn(loc.slice(0, n), true) as { range?: [number, number, number] } | undefined;
+    if (node?.range) return counter.linePos(node.range[0]).line;
+  }
+  return undefined;
+}
+
+/** Parses, interpolates, validates and builds a config file's text. Throws ConfigError with every problem. */
+export function parseConfig(
+  text: string,
+  file: string,
+  registry: FunctionRegistry,
+  env: NodeJS.ProcessEnv = process.env,
+): AppConfig {
+  const counter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    throw new ConfigError(
+      file,
+      doc.errors.map((e) => ({ path: '', message: e.message.split('\n')[0], line: counter.linePos(e.pos[0]).line })),
+    );
+  }
+  const found: { loc: Loc; message: string }[] = [];
+  const plain = interpolate(doc.toJS() ?? {}, env, [], found);
+
+  const top = validatePlain(ConfigFile, plain, [], { forbidUnknown: true });
+  if (!top.ok) found.push(...top.issues.map((i) => ({ loc: i.loc, message: i.msg })));
+
+  const functions = new Map<string, BuiltFunction>();
+  let workflow: BuiltFunction | undefined;
+  if (top.ok) {
+    const build = (loc: Loc, name: string, component: unknown): BuiltFunction | undefined => {
+      const typeName = (component as { _type?: unknown } | null)?._type;
+      if (component === null || typeof component !== 'object' || typeof typeName !== 'string') {
+        found.push({ loc, message: 'must be a mapping with a _type' });
+        return undefined;
+      }
+      const type = registry.get(typeName);
+      if (!type) {
+        found.push({ loc: [...loc, '_type'], message: `unknown _type "${typeName}"; known types: ${registry.known().join(', ')}` });
+        return undefined;
+      }
+      const checked = validatePlain(type.config, component, loc, { forbidUnknown: true });
+      if (!checked.ok) {
+        found.push(...checked.issues.map((i) => ({ loc: i.loc, message: i.msg })));
+        return undefined;
+      }
+      const problems = type.check?.(checked.value) ?? [];
+      for (const p of problems) found.push({ loc: [...loc, ...p.loc], message: p.message });
+      return problems.length ? undefined : type.build(checked.value, { name });
+    };
+    for (const [name, component] of Object.entries(top.value.functions ?? {})) {
+      const fn = build(['functions', name], name, component);
+      if (fn) functions.set(name, fn);
+    }
+    workflow = build(['workflow'], 'workflow', top.value.workflow);
+  }
+
+  if (found.length > 0 || !top.ok || !workflow) {
+    throw new ConfigError(
+      file,
+      found.map((p) => ({ path: formatPath(p.loc), message: p.message, line: lineOf(doc, counter, p.loc) })),
+    );
+  }
+  return { file, settings: top.value, workflow, functions };
+}
+
+export function loadConfig(file: string, registry: FunctionRegistry, env: NodeJS.ProcessEnv = process.env): AppConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(file, [{ path: '', message: `cannot read the file: ${(err as Error).message}` }]);
+  }
+  return parseConfig(text, file, registry, env);
+}

@@ -1,0 +1,56 @@
+/** Every failure a service can report, one enum so filters can switch over it exhaustively. */
+export enum ErrorCode {
+  ValidationFailed = 'validation_failed',
+  WorkflowFailed = 'workflow_error',
+  BadRequest = 'bad_request',
+  NotFound = 'not_found',
+  AlreadyResolved = 'already_resolved',
+  PayloadTooLarge = 'payload_too_large',
+  MethodNotAllowed = 'method_not_allowed',
+  Unauthorized = 'unauthorized',
+  NotInteractive = 'not_interactive',
+  Internal = 'internal_error',
+}
+
+/** One entry of a FastAPI/pydantic style validation error list. */
+export interface ValidationIssue {
+  type: string;
+  loc: (string | number)[];
+  msg: string;
+  input: unknown;
+  ctx?: Record<string, unknown>;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly extra: { issues?: ValidationIssue[]; errorType?: string; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+
+  static validation(issues: ValidationIssue[]): AppError {
+    return new AppError(ErrorCode.ValidationFailed, issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '), {
+      issues,
+    });
+  }
+}
+
+/** A workflow that threw: carries the original error's message and type name (NAT's `details`). */
+export class WorkflowError extends AppError {
+  constructor(message: string, errorType: string) {
+    super(ErrorCode.WorkflowFailed, message, { errorType });
+  }
+
+  static from(err: unknown): WorkflowError {
+    if (err instanceof WorkflowError) return err;
+    if (err instanceof AppError) return new WorkflowError(err.message, err.extra.errorType ?? err.name);
+    if (err instanceof Error) {
+      const type = (err as { errorType?: string }).errorType ?? (err.name !== 'Error' ? err.name : err.constructor?.name);
+      return new WorkflowError(err.message, type || 'Error');
+    }
+    return new WorkflowError(String(err), 'Error');
+  }
+}

@@ -1,0 +1,84 @@
+import { ArgumentsHost, Catch, HttpException, HttpStatus, Logger, type ExceptionFilter } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { AppError, ErrorCode } from '../errors/app-error';
+
+export function statusOf(code: ErrorCode): number {
+  switch (code) {
+    case ErrorCode.ValidationFailed:
+    case ErrorCode.WorkflowFailed:
+    case ErrorCode.NotInteractive:
+      return HttpStatus.UNPROCESSABLE_ENTITY;
+    case ErrorCode.NotFound:
+      return HttpStatus.NOT_FOUND;
+    case ErrorCode.AlreadyResolved:
+    case ErrorCode.BadRequest:
+      return HttpStatus.BAD_REQUEST;
+    case ErrorCode.PayloadTooLarge:
+      return HttpStatus.PAYLOAD_TOO_LARGE;
+    case ErrorCode.MethodNotAllowed:
+      return HttpStatus.METHOD_NOT_ALLOWED;
+    case ErrorCode.Unauthorized:
+      return HttpStatus.UNAUTHORIZED;
+    case ErrorCode.Internal:
+      return HttpStatus.INTERNAL_SERVER_ERROR;
+    default: {
+      const unreachable: never = code;
+      return unreachable;
+    }
+  }
+}
+
+/** The FastAPI-style body NeMo Agent Toolkit clients already handle. */
+export function errorBody(error: AppError): unknown {
+  switch (error.code) {
+    case ErrorCode.ValidationFailed:
+      return { detail: error.extra.issues ?? [] };
+    case ErrorCode.WorkflowFailed:
+    case ErrorCode.NotInteractive:
+      return { code: 'workflow_error', message: error.message, details: error.extra.errorType ?? 'Error' };
+    default:
+      return { detail: error.message };
+  }
+}
+
+/**
+ * Maps domain errors to HTTP for every route but the OpenAI one (which has its own filter).
+ * Unknown routes are 404 JSON; a known path with another method is 405 with `Allow`.
+ */
+@Catch()
+export class AppExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HTTP');
+
+  constructor(private readonly routes: { method: string; path: string }[]) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const ctx = host.switchToHttp();
+    const res = ctx.getResponse<Response>();
+    const req = ctx.getRequest<Request>();
+    if (res.headersSent) {
+      if (!res.writableEnded) res.end();
+      return;
+    }
+    const error = this.toAppError(exception, req);
+    if (error.code === ErrorCode.Internal) this.logger.error(exception instanceof Error ? exception.stack : exception);
+    if (error.code === ErrorCode.MethodNotAllowed) res.setHeader('Allow', error.extra.headers?.Allow ?? '');
+    res.status(statusOf(error.code)).json(errorBody(error));
+  }
+
+  toAppError(exception: unknown, req: Request): AppError {
+    if (exception instanceof AppError) return exception;
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      if (status === HttpStatus.NOT_FOUND) {
+        const allowed = this.routes.filter((r) => r.path === req.path).map((r) => r.method);
+        if (allowed.length > 0) {
+          return new AppError(ErrorCode.MethodNotAllowed, 'Method Not Allowed', { headers: { Allow: allowed.join(', ') } });
+        }
+        return new AppError(ErrorCode.NotFound, 'Not Found');
+      }
+      if (status === HttpStatus.PAYLOAD_TOO_LARGE) return new AppError(ErrorCode.PayloadTooLarge, exception.message);
+      if (status < 500) return new AppError(ErrorCode.BadRequest, exception.message);
+    }
+    return new AppError(ErrorCode.Internal, 'Internal Server Error');
+  }
+}

@@ -1,0 +1,76 @@
+import { createParamDecorator, Injectable, type ExecutionContext, type PipeTransform } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import express from 'express';
+import { AppError, ErrorCode } from '../errors/app-error';
+import { jsonDepth, MAX_JSON_DEPTH, validatePlain } from '../validation/validation-issues';
+
+interface BodyError {
+  type?: string;
+  status?: number;
+  message: string;
+  body?: string;
+}
+
+type RequestWithBody = Request & { bodyError?: BodyError };
+
+/**
+ * Parses JSON bodies but never answers by itself: a body that is too large or not JSON is recorded
+ * on the request and reported by the route that reads it, in that route's own error shape.
+ */
+export function jsonBodyParser(limitBytes: number) {
+  const parse = express.json({ limit: limitBytes, strict: false, type: ['application/json', 'application/*+json'] });
+  return (req: Request, res: Response, next: NextFunction) =>
+    parse(req, res, (err?: unknown) => {
+      if (err) (req as RequestWithBody).bodyError = err as BodyError;
+      next();
+    });
+}
+
+function positionOf(message: string): number {
+  const match = /position (\d+)/.exec(message);
+  return match ? Number(match[1]) : 0;
+}
+
+function readBody(req: RequestWithBody): unknown {
+  const err = req.bodyError;
+  if (err) {
+    if (err.type === 'entity.too.large' || err.status === 413) {
+      throw new AppError(ErrorCode.PayloadTooLarge, `Request body is larger than the limit (${err.message})`);
+    }
+    throw AppError.validation([
+      {
+        type: 'json_invalid',
+        loc: ['body', positionOf(err.message)],
+        msg: 'JSON decode error',
+        input: {},
+        ctx: { error: err.message },
+      },
+    ]);
+  }
+  const body: unknown = req.body;
+  if (jsonDepth(body) > MAX_JSON_DEPTH) {
+    throw AppError.validation([
+      { type: 'json_invalid', loc: ['body'], msg: `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, input: {} },
+    ]);
+  }
+  return body;
+}
+
+/** The request's JSON body (undefined when none was sent); parse failures surface as AppErrors. */
+export const JsonBody = createParamDecorator((_data: unknown, ctx: ExecutionContext) =>
+  readBody(ctx.switchToHttp().getRequest<RequestWithBody>()),
+);
+
+type Ctor<T> = new () => T;
+
+/** Validates the body against a DTO class, FastAPI style (422 with `loc` from `body`). Returns the body as sent. */
+@Injectable()
+export class ValidateBodyPipe<T extends object> implements PipeTransform<unknown, T> {
+  constructor(private readonly dto: Ctor<T>) {}
+
+  transform(body: unknown): T {
+    const checked = validatePlain(this.dto, body, ['body']);
+    if (!checked.ok) throw AppError.validation(checked.issues);
+    return body as T;
+  }
+}

@@ -1,0 +1,105 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync, type ValidationError } from 'class-validator';
+import type { ValidationIssue } from '../errors/app-error';
+
+type Ctor<T> = new () => T;
+
+/** How deep a JSON document may nest before we refuse it (Python's json and pydantic refuse far less). */
+export const MAX_JSON_DEPTH = 200;
+
+const MESSAGES: Record<string, (ctx: Record<string, unknown>) => [string, string]> = {
+  isDefined: () => ['missing', 'Field required'],
+  isString: () => ['string_type', 'Input should be a valid string'],
+  isNotEmpty: () => ['string_too_short', 'String should have at least 1 character'],
+  isBoolean: () => ['bool_type', 'Input should be a valid boolean'],
+  isInt: () => ['int_type', 'Input should be a valid integer'],
+  isNumber: () => ['float_type', 'Input should be a valid number'],
+  isArray: () => ['list_type', 'Input should be a valid list'],
+  isObject: () => ['dict_type', 'Input should be a valid dictionary'],
+  nestedValidation: () => ['model_type', 'Input should be a valid dictionary or object'],
+  whitelistValidation: () => ['extra_forbidden', 'Extra inputs are not permitted'],
+  arrayMinSize: (c) => ['too_short', `List should have at least ${String(c.min)} item after validation`],
+  min: (c) => ['greater_than_equal', `Input should be greater than or equal to ${String(c.min)}`],
+  max: (c) => ['less_than_equal', `Input should be less than or equal to ${String(c.max)}`],
+};
+
+/** Nesting depth of a parsed JSON value, computed without recursion so hostile input cannot overflow. */
+export function jsonDepth(value: unknown, limit = MAX_JSON_DEPTH): number {
+  let max = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > max) max = depth;
+    if (max > limit) return max;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return max;
+}
+
+function isIndex(key: string, parent: unknown): boolean {
+  return Array.isArray(parent) && /^\d+$/.test(key);
+}
+
+/** Flattens class-validator's error tree into pydantic-style issues with a `loc` path. */
+export function toIssues(errors: ValidationError[], loc: (string | number)[] = []): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  for (const error of errors) {
+    const here = [...loc, isIndex(error.property, error.target) ? Number(error.property) : error.property];
+    if (error.constraints) {
+      const names = Object.keys(error.constraints);
+      // A missing field reports only that it is missing, as pydantic does.
+      const name = error.value === undefined && names.includes('isDefined') ? 'isDefined' : names[0];
+      const ctx = (error.contexts?.[name] ?? {}) as Record<string, unknown>;
+      const known = MESSAGES[name];
+      const [type, msg] = known
+        ? known(constraintArgs(error, name, ctx))
+        : ['value_error', error.constraints[name]];
+      issues.push({ type, loc: here, msg, input: error.value === undefined ? null : error.value });
+    }
+    if (error.children?.length) issues.push(...toIssues(error.children, here));
+  }
+  return issues;
+}
+
+function constraintArgs(error: ValidationError, name: string, ctx: Record<string, unknown>): Record<string, unknown> {
+  const text = error.constraints?.[name] ?? '';
+  const num = /(-?\d+(?:\.\d+)?)/.exec(text)?.[1];
+  return { ...ctx, min: num, max: num };
+}
+
+/**
+ * Validates a plain value against a class-validator class. Returns the typed instance or the issues.
+ * The caller keeps the original value where extra fields must pass through untouched.
+ */
+export function validatePlain<T extends object>(
+  cls: Ctor<T>,
+  value: unknown,
+  loc: (string | number)[] = [],
+  options: { forbidUnknown?: boolean } = {},
+): { ok: true; value: T } | { ok: false; issues: ValidationIssue[] } {
+  if (value === null || value === undefined || typeof value !== 'object' || Array.isArray(value)) {
+    return {
+      ok: false,
+      issues: [
+        value === undefined
+          ? { type: 'missing', loc, msg: 'Field required', input: null }
+          : {
+              type: 'model_attributes_type',
+              loc,
+              msg: 'Input should be a valid dictionary or object to extract fields from',
+              input: value,
+            },
+      ],
+    };
+  }
+  const instance = plainToInstance(cls, value, { enableImplicitConversion: false });
+  const errors = validateSync(instance, {
+    forbidUnknownValues: false,
+    whitelist: options.forbidUnknown === true,
+    forbidNonWhitelisted: options.forbidUnknown === true,
+    validationError: { target: true, value: true },
+  });
+  if (errors.length > 0) return { ok: false, issues: toIssues(errors, loc) };
+  return { ok: true, value: instance };
+}

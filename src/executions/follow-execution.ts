@@ -1,0 +1,16 @@
+import { isTerminal, type ExecutionEvent } from '../core/events/execution-event';
+import type { Execution } from './execution.service';
+
+/** Feeds every event of an execution (missed ones first) to `onEvent`; resolves after the terminal one. */
+export function followExecution(
+  execution: Execution,
+  onEvent: (event: ExecutionEvent) => void,
+  afterSeq = 0,
+): Promise<void> {
+  return new Promise((resolve) => {
+    execution.events.subscribe((event) => {
+      onEvent(event);
+      if (isTerminal(event)) resolve();
+    }, afterSeq);
+  });
+}

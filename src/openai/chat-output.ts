@@ -1,0 +1,65 @@
+import { messageText, type ChatRequestDto } from '../core/dto/chat-request.dto';
+import {
+  chatCompletion,
+  isChatCompletion,
+  newCompletionId,
+  resultText,
+  unixSeconds,
+  usageFor,
+  type ChatCompletion,
+  type ChatCompletionChunk,
+} from '../core/dto/chat-response';
+
+/** The model name chat responses report: the one the client asked for, or NAT's placeholder. */
+export function modelOf(request: ChatRequestDto): string {
+  return request.model ?? 'unknown-model';
+}
+
+function promptText(request: ChatRequestDto): string {
+  return request.messages.map((m) => messageText(m.content)).join('\n');
+}
+
+/** Any workflow result as a chat completion (a workflow that answers one already is passed through). */
+export function toChatCompletion(result: unknown, request: ChatRequestDto): ChatCompletion {
+  if (isChatCompletion(result)) return result;
+  const text = resultText(result);
+  return chatCompletion(text, { model: modelOf(request), usage: usageFor(promptText(request), text) });
+}
+
+/** Builds the chunks of one streamed completion: one id, created and model for the whole stream. */
+export class ChunkFactory {
+  private readonly id = newCompletionId();
+  private readonly created = unixSeconds();
+  private first = true;
+
+  constructor(private readonly model: string) {}
+
+  content(text: string): ChatCompletionChunk {
+    const delta: ChatCompletionChunk['choices'][0]['delta'] = this.first ? { role: 'assistant', content: text } : { content: text };
+    this.first = false;
+    return this.chunk(delta, null);
+  }
+
+  stop(): ChatCompletionChunk {
+    return this.chunk({}, 'stop');
+  }
+
+  private chunk(delta: ChatCompletionChunk['choices'][0]['delta'], finish: 'stop' | null): ChatCompletionChunk {
+    return {
+      id: this.id,
+      object: 'chat.completion.chunk',
+      created: this.created,
+      model: this.model,
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    };
+  }
+}
+
+/** The text a streamed output item contributes to the assistant message. */
+export function chunkText(item: unknown): string {
+  if (typeof item === 'string') return item;
+  if (typeof item === 'object' && item !== null && (item as { object?: unknown }).object === 'chat.completion.chunk') {
+    return (item as ChatCompletionChunk).choices[0]?.delta?.content ?? '';
+  }
+  return resultText(item);
+}

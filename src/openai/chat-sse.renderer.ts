@@ -1,0 +1,64 @@
+import type { ExecutionEvent } from '../core/events/execution-event';
+import type { SseWriter } from '../core/http/sse-writer';
+import type { StepAdaptor } from '../runtime/step-adaptor';
+import { writeStreamError, type StreamErrorStyle } from '../workflows/generate-sse.renderer';
+import { chunkText, ChunkFactory } from './chat-output';
+import { openAiError } from './openai-error';
+
+export interface ChatStreamOptions {
+  model: string;
+  adaptor: StepAdaptor;
+  /**
+   * `bare` / `event`: NAT's chat streams (legacy / versioned); `openai`: `/v1/chat/completions`, whose
+   * failures are `data: {"error": …}` frames that OpenAI SDKs raise.
+   */
+  errors: StreamErrorStyle | 'openai';
+  /** End with `data: [DONE]` (legacy chat stream and the OpenAI route; not the interactive twins). */
+  done: boolean;
+}
+
+/** Renders one execution as a stream of `chat.completion.chunk` frames with `intermediate_data:` steps. */
+export function chatStreamRenderer(writer: SseWriter, options: ChatStreamOptions) {
+  const chunks = new ChunkFactory(options.model);
+  let outputs = 0;
+  const finish = () => {
+    writer.data(chunks.stop());
+    if (options.done) writer.data('[DONE]');
+    writer.end();
+  };
+  const fail = (message: string, type: string) => {
+    if (options.errors === 'openai') {
+      writer.data(openAiError(message, 'workflow_error', null, 'workflow_error'));
+      finish();
+      return;
+    }
+    writeStreamError(writer, options.errors, message, type);
+    writer.end();
+  };
+  return (event: ExecutionEvent): void => {
+    switch (event.kind) {
+      case 'step': {
+        const adapted = options.adaptor.adapt(event.step);
+        if (adapted) writer.field('intermediate_data', adapted);
+        return;
+      }
+      case 'output':
+        outputs++;
+        writer.data(chunks.content(chunkText(event.value)));
+        return;
+      case 'completed': {
+        if (outputs === 0) writer.data(chunks.content(chunkText(event.result)));
+        finish();
+        return;
+      }
+      case 'failed':
+        fail(event.error.message, event.error.type);
+        return;
+      case 'cancelled':
+        fail(`Execution cancelled: ${event.reason}`, 'ExecutionCancelled');
+        return;
+      default:
+        return;
+    }
+  };
+}

@@ -1,0 +1,66 @@
+import { Controller, HttpCode, Post, Req, Res, type Type } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiTags,
+  ApiUnprocessableEntityResponse,
+  getSchemaPath,
+} from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { ChatRequestDto } from '../core/dto/chat-request.dto';
+import { ChatCompletionDto, ErrorBodyDto, SSE_RESPONSE, ValidationErrorBodyDto } from '../core/dto/responses.dto';
+import type { Identity } from '../core/identity/identity';
+import { CurrentIdentity } from '../core/identity/current-identity.decorator';
+import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
+import { outcome } from '../workflows/generate-output';
+import { ChatService } from './chat.service';
+
+const bodyPipe = new ValidateBodyPipe(ChatRequestDto);
+
+/** NAT's chat routes for one base path (`/v1/chat` or legacy `/chat`): the workflow behind a chat request. */
+export function createChatController(base: string, versioned: boolean): Type {
+  @ApiTags(versioned ? 'Chat' : 'Chat (legacy)')
+  @ApiExtraModels(ErrorBodyDto, ValidationErrorBodyDto)
+  @ApiUnprocessableEntityResponse({
+    description: 'Invalid body (`detail` list) or the workflow failed (`code: workflow_error`)',
+    schema: { oneOf: [{ $ref: getSchemaPath(ValidationErrorBodyDto) }, { $ref: getSchemaPath(ErrorBodyDto) }] },
+  })
+  @Controller(base)
+  class ChatController {
+    constructor(readonly chat: ChatService) {}
+
+    @Post()
+    @ApiBody({ type: ChatRequestDto })
+    @HttpCode(200)
+    @ApiOperation({ summary: 'Chat with the workflow (one chat.completion)' })
+    @ApiOkResponse({ type: ChatCompletionDto })
+    async complete(@JsonBody(bodyPipe) request: ChatRequestDto, @CurrentIdentity() identity: Identity, @Req() req: Request) {
+      const execution = await this.chat.start(request, identity, req, versioned);
+      return this.chat.completion(outcome(await execution.done), request);
+    }
+
+    @Post('stream')
+    @ApiBody({ type: ChatRequestDto })
+    @ApiOperation({ summary: 'Chat with the workflow, streaming chat.completion.chunk frames' })
+    @ApiProduces('text/event-stream')
+    @ApiOkResponse(SSE_RESPONSE)
+    async stream(
+      @JsonBody(bodyPipe) request: ChatRequestDto,
+      @CurrentIdentity() identity: Identity,
+      @Req() req: Request,
+      @Res() res: Response,
+    ): Promise<void> {
+      await this.chat.stream(request, identity, req, res, {
+        versioned,
+        errors: versioned ? 'event' : 'bare',
+        done: !versioned,
+      });
+    }
+  }
+
+  Object.defineProperty(ChatController, 'name', { value: versioned ? 'ChatController' : 'LegacyChatController' });
+  return ChatController;
+}

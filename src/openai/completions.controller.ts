@@ -1,0 +1,61 @@
+import { Controller, HttpCode, Post, Req, Res, UseFilters, type Type } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiUnprocessableEntityResponse,
+  getSchemaPath,
+} from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { ChatRequestDto } from '../core/dto/chat-request.dto';
+import { ChatCompletionDto, OpenAiErrorDto } from '../core/dto/responses.dto';
+import type { Identity } from '../core/identity/identity';
+import { CurrentIdentity } from '../core/identity/current-identity.decorator';
+import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
+import { outcome } from '../workflows/generate-output';
+import { ChatService } from './chat.service';
+import { OpenAiExceptionFilter } from './openai-exception.filter';
+
+const bodyPipe = new ValidateBodyPipe(ChatRequestDto);
+
+/** The OpenAI-compatible `/v1/chat/completions`: `stream` picks the mode; errors in OpenAI's shape. */
+export function createCompletionsController(path: string): Type {
+  @ApiTags('OpenAI')
+  @UseFilters(OpenAiExceptionFilter)
+  @ApiExtraModels(ChatCompletionDto)
+  @Controller(path)
+  class CompletionsController {
+    constructor(readonly chat: ChatService) {}
+
+    @Post()
+    @HttpCode(200)
+    @ApiOperation({ summary: 'OpenAI Chat Completions (stream: true streams chat.completion.chunk frames)' })
+    @ApiBody({ type: ChatRequestDto })
+    @ApiOkResponse({
+      description: 'A chat.completion, or with `stream: true` a text/event-stream of chunks ending in `data: [DONE]`',
+      content: {
+        'application/json': { schema: { $ref: getSchemaPath(ChatCompletionDto) } },
+        'text/event-stream': { schema: { type: 'string' } },
+      },
+    })
+    @ApiBadRequestResponse({ type: OpenAiErrorDto, description: 'Invalid request' })
+    @ApiUnprocessableEntityResponse({ type: OpenAiErrorDto, description: 'The workflow failed' })
+    async create(
+      @JsonBody(bodyPipe) request: ChatRequestDto,
+      @CurrentIdentity() identity: Identity,
+      @Req() req: Request,
+      @Res() res: Response,
+    ): Promise<void> {
+      if (request.stream === true) {
+        await this.chat.stream(request, identity, req, res, { versioned: false, errors: 'openai', done: true });
+        return;
+      }
+      const execution = await this.chat.start(request, identity, req, false);
+      res.status(200).json(this.chat.completion(outcome(await execution.done), request));
+    }
+  }
+  return CompletionsController;
+}

@@ -1,0 +1,55 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsBoolean, IsDefined, IsOptional, IsString } from 'class-validator';
+import { lastUserText, type ChatRequestDto } from '../../core/dto/chat-request.dto';
+import { chatCompletion, usageFor } from '../../core/dto/chat-response';
+import type { FunctionType } from '../function-type';
+import { wordChunks } from '../text';
+
+export class EchoConfig {
+  @IsString() _type!: string;
+  /** Take an OpenAI chat request and answer a chat completion instead of `{message}` → `{value}`. */
+  @IsOptional() @IsBoolean() use_openai_api?: boolean;
+  @IsOptional() @IsString() description?: string;
+}
+
+export class EchoInputDto {
+  @ApiProperty({ description: 'The text to echo back', example: 'Hello, world' })
+  @IsDefined()
+  @IsString()
+  message!: string;
+}
+
+/** Echoes its input: streamed in word-sized chunks whose concatenation is exactly the input. */
+export const echoFunction: FunctionType<EchoConfig> = {
+  type: 'echo',
+  description: 'Echoes the input message back, streamed word by word.',
+  config: EchoConfig,
+  build(config) {
+    if (config.use_openai_api) {
+      return {
+        type: 'echo',
+        description: config.description ?? 'Echoes the last user message as a chat completion.',
+        input: { kind: 'chat' },
+        fromChat: (request) => request,
+        async run(input, ctx) {
+          const request = input as ChatRequestDto;
+          const text = lastUserText(request.messages);
+          for (const chunk of wordChunks(text)) ctx.emit(chunk);
+          const prompt = request.messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join(' ');
+          return chatCompletion(text, { model: request.model ?? 'echo', usage: usageFor(prompt, text) });
+        },
+      };
+    }
+    return {
+      type: 'echo',
+      description: config.description ?? 'Echoes the input message back.',
+      input: { kind: 'schema', dto: EchoInputDto },
+      fromChat: (request: ChatRequestDto) => ({ message: lastUserText(request.messages) }),
+      async run(input, ctx) {
+        const text = (input as EchoInputDto).message;
+        for (const chunk of wordChunks(text)) ctx.emit(chunk);
+        return text;
+      },
+    };
+  },
+};

@@ -1,0 +1,118 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsArray, IsOptional, IsString, ValidateIf, ValidateNested, IsDefined } from 'class-validator';
+import { ChatMessageDto, lastUserText, type ChatRequestDto } from '../../core/dto/chat-request.dto';
+import type { ConfigProblem, FunctionType } from '../function-type';
+import type { WorkflowContext } from '../workflow-context';
+import { renderDeep, renderTemplate, templateNames } from '../template';
+import { sleep, wordChunks } from '../text';
+import { STEP_ACTIONS, ScriptedConfig, type ScriptedStepConfig } from './scripted.config';
+
+/** NeMo Agent Toolkit's agent input: a single message or a conversation. */
+export class ScriptedInputDto {
+  @ApiPropertyOptional({ description: 'The user message', example: 'Plan my trip' })
+  @ValidateIf((o: ScriptedInputDto) => o.messages === undefined)
+  @IsDefined()
+  @IsString()
+  input_message?: string;
+
+  @ApiPropertyOptional({ type: [ChatMessageDto], description: 'A conversation; the last user message is the input' })
+  @IsOptional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => ChatMessageDto)
+  messages?: ChatMessageDto[];
+}
+
+/** A failure the script asked for, reported with the configured type name. */
+export class ScriptedFailure extends Error {
+  constructor(
+    message: string,
+    readonly errorType: string,
+  ) {
+    super(message);
+    this.name = errorType;
+  }
+}
+
+function inputText(input: ScriptedInputDto): string {
+  if (typeof input.input_message === 'string') return input.input_message;
+  return input.messages?.length ? lastUserText(input.messages) : '';
+}
+
+async function runStep(step: ScriptedStepConfig, ctx: WorkflowContext, vars: Record<string, unknown>) {
+  if (step.step) {
+    const { name, kind = 'tool', input, payload, duration_seconds = 0 } = step.step;
+    await ctx.step(
+      name,
+      kind,
+      async () => {
+        await sleep(duration_seconds * 1000, ctx.signal);
+        return renderDeep(payload ?? null, vars);
+      },
+      { input: renderDeep(input, vars) },
+    );
+  } else if (step.stream) {
+    const { text, chunk_words = 1, delay_seconds = 0, repeat = 1 } = step.stream;
+    const chunks = wordChunks(renderTemplate(text, vars), chunk_words);
+    for (let r = 0; r < repeat; r++) {
+      for (const chunk of chunks) {
+        ctx.signal.throwIfAborted();
+        if (delay_seconds > 0) await sleep(delay_seconds * 1000, ctx.signal);
+        ctx.emit(chunk);
+      }
+    }
+    vars.streamed = `${String(vars.streamed ?? '')}${chunks.join('').repeat(repeat)}`;
+  } else if (step.sleep) {
+    await sleep(step.sleep.seconds * 1000, ctx.signal);
+  } else if (step.fail) {
+    throw new ScriptedFailure(renderTemplate(step.fail.message, vars), step.fail.error_type ?? 'WorkflowError');
+  }
+}
+
+/** The scripted workflow: drives every path (steps, streaming, failures, later prompts) without an LLM. */
+export const scriptedFunction: FunctionType<ScriptedConfig> = {
+  type: 'scripted',
+  description: 'Runs a fixed list of steps: intermediate steps, streamed text, sleeps, failures.',
+  config: ScriptedConfig,
+  check(config) {
+    const problems: ConfigProblem[] = [];
+    const known = new Set(['input']);
+    config.steps.forEach((step, i) => {
+      const actions = Object.keys(step).filter((k) => step[k as keyof ScriptedStepConfig] !== undefined);
+      const valid = actions.filter((k) => (STEP_ACTIONS as readonly string[]).includes(k));
+      if (valid.length !== 1 || actions.length !== 1) {
+        problems.push({
+          loc: ['steps', i],
+          message: `a step needs exactly one of ${STEP_ACTIONS.join(', ')}; found ${actions.join(', ') || 'none'}`,
+        });
+      }
+      const text = step.stream?.text ?? step.fail?.message;
+      for (const name of text ? templateNames(text) : []) {
+        if (!known.has(name)) problems.push({ loc: ['steps', i], message: `template names "${name}", which no earlier step defines` });
+      }
+    });
+    for (const name of templateNames(config.output ?? '')) {
+      if (!known.has(name) && name !== 'streamed') {
+        problems.push({ loc: ['output'], message: `template names "${name}", which no step defines` });
+      }
+    }
+    return problems;
+  },
+  build(config) {
+    return {
+      type: 'scripted',
+      description: config.description ?? 'A scripted workflow.',
+      input: { kind: 'schema', dto: ScriptedInputDto },
+      fromChat: (request: ChatRequestDto) => ({ messages: request.messages }),
+      async run(input, ctx) {
+        const vars: Record<string, unknown> = { input: inputText(input as ScriptedInputDto) };
+        for (const step of config.steps) await runStep(step, ctx, vars);
+        if (config.output === undefined) return String(vars.streamed ?? '');
+        const output = renderTemplate(config.output, vars);
+        if (config.stream_output !== false) ctx.emit(output);
+        return output;
+      },
+    };
+  },
+};

@@ -1,0 +1,136 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { ExecutionEventBody } from '../core/events/execution-event';
+import type { Identity } from '../core/identity/identity';
+import type { BuiltFunction } from './function-type';
+import {
+  endType,
+  newStepId,
+  nowSeconds,
+  startType,
+  type IntermediateStep,
+  type IntermediateStepType,
+  type StepKind,
+  type StreamEventData,
+} from './intermediate-step';
+import type {
+  AuthResult,
+  HumanPrompt,
+  HumanResponse,
+  RequestMetadata,
+  StepOptions,
+  WorkflowContext,
+} from './workflow-context';
+
+/** Where the engine sends what a workflow does; the ExecutionService implements it. */
+export interface ExecutionSink {
+  publish(event: ExecutionEventBody): void;
+  prompt(prompt: HumanPrompt, signal: AbortSignal): Promise<HumanResponse>;
+  authenticate(provider: string, signal: AbortSignal): Promise<AuthResult>;
+}
+
+export interface RunInit {
+  executionId: string;
+  identity: Identity;
+  request: RequestMetadata;
+  signal: AbortSignal;
+  sink: ExecutionSink;
+}
+
+interface Frame {
+  id: string;
+  name: string;
+  parent: Frame | null;
+}
+
+const ROOT: Frame = Object.freeze({ id: 'root', name: 'root', parent: null });
+
+/** The function call tree, so nested steps report their parent the way NAT's ancestry does. */
+const frames = new AsyncLocalStorage<Frame>();
+
+class Context implements WorkflowContext {
+  readonly executionId: string;
+  readonly identity: Identity;
+  readonly request: RequestMetadata;
+  readonly signal: AbortSignal;
+  private readonly sink: ExecutionSink;
+
+  constructor(init: RunInit) {
+    this.executionId = init.executionId;
+    this.identity = init.identity;
+    this.request = init.request;
+    this.signal = init.signal;
+    this.sink = init.sink;
+  }
+
+  async step<T>(name: string, kind: StepKind, fn: () => Promise<T> | T, options: StepOptions = {}): Promise<T> {
+    const parent = frames.getStore() ?? ROOT;
+    const frame: Frame = { id: newStepId(), name, parent };
+    const started = nowSeconds();
+    this.publishStep(startType(kind), name, frame, null, { input: options.input }, options);
+    try {
+      const output = await frames.run(frame, fn);
+      this.publishStep(endType(kind), name, frame, started, { input: options.input, output }, options);
+      return output;
+    } catch (err) {
+      const output = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+      this.publishStep(endType(kind), name, frame, started, { input: options.input, output }, options);
+      throw err;
+    }
+  }
+
+  event(type: IntermediateStepType, name: string, data: StreamEventData = {}, options: StepOptions = {}): void {
+    const parent = frames.getStore() ?? ROOT;
+    this.publishStep(type, name, { id: newStepId(), name, parent }, null, data, options);
+  }
+
+  emit(chunk: unknown): void {
+    this.sink.publish({ kind: 'output', value: chunk });
+  }
+
+  prompt(prompt: HumanPrompt): Promise<HumanResponse> {
+    return this.sink.prompt(prompt, this.signal);
+  }
+
+  authenticate(provider: string): Promise<AuthResult> {
+    return this.sink.authenticate(provider, this.signal);
+  }
+
+  private publishStep(
+    type: IntermediateStepType,
+    name: string,
+    frame: Frame,
+    spanStarted: number | null,
+    data: StreamEventData,
+    options: StepOptions,
+  ): void {
+    const parent = frame.parent ?? ROOT;
+    const step: IntermediateStep = {
+      parent_id: parent.id,
+      function_ancestry: {
+        function_id: parent.id,
+        function_name: parent.name,
+        parent_id: parent.parent?.id ?? null,
+        parent_name: parent.parent?.name ?? null,
+      },
+      payload: {
+        event_type: type,
+        event_timestamp: nowSeconds(),
+        span_event_timestamp: spanStarted,
+        framework: null,
+        name,
+        tags: options.tags ?? null,
+        metadata: options.metadata ?? null,
+        data,
+        usage_info: null,
+        UUID: frame.id,
+      },
+    };
+    this.sink.publish({ kind: 'step', step });
+  }
+}
+
+/** Runs a built function with a fresh context. Plain TypeScript: no face, no Nest type. */
+export function runWorkflow(fn: BuiltFunction, input: unknown, init: RunInit): Promise<unknown> {
+  const ctx = new Context(init);
+  return fn.run(input, ctx);
+}

@@ -1,0 +1,42 @@
+import { isChatCompletion, resultText } from '../core/dto/chat-response';
+import { AppError, WorkflowError, ErrorCode } from '../core/errors/app-error';
+import type { TerminalEvent } from '../core/events/execution-event';
+
+function isChatChunk(value: unknown): value is { choices: { delta?: { content?: string } }[] } {
+  return (
+    typeof value === 'object' && value !== null && (value as { object?: unknown }).object === 'chat.completion.chunk'
+  );
+}
+
+/**
+ * NAT's output envelope: scalars (and chat text) become `{"value": …}`; an object that already has
+ * `value` and any other structured value are sent as they are.
+ */
+export function valueItem(item: unknown): unknown {
+  if (isChatChunk(item)) return { value: item.choices[0]?.delta?.content ?? '' };
+  if (isChatCompletion(item)) return { value: resultText(item) };
+  if (item === null || item === undefined || typeof item !== 'object' || Array.isArray(item)) {
+    return { value: item ?? null };
+  }
+  return item;
+}
+
+/** The non-streaming body of a generate route: the workflow output (chat completions stay as they are). */
+export function generateBody(result: unknown): unknown {
+  if (isChatCompletion(result)) return result;
+  return valueItem(result);
+}
+
+/** The result of a finished execution, or the error a face should report. */
+export function outcome(end: TerminalEvent): unknown {
+  switch (end.kind) {
+    case 'completed':
+      return end.result;
+    case 'failed':
+      throw new WorkflowError(end.error.message, end.error.type);
+    case 'cancelled':
+      throw new AppError(ErrorCode.WorkflowFailed, `Execution cancelled: ${end.reason}`, {
+        errorType: 'ExecutionCancelled',
+      });
+  }
+}

@@ -1,0 +1,67 @@
+import type { ExecutionEvent } from '../core/events/execution-event';
+import type { SseWriter } from '../core/http/sse-writer';
+import { rawStep, type StepAdaptor } from '../runtime/step-adaptor';
+import { valueItem } from './generate-output';
+
+/** How a failure ends a stream that already answered 200. */
+export type StreamErrorStyle =
+  /** NAT's legacy routes: the error JSON alone on its own line, no `data:` (its UI shows exactly that). */
+  | 'bare'
+  /** Versioned routes: an `event: error` frame. */
+  | 'event';
+
+export interface GenerateStreamOptions {
+  /** Adapted steps (`/stream`) or raw ones (`/full`). */
+  steps: { adaptor: StepAdaptor } | { raw: true; filter: Set<string> | 'all' | 'none' };
+  errors: StreamErrorStyle;
+}
+
+/** `?filter_steps=` as NAT reads it: a comma list of event types, `none` for no steps, empty for all. */
+export function parseStepFilter(query: unknown): Set<string> | 'all' | 'none' {
+  if (typeof query !== 'string' || query === '') return 'all';
+  if (query.toLowerCase() === 'none') return 'none';
+  return new Set(query.split(',').map((s) => s.trim()).filter(Boolean));
+}
+
+export function writeStreamError(writer: SseWriter, style: StreamErrorStyle, message: string, type: string): void {
+  const body = { code: 'workflow_error', message, details: type };
+  if (style === 'bare') writer.raw(JSON.stringify(body));
+  else writer.event('error', body);
+}
+
+/** Renders one execution as NAT's generate stream: `intermediate_data:` steps and `data: {"value": …}` output. */
+export function generateStreamRenderer(writer: SseWriter, options: GenerateStreamOptions) {
+  let outputs = 0;
+  return (event: ExecutionEvent): void => {
+    switch (event.kind) {
+      case 'step': {
+        const { steps } = options;
+        if ('adaptor' in steps) {
+          const adapted = steps.adaptor.adapt(event.step);
+          if (adapted) writer.field('intermediate_data', adapted);
+        } else if (steps.filter === 'all' || (steps.filter !== 'none' && steps.filter.has(event.step.payload.event_type))) {
+          writer.field('intermediate_data', rawStep(event.step));
+        }
+        return;
+      }
+      case 'output':
+        outputs++;
+        writer.data(valueItem(event.value));
+        return;
+      case 'completed':
+        if (outputs === 0) writer.data(valueItem(event.result));
+        writer.end();
+        return;
+      case 'failed':
+        writeStreamError(writer, options.errors, event.error.message, event.error.type);
+        writer.end();
+        return;
+      case 'cancelled':
+        writeStreamError(writer, options.errors, `Execution cancelled: ${event.reason}`, 'ExecutionCancelled');
+        writer.end();
+        return;
+      default:
+        return;
+    }
+  };
+}
