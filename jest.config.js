@@ -15,6 +15,7 @@ const common = {
   transform: { '^.+\\.(t|j)s$': swc },
   transformIgnorePatterns: ['/node_modules/(?!(@nestjs)/)'],
   testEnvironment: 'node',
+  setupFiles: ['reflect-metadata'],
 };
 module.exports = {
   projects: [

@@ -16,7 +16,8 @@ export class AppModule {
     const routes = resolveRoutes(config.settings.general.front_end);
     const workflow = config.workflow;
     const controllers: Type[] = [HealthController];
-    if (routes.workflow) controllers.push(createGenerateController({ base: routes.workflow, versioned: true, workflow }));
+    if (routes.workflow)
+      controllers.push(createGenerateController({ base: routes.workflow, versioned: true, workflow }));
     if (routes.legacyWorkflow) {
       controllers.push(createGenerateController({ base: routes.legacyWorkflow, versioned: false, workflow }));
     }

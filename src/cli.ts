@@ -25,7 +25,8 @@ function load(file: string): AppConfig {
 
 function port(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new InvalidArgumentError('must be a port number (0-65535)');
   return n;
 }
 
@@ -46,7 +47,9 @@ program
     const host = opts.host ?? frontEnd.host;
     await app.listen(opts.port ?? frontEnd.port, host);
     const url = await app.getUrl();
-    process.stdout.write(`Interlude serving "${config.workflow.type}" from ${config.file} at ${url} (docs: ${url}/docs)\n`);
+    process.stdout.write(
+      `Interlude serving "${config.workflow.type}" from ${config.file} at ${url} (docs: ${url}/docs)\n`,
+    );
   });
 
 program
@@ -77,8 +80,10 @@ program
         signal: controller.signal,
         sink: {
           publish: () => undefined,
-          prompt: () => Promise.reject(new Error('`interlude run` cannot ask a human; use `interlude serve`')),
-          authenticate: () => Promise.reject(new Error('`interlude run` cannot authorize with OAuth; use `interlude serve`')),
+          prompt: () =>
+            Promise.reject(new Error('`interlude run` cannot ask a human; use `interlude serve`')),
+          authenticate: () =>
+            Promise.reject(new Error('`interlude run` cannot authorize with OAuth; use `interlude serve`')),
         },
       });
       process.stdout.write(`${resultText(result)}\n`);

@@ -43,7 +43,10 @@ export function buildOpenApi(app: NestExpressApplication, config: AppConfig): Op
 }
 
 /** Builds the whole server from a validated config: body limits, CORS, errors, routes, OpenAPI. */
-export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<NestExpressApplication> {
+export async function createApp(
+  config: AppConfig,
+  options: CreateAppOptions = {},
+): Promise<NestExpressApplication> {
   const frontEnd = config.settings.general.front_end;
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bodyParser: false,

@@ -40,6 +40,10 @@ export function routeTable(routes: Routes): { method: string; path: string }[] {
   post(routes.chat, '', '/stream');
   post(routes.legacyChat, '', '/stream');
   post(routes.completions, '');
-  table.push({ method: 'GET', path: routes.health }, { method: 'GET', path: routes.docs }, { method: 'GET', path: routes.openapi });
+  table.push(
+    { method: 'GET', path: routes.health },
+    { method: 'GET', path: routes.docs },
+    { method: 'GET', path: routes.openapi },
+  );
   return table;
 }

@@ -38,13 +38,21 @@ export interface AppConfig {
 type Loc = (string | number)[];
 
 export function formatPath(loc: Loc): string {
-  return loc.reduce<string>((acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
+  return loc.reduce<string>(
+    (acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part),
+    '',
+  );
 }
 
 const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 /** `${VAR}` and `${VAR:-default}` in string scalars; a scalar that is only a placeholder takes the value's YAML type. */
-function interpolate(value: unknown, env: NodeJS.ProcessEnv, loc: Loc, problems: { loc: Loc; message: string }[]): unknown {
+function interpolate(
+  value: unknown,
+  env: NodeJS.ProcessEnv,
+  loc: Loc,
+  problems: { loc: Loc; message: string }[],
+): unknown {
   if (typeof value === 'string') {
     if (!value.includes('${')) return value;
     const whole = new RegExp(`^${PLACEHOLDER.source}$`).test(value);
@@ -52,7 +60,10 @@ function interpolate(value: unknown, env: NodeJS.ProcessEnv, loc: Loc, problems:
       const found = env[name];
       if (found !== undefined && found !== '') return found;
       if (fallback !== undefined) return fallback;
-      problems.push({ loc, message: `environment variable ${name} is not set and has no default (\${${name}:-default})` });
+      problems.push({
+        loc,
+        message: `environment variable ${name} is not set and has no default (\${${name}:-default})`,
+      });
       return '';
     });
     if (!whole) return replaced;
@@ -92,7 +103,11 @@ export function parseConfig(
   if (doc.errors.length > 0) {
     throw new ConfigError(
       file,
-      doc.errors.map((e) => ({ path: '', message: e.message.split('\n')[0], line: counter.linePos(e.pos[0]).line })),
+      doc.errors.map((e) => ({
+        path: '',
+        message: e.message.split('\n')[0],
+        line: counter.linePos(e.pos[0]).line,
+      })),
     );
   }
   const found: { loc: Loc; message: string }[] = [];
@@ -112,7 +127,10 @@ export function parseConfig(
       }
       const type = registry.get(typeName);
       if (!type) {
-        found.push({ loc: [...loc, '_type'], message: `unknown _type "${typeName}"; known types: ${registry.known().join(', ')}` });
+        found.push({
+          loc: [...loc, '_type'],
+          message: `unknown _type "${typeName}"; known types: ${registry.known().join(', ')}`,
+        });
         return undefined;
       }
       const checked = validatePlain(type.config, component, loc, { forbidUnknown: true });
@@ -140,7 +158,11 @@ export function parseConfig(
   return { file, settings: top.value, workflow, functions };
 }
 
-export function loadConfig(file: string, registry: FunctionRegistry, env: NodeJS.ProcessEnv = process.env): AppConfig {
+export function loadConfig(
+  file: string,
+  registry: FunctionRegistry,
+  env: NodeJS.ProcessEnv = process.env,
+): AppConfig {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

@@ -6,6 +6,10 @@ import { ServerConfig } from './server-config';
 @Module({})
 export class ConfigModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return { module: ConfigModule, providers: [{ provide: ServerConfig, useValue: new ServerConfig(config) }], exports: [ServerConfig] };
+    return {
+      module: ConfigModule,
+      providers: [{ provide: ServerConfig, useValue: new ServerConfig(config) }],
+      exports: [ServerConfig],
+    };
   }
 }

@@ -33,20 +33,30 @@ export class CorsConfig {
 /** Route paths; each may be set to null to remove that route. */
 export class WorkflowRoutesConfig {
   @IsOptional() @IsIn(['POST']) method = 'POST';
-  @ValidateIf((o: object) => nullable(o, 'path')) @IsString() @Matches(ROUTE, ROUTE_MSG) path: string | null = '/v1/workflow';
-  @ValidateIf((o: object) => nullable(o, 'websocket_path')) @IsString() @Matches(ROUTE, ROUTE_MSG)
+  @ValidateIf((o: object) => nullable(o, 'path')) @IsString() @Matches(ROUTE, ROUTE_MSG) path: string | null =
+    '/v1/workflow';
+  @ValidateIf((o: object) => nullable(o, 'websocket_path'))
+  @IsString()
+  @Matches(ROUTE, ROUTE_MSG)
   websocket_path: string | null = '/websocket';
-  @ValidateIf((o: object) => nullable(o, 'openai_api_path')) @IsString() @Matches(ROUTE, ROUTE_MSG)
+  @ValidateIf((o: object) => nullable(o, 'openai_api_path'))
+  @IsString()
+  @Matches(ROUTE, ROUTE_MSG)
   openai_api_path: string | null = '/v1/chat';
-  @ValidateIf((o: object) => nullable(o, 'openai_api_v1_path')) @IsString() @Matches(ROUTE, ROUTE_MSG)
+  @ValidateIf((o: object) => nullable(o, 'openai_api_v1_path'))
+  @IsString()
+  @Matches(ROUTE, ROUTE_MSG)
   openai_api_v1_path: string | null = '/v1/chat/completions';
-  @ValidateIf((o: object) => nullable(o, 'legacy_path')) @IsString() @Matches(ROUTE, ROUTE_MSG)
+  @ValidateIf((o: object) => nullable(o, 'legacy_path'))
+  @IsString()
+  @Matches(ROUTE, ROUTE_MSG)
   legacy_path: string | null = '/generate';
-  @ValidateIf((o: object) => nullable(o, 'legacy_openai_api_path')) @IsString() @Matches(ROUTE, ROUTE_MSG)
+  @ValidateIf((o: object) => nullable(o, 'legacy_openai_api_path'))
+  @IsString()
+  @Matches(ROUTE, ROUTE_MSG)
   legacy_openai_api_path: string | null = '/chat';
   @IsOptional() @IsString() description?: string;
 }
-
 
 export class StepAdaptorConfig {
   @IsOptional() @IsIn(STEP_ADAPTOR_MODES as unknown as string[]) mode: StepAdaptorMode = 'default';
@@ -56,11 +66,15 @@ export class StepAdaptorConfig {
 export const FRONT_END_TYPES = ['http', 'fastapi'];
 
 export class FrontEndConfig {
-  @IsOptional() @IsIn(FRONT_END_TYPES, { message: `_type must be one of: ${FRONT_END_TYPES.join(', ')}` })
+  @IsOptional()
+  @IsIn(FRONT_END_TYPES, { message: `_type must be one of: ${FRONT_END_TYPES.join(', ')}` })
   _type = 'http';
   @IsOptional() @IsString() host = 'localhost';
   @IsOptional() @IsInt() @Min(0) @Max(65535) port = 8000;
-  @IsOptional() @IsString() @ValidateIf((o: FrontEndConfig) => o.root_path !== '') @Matches(ROUTE, ROUTE_MSG)
+  @IsOptional()
+  @IsString()
+  @ValidateIf((o: FrontEndConfig) => o.root_path !== '')
+  @Matches(ROUTE, ROUTE_MSG)
   root_path = '';
   @IsOptional() @ValidateNested() @Type(() => WorkflowRoutesConfig) workflow = new WorkflowRoutesConfig();
   @IsOptional() @IsBoolean() disable_legacy_routes = false;
@@ -99,5 +113,7 @@ export class ConfigFile {
   @IsOptional() @IsObject() embedders?: Record<string, unknown>;
   @IsOptional() @IsObject() memory?: Record<string, unknown>;
   @IsOptional() @IsObject() retrievers?: Record<string, unknown>;
-  @IsDefined({ message: 'a workflow section with a _type is required' }) @IsObject() workflow!: ComponentConfig;
+  @IsDefined({ message: 'a workflow section with a _type is required' })
+  @IsObject()
+  workflow!: ComponentConfig;
 }

@@ -9,10 +9,10 @@ export type EventListener = (event: ExecutionEvent) => void;
 
 /**
  * The ordered event stream of one live execution. Subscribers get what they missed (events after
- * `afterSeq`) and then every new event; once the execution ends, only the terminal event is kept.
+ * `afterSeq`) and then every new event. The log lives as long as a face holds the execution.
  */
 export class ExecutionEventLog {
-  private events: ExecutionEvent[] = [];
+  private readonly events: ExecutionEvent[] = [];
   private readonly listeners = new Set<EventListener>();
   private seq = 0;
   private final: TerminalEvent | undefined;
@@ -35,12 +35,8 @@ export class ExecutionEventLog {
   append(body: ExecutionEventBody): ExecutionEvent | undefined {
     if (this.final) return undefined;
     const event = { ...body, seq: ++this.seq } as ExecutionEvent;
-    if (isTerminal(event)) {
-      this.final = event;
-      this.events = [];
-    } else {
-      this.events.push(event);
-    }
+    this.events.push(event);
+    if (isTerminal(event)) this.final = event;
     for (const listener of this.listeners) listener(event);
     if (this.final) {
       this.listeners.clear();
@@ -51,10 +47,7 @@ export class ExecutionEventLog {
 
   subscribe(listener: EventListener, afterSeq = 0): () => void {
     for (const event of this.events) if (event.seq > afterSeq) listener(event);
-    if (this.final) {
-      if (this.final.seq > afterSeq) listener(this.final);
-      return () => undefined;
-    }
+    if (this.final) return () => undefined;
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }

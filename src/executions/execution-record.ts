@@ -1,12 +1,7 @@
 import type { ExecutionFailure } from '../core/events/execution-event';
 
 export type ExecutionStatus =
-  | 'running'
-  | 'interaction_required'
-  | 'oauth_required'
-  | 'completed'
-  | 'failed'
-  | 'cancelled';
+  'running' | 'interaction_required' | 'oauth_required' | 'completed' | 'failed' | 'cancelled';
 
 export const TERMINAL_STATUSES: readonly ExecutionStatus[] = ['completed', 'failed', 'cancelled'];
 

@@ -56,7 +56,8 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
 
   onApplicationShutdown(): void {
     if (this.sweeper) clearInterval(this.sweeper);
-    for (const { controller } of this.live.values()) controller.abort(new ExecutionCancelled('server shutting down'));
+    for (const { controller } of this.live.values())
+      controller.abort(new ExecutionCancelled('server shutting down'));
   }
 
   async start(input: unknown, identity: Identity, options: StartOptions): Promise<Execution> {
@@ -85,7 +86,8 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     const sink: ExecutionSink = {
       publish: (event) => void events.append(event),
       prompt: () => Promise.reject(this.notInteractive('ask a human (ctx.prompt)', options.interactive)),
-      authenticate: () => Promise.reject(this.notInteractive('authorize with OAuth (ctx.authenticate)', options.interactive)),
+      authenticate: () =>
+        Promise.reject(this.notInteractive('authorize with OAuth (ctx.authenticate)', options.interactive)),
     };
     void this.run(workflow, input, identity, options, record.id, controller, events, sink);
     return execution;
@@ -120,7 +122,10 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       if (controller.signal.aborted) {
         const reason = (controller.signal.reason as ExecutionCancelled | undefined)?.reason ?? 'cancelled';
         events.append({ kind: 'cancelled', reason });
-        await this.finish(id, { status: 'cancelled', error: { message: reason, type: 'ExecutionCancelled' } });
+        await this.finish(id, {
+          status: 'cancelled',
+          error: { message: reason, type: 'ExecutionCancelled' },
+        });
       } else {
         const failure = WorkflowError.from(err);
         const error = { message: failure.message, type: failure.extra.errorType ?? 'Error' };

@@ -8,7 +8,10 @@ export abstract class ExecutionStore {
   abstract create(record: ExecutionRecord): Promise<void>;
   abstract get(id: string): Promise<ExecutionRecord | undefined>;
   /** Applies `patch` and returns the new record, or undefined when the id is unknown. */
-  abstract update(id: string, patch: Partial<Omit<ExecutionRecord, 'id'>>): Promise<ExecutionRecord | undefined>;
+  abstract update(
+    id: string,
+    patch: Partial<Omit<ExecutionRecord, 'id'>>,
+  ): Promise<ExecutionRecord | undefined>;
   /** Removes finished records whose `expiresAt` has passed; returns how many. */
   abstract evictExpired(now: number): Promise<number>;
 }

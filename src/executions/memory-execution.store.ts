@@ -15,7 +15,10 @@ export class MemoryExecutionStore extends ExecutionStore {
     return record && { ...record };
   }
 
-  async update(id: string, patch: Partial<Omit<ExecutionRecord, 'id'>>): Promise<ExecutionRecord | undefined> {
+  async update(
+    id: string,
+    patch: Partial<Omit<ExecutionRecord, 'id'>>,
+  ): Promise<ExecutionRecord | undefined> {
     const record = this.records.get(id);
     if (!record) return undefined;
     Object.assign(record, patch);

@@ -35,7 +35,9 @@ export class ChunkFactory {
   constructor(private readonly model: string) {}
 
   content(text: string): ChatCompletionChunk {
-    const delta: ChatCompletionChunk['choices'][0]['delta'] = this.first ? { role: 'assistant', content: text } : { content: text };
+    const delta: ChatCompletionChunk['choices'][0]['delta'] = this.first
+      ? { role: 'assistant', content: text }
+      : { content: text };
     this.first = false;
     return this.chunk(delta, null);
   }
@@ -44,7 +46,10 @@ export class ChunkFactory {
     return this.chunk({}, 'stop');
   }
 
-  private chunk(delta: ChatCompletionChunk['choices'][0]['delta'], finish: 'stop' | null): ChatCompletionChunk {
+  private chunk(
+    delta: ChatCompletionChunk['choices'][0]['delta'],
+    finish: 'stop' | null,
+  ): ChatCompletionChunk {
     return {
       id: this.id,
       object: 'chat.completion.chunk',
@@ -58,7 +63,11 @@ export class ChunkFactory {
 /** The text a streamed output item contributes to the assistant message. */
 export function chunkText(item: unknown): string {
   if (typeof item === 'string') return item;
-  if (typeof item === 'object' && item !== null && (item as { object?: unknown }).object === 'chat.completion.chunk') {
+  if (
+    typeof item === 'object' &&
+    item !== null &&
+    (item as { object?: unknown }).object === 'chat.completion.chunk'
+  ) {
     return (item as ChatCompletionChunk).choices[0]?.delta?.content ?? '';
   }
   return resultText(item);

@@ -11,7 +11,12 @@ import {
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ChatRequestDto } from '../core/dto/chat-request.dto';
-import { ChatCompletionDto, ErrorBodyDto, SSE_RESPONSE, ValidationErrorBodyDto } from '../core/dto/responses.dto';
+import {
+  ChatCompletionDto,
+  ErrorBodyDto,
+  SSE_RESPONSE,
+  ValidationErrorBodyDto,
+} from '../core/dto/responses.dto';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
@@ -26,7 +31,9 @@ export function createChatController(base: string, versioned: boolean): Type {
   @ApiExtraModels(ErrorBodyDto, ValidationErrorBodyDto)
   @ApiUnprocessableEntityResponse({
     description: 'Invalid body (`detail` list) or the workflow failed (`code: workflow_error`)',
-    schema: { oneOf: [{ $ref: getSchemaPath(ValidationErrorBodyDto) }, { $ref: getSchemaPath(ErrorBodyDto) }] },
+    schema: {
+      oneOf: [{ $ref: getSchemaPath(ValidationErrorBodyDto) }, { $ref: getSchemaPath(ErrorBodyDto) }],
+    },
   })
   @Controller(base)
   class ChatController {
@@ -37,7 +44,11 @@ export function createChatController(base: string, versioned: boolean): Type {
     @HttpCode(200)
     @ApiOperation({ summary: 'Chat with the workflow (one chat.completion)' })
     @ApiOkResponse({ type: ChatCompletionDto })
-    async complete(@JsonBody(bodyPipe) request: ChatRequestDto, @CurrentIdentity() identity: Identity, @Req() req: Request) {
+    async complete(
+      @JsonBody(bodyPipe) request: ChatRequestDto,
+      @CurrentIdentity() identity: Identity,
+      @Req() req: Request,
+    ) {
       const execution = await this.chat.start(request, identity, req, versioned);
       return this.chat.completion(outcome(await execution.done), request);
     }
@@ -61,6 +72,8 @@ export function createChatController(base: string, versioned: boolean): Type {
     }
   }
 
-  Object.defineProperty(ChatController, 'name', { value: versioned ? 'ChatController' : 'LegacyChatController' });
+  Object.defineProperty(ChatController, 'name', {
+    value: versioned ? 'ChatController' : 'LegacyChatController',
+  });
   return ChatController;
 }

@@ -23,7 +23,10 @@ export class ChatService {
 
   start(request: ChatRequestDto, identity: Identity, req: Request, interactive: boolean): Promise<Execution> {
     const workflow = this.config.workflow;
-    return this.executions.start(workflow.fromChat(request), identity, { request: requestMetadata(req), interactive });
+    return this.executions.start(workflow.fromChat(request), identity, {
+      request: requestMetadata(req),
+      interactive,
+    });
   }
 
   completion(result: unknown, request: ChatRequestDto): ChatCompletion {

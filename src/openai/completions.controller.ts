@@ -35,7 +35,8 @@ export function createCompletionsController(path: string): Type {
     @ApiOperation({ summary: 'OpenAI Chat Completions (stream: true streams chat.completion.chunk frames)' })
     @ApiBody({ type: ChatRequestDto })
     @ApiOkResponse({
-      description: 'A chat.completion, or with `stream: true` a text/event-stream of chunks ending in `data: [DONE]`',
+      description:
+        'A chat.completion, or with `stream: true` a text/event-stream of chunks ending in `data: [DONE]`',
       content: {
         'application/json': { schema: { $ref: getSchemaPath(ChatCompletionDto) } },
         'text/event-stream': { schema: { type: 'string' } },
@@ -50,7 +51,11 @@ export function createCompletionsController(path: string): Type {
       @Res() res: Response,
     ): Promise<void> {
       if (request.stream === true) {
-        await this.chat.stream(request, identity, req, res, { versioned: false, errors: 'openai', done: true });
+        await this.chat.stream(request, identity, req, res, {
+          versioned: false,
+          errors: 'openai',
+          done: true,
+        });
         return;
       }
       const execution = await this.chat.start(request, identity, req, false);

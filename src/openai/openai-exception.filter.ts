@@ -21,7 +21,8 @@ export class OpenAiExceptionFilter implements ExceptionFilter {
       return;
     }
     const error = this.fallback.toAppError(exception, ctx.getRequest<Request>());
-    if (error.code === ErrorCode.Internal) this.logger.error(exception instanceof Error ? exception.stack : exception);
+    if (error.code === ErrorCode.Internal)
+      this.logger.error(exception instanceof Error ? exception.stack : exception);
     const [status, body] = this.render(error);
     res.status(status).json(body);
   }
@@ -32,7 +33,10 @@ export class OpenAiExceptionFilter implements ExceptionFilter {
         const first = error.extra.issues?.[0];
         const param = first ? first.loc.filter((p) => p !== 'body').join('.') || null : null;
         const message = (error.extra.issues ?? []).map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ');
-        return [400, openAiError(message || error.message, 'invalid_request_error', param, first?.type ?? null)];
+        return [
+          400,
+          openAiError(message || error.message, 'invalid_request_error', param, first?.type ?? null),
+        ];
       }
       case ErrorCode.WorkflowFailed:
       case ErrorCode.NotInteractive:
@@ -40,7 +44,15 @@ export class OpenAiExceptionFilter implements ExceptionFilter {
       case ErrorCode.PayloadTooLarge:
         return [413, openAiError(error.message, 'invalid_request_error', null, 'payload_too_large')];
       default:
-        return [statusOf(error.code), openAiError(error.message, error.code === ErrorCode.Internal ? 'server_error' : 'invalid_request_error', null, error.code)];
+        return [
+          statusOf(error.code),
+          openAiError(
+            error.message,
+            error.code === ErrorCode.Internal ? 'server_error' : 'invalid_request_error',
+            null,
+            error.code,
+          ),
+        ];
     }
   }
 }

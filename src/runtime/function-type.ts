@@ -39,4 +39,3 @@ export interface ConfigProblem {
   loc: (string | number)[];
   message: string;
 }
-

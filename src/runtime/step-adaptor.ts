@@ -16,7 +16,9 @@ type Category = 'LLM' | 'TOOL' | 'FUNCTION' | 'CUSTOM' | 'OTHER';
 
 function category(type: IntermediateStepType): Category {
   const prefix = type.slice(0, type.indexOf('_'));
-  return prefix === 'LLM' || prefix === 'TOOL' || prefix === 'FUNCTION' || prefix === 'CUSTOM' ? prefix : 'OTHER';
+  return prefix === 'LLM' || prefix === 'TOOL' || prefix === 'FUNCTION' || prefix === 'CUSTOM'
+    ? prefix
+    : 'OTHER';
 }
 
 /** NAT escapes only &, < and > (html.escape with quote=False). */
@@ -119,7 +121,12 @@ export class StepAdaptor {
 
   private customStep(step: IntermediateStep): ResponseIntermediateStep {
     const text = JSON.stringify(step.payload).replace(/\n/g, '');
-    return this.response(step, step.payload.event_type, `\`\`\`${fence(text)}\n${escape(text)}\n\`\`\``, step.parent_id);
+    return this.response(
+      step,
+      step.payload.event_type,
+      `\`\`\`${fence(text)}\n${escape(text)}\n\`\`\``,
+      step.parent_id,
+    );
   }
 
   private response(step: IntermediateStep, name: string, payload: string, parentId: string | null) {

@@ -6,7 +6,8 @@ export function wordChunks(text: string, wordsPerChunk = 1): string[] {
   const words = text.match(/^\s+|\S+\s*/g) ?? [];
   if (wordsPerChunk <= 1) return words;
   const chunks: string[] = [];
-  for (let i = 0; i < words.length; i += wordsPerChunk) chunks.push(words.slice(i, i + wordsPerChunk).join(''));
+  for (let i = 0; i < words.length; i += wordsPerChunk)
+    chunks.push(words.slice(i, i + wordsPerChunk).join(''));
   return chunks;
 }
 

@@ -62,7 +62,12 @@ class Context implements WorkflowContext {
     this.sink = init.sink;
   }
 
-  async step<T>(name: string, kind: StepKind, fn: () => Promise<T> | T, options: StepOptions = {}): Promise<T> {
+  async step<T>(
+    name: string,
+    kind: StepKind,
+    fn: () => Promise<T> | T,
+    options: StepOptions = {},
+  ): Promise<T> {
     const parent = frames.getStore() ?? ROOT;
     const frame: Frame = { id: newStepId(), name, parent };
     const started = nowSeconds();
@@ -78,7 +83,12 @@ class Context implements WorkflowContext {
     }
   }
 
-  event(type: IntermediateStepType, name: string, data: StreamEventData = {}, options: StepOptions = {}): void {
+  event(
+    type: IntermediateStepType,
+    name: string,
+    data: StreamEventData = {},
+    options: StepOptions = {},
+  ): void {
     const parent = frames.getStore() ?? ROOT;
     this.publishStep(type, name, { id: newStepId(), name, parent }, null, data, options);
   }

@@ -4,7 +4,9 @@ import type { TerminalEvent } from '../core/events/execution-event';
 
 function isChatChunk(value: unknown): value is { choices: { delta?: { content?: string } }[] } {
   return (
-    typeof value === 'object' && value !== null && (value as { object?: unknown }).object === 'chat.completion.chunk'
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { object?: unknown }).object === 'chat.completion.chunk'
   );
 }
 

@@ -20,10 +20,20 @@ export interface GenerateStreamOptions {
 export function parseStepFilter(query: unknown): Set<string> | 'all' | 'none' {
   if (typeof query !== 'string' || query === '') return 'all';
   if (query.toLowerCase() === 'none') return 'none';
-  return new Set(query.split(',').map((s) => s.trim()).filter(Boolean));
+  return new Set(
+    query
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
 }
 
-export function writeStreamError(writer: SseWriter, style: StreamErrorStyle, message: string, type: string): void {
+export function writeStreamError(
+  writer: SseWriter,
+  style: StreamErrorStyle,
+  message: string,
+  type: string,
+): void {
   const body = { code: 'workflow_error', message, details: type };
   if (style === 'bare') writer.raw(JSON.stringify(body));
   else writer.event('error', body);
@@ -39,7 +49,10 @@ export function generateStreamRenderer(writer: SseWriter, options: GenerateStrea
         if ('adaptor' in steps) {
           const adapted = steps.adaptor.adapt(event.step);
           if (adapted) writer.field('intermediate_data', adapted);
-        } else if (steps.filter === 'all' || (steps.filter !== 'none' && steps.filter.has(event.step.payload.event_type))) {
+        } else if (
+          steps.filter === 'all' ||
+          (steps.filter !== 'none' && steps.filter.has(event.step.payload.event_type))
+        ) {
           writer.field('intermediate_data', rawStep(event.step));
         }
         return;
@@ -57,7 +70,12 @@ export function generateStreamRenderer(writer: SseWriter, options: GenerateStrea
         writer.end();
         return;
       case 'cancelled':
-        writeStreamError(writer, options.errors, `Execution cancelled: ${event.reason}`, 'ExecutionCancelled');
+        writeStreamError(
+          writer,
+          options.errors,
+          `Execution cancelled: ${event.reason}`,
+          'ExecutionCancelled',
+        );
         writer.end();
         return;
       default:

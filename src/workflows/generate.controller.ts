@@ -13,7 +13,12 @@ import {
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ChatRequestDto } from '../core/dto/chat-request.dto';
-import { ErrorBodyDto, GenerateResponseDto, SSE_RESPONSE, ValidationErrorBodyDto } from '../core/dto/responses.dto';
+import {
+  ErrorBodyDto,
+  GenerateResponseDto,
+  SSE_RESPONSE,
+  ValidationErrorBodyDto,
+} from '../core/dto/responses.dto';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
@@ -47,7 +52,9 @@ export function createGenerateController({ base, versioned, workflow }: Generate
   @ApiExtraModels(ErrorBodyDto, ValidationErrorBodyDto, GenerateResponseDto)
   @ApiUnprocessableEntityResponse({
     description: 'Invalid body (`detail` list) or the workflow failed (`code: workflow_error`)',
-    schema: { oneOf: [{ $ref: getSchemaPath(ValidationErrorBodyDto) }, { $ref: getSchemaPath(ErrorBodyDto) }] },
+    schema: {
+      oneOf: [{ $ref: getSchemaPath(ValidationErrorBodyDto) }, { $ref: getSchemaPath(ErrorBodyDto) }],
+    },
   })
   @ApiPayloadTooLargeResponse({ description: 'Body larger than `max_body_bytes`' })
   @Controller(base)
@@ -61,8 +68,15 @@ export function createGenerateController({ base, versioned, workflow }: Generate
     @ApiBody({ type: dto })
     @HttpCode(200)
     @ApiOperation({ summary: 'Run the workflow and return its output' })
-    @ApiOkResponse({ description: 'The workflow output; scalars as `{"value": …}`', type: GenerateResponseDto })
-    async generate(@JsonBody(bodyPipe) input: object, @CurrentIdentity() identity: Identity, @Req() req: Request) {
+    @ApiOkResponse({
+      description: 'The workflow output; scalars as `{"value": …}`',
+      type: GenerateResponseDto,
+    })
+    async generate(
+      @JsonBody(bodyPipe) input: object,
+      @CurrentIdentity() identity: Identity,
+      @Req() req: Request,
+    ) {
       const execution = await this.executions.start(input, identity, {
         request: requestMetadata(req),
         interactive: versioned,
@@ -119,10 +133,15 @@ export function createGenerateController({ base, versioned, workflow }: Generate
         interactive: versioned,
       });
       writer.onDisconnect(() => execution.cancel('client disconnected'));
-      await followExecution(execution, generateStreamRenderer(writer, { steps, errors: versioned ? 'event' : 'bare' }));
+      await followExecution(
+        execution,
+        generateStreamRenderer(writer, { steps, errors: versioned ? 'event' : 'bare' }),
+      );
     }
   }
 
-  Object.defineProperty(GenerateController, 'name', { value: versioned ? 'WorkflowController' : 'LegacyGenerateController' });
+  Object.defineProperty(GenerateController, 'name', {
+    value: versioned ? 'WorkflowController' : 'LegacyGenerateController',
+  });
   return GenerateController;
 }

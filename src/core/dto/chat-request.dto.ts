@@ -45,7 +45,11 @@ function IsMessageContent(): PropertyDecorator {
         validate(value: unknown, args: ValidationArguments) {
           const message = args.object as ChatMessageDto;
           if (value === null || value === undefined) {
-            return message.role === 'assistant' && Array.isArray(message.tool_calls) && message.tool_calls.length > 0;
+            return (
+              message.role === 'assistant' &&
+              Array.isArray(message.tool_calls) &&
+              message.tool_calls.length > 0
+            );
           }
           if (typeof value === 'string') return true;
           return Array.isArray(value) && value.every(isContentPart);
@@ -61,7 +65,9 @@ function IsMessageContent(): PropertyDecorator {
 export class ChatMessageDto {
   @ApiProperty({ enum: CHAT_ROLES })
   @IsDefined()
-  @IsIn(CHAT_ROLES as unknown as string[], { message: `Input should be ${CHAT_ROLES.map((r) => `'${r}'`).join(', ')}` })
+  @IsIn(CHAT_ROLES as unknown as string[], {
+    message: `Input should be ${CHAT_ROLES.map((r) => `'${r}'`).join(', ')}`,
+  })
   role!: ChatRole;
 
   @ApiProperty({
@@ -92,22 +98,40 @@ export class ChatRequestDto {
   messages!: ChatMessageDto[];
 
   @ApiPropertyOptional() @IsOptional() @IsString() model?: string;
-  @ApiPropertyOptional({ minimum: -2, maximum: 2 }) @IsOptional() @IsNumber() @Min(-2) @Max(2) frequency_penalty?: number;
+  @ApiPropertyOptional({ minimum: -2, maximum: 2 })
+  @IsOptional()
+  @IsNumber()
+  @Min(-2)
+  @Max(2)
+  frequency_penalty?: number;
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'number' } })
   @IsOptional()
   @IsObject()
   logit_bias?: Record<string, number>;
   @ApiPropertyOptional() @IsOptional() @IsBoolean() logprobs?: boolean;
-  @ApiPropertyOptional({ minimum: 0, maximum: 20 }) @IsOptional() @IsInt() @Min(0) @Max(20) top_logprobs?: number;
+  @ApiPropertyOptional({ minimum: 0, maximum: 20 })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(20)
+  top_logprobs?: number;
   @ApiPropertyOptional({ minimum: 1 }) @IsOptional() @IsInt() @Min(1) max_tokens?: number;
   @ApiPropertyOptional({ minimum: 1, maximum: 128 }) @IsOptional() @IsInt() @Min(1) @Max(128) n?: number;
-  @ApiPropertyOptional({ minimum: -2, maximum: 2 }) @IsOptional() @IsNumber() @Min(-2) @Max(2) presence_penalty?: number;
+  @ApiPropertyOptional({ minimum: -2, maximum: 2 })
+  @IsOptional()
+  @IsNumber()
+  @Min(-2)
+  @Max(2)
+  presence_penalty?: number;
   @ApiPropertyOptional({ type: 'object', additionalProperties: true })
   @IsOptional()
   @IsObject()
   response_format?: Record<string, unknown>;
   @ApiPropertyOptional() @IsOptional() @IsInt() seed?: number;
-  @ApiPropertyOptional({ enum: ['auto', 'default'] }) @IsOptional() @IsIn(['auto', 'default']) service_tier?: string;
+  @ApiPropertyOptional({ enum: ['auto', 'default'] })
+  @IsOptional()
+  @IsIn(['auto', 'default'])
+  service_tier?: string;
   @ApiPropertyOptional({ oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] })
   @IsOptional()
   stop?: string | string[];
@@ -116,7 +140,12 @@ export class ChatRequestDto {
   @IsOptional()
   @IsObject()
   stream_options?: Record<string, unknown>;
-  @ApiPropertyOptional({ minimum: 0, maximum: 2 }) @IsOptional() @IsNumber() @Min(0) @Max(2) temperature?: number;
+  @ApiPropertyOptional({ minimum: 0, maximum: 2 })
+  @IsOptional()
+  @IsNumber()
+  @Min(0)
+  @Max(2)
+  temperature?: number;
   @ApiPropertyOptional({ minimum: 0, maximum: 1 }) @IsOptional() @IsNumber() @Min(0) @Max(1) top_p?: number;
   @ApiPropertyOptional({ type: 'array', items: { type: 'object', additionalProperties: true } })
   @IsOptional()

@@ -45,7 +45,10 @@ export function usageFor(promptText: string, completionText: string): ChatUsage 
   return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
 }
 
-export function chatCompletion(content: string, opts: { model?: string; id?: string; usage: ChatUsage }): ChatCompletion {
+export function chatCompletion(
+  content: string,
+  opts: { model?: string; id?: string; usage: ChatUsage },
+): ChatCompletion {
   return {
     id: opts.id ?? newCompletionId(),
     object: 'chat.completion',
@@ -72,6 +75,7 @@ export function resultText(result: unknown): string {
   if (result === null || result === undefined) return '';
   if (typeof result === 'string') return result;
   if (isChatCompletion(result)) return result.choices[0]?.message?.content ?? '';
-  if (typeof result === 'object' && 'value' in result) return resultText((result as { value: unknown }).value);
+  if (typeof result === 'object' && 'value' in result)
+    return resultText((result as { value: unknown }).value);
   return typeof result === 'object' ? JSON.stringify(result) : String(result);
 }

@@ -2,7 +2,11 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 export class ValidationIssueDto {
   @ApiProperty({ example: 'missing' }) type!: string;
-  @ApiProperty({ type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'integer' }] }, example: ['body', 'messages'] })
+  @ApiProperty({
+    type: 'array',
+    items: { oneOf: [{ type: 'string' }, { type: 'integer' }] },
+    example: ['body', 'messages'],
+  })
   loc!: (string | number)[];
   @ApiProperty({ example: 'Field required' }) msg!: string;
   @ApiProperty({ nullable: true, description: 'The offending input' }) input!: unknown;

@@ -32,9 +32,13 @@ export class AppError extends Error {
   }
 
   static validation(issues: ValidationIssue[]): AppError {
-    return new AppError(ErrorCode.ValidationFailed, issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '), {
-      issues,
-    });
+    return new AppError(
+      ErrorCode.ValidationFailed,
+      issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '),
+      {
+        issues,
+      },
+    );
   }
 }
 
@@ -48,7 +52,9 @@ export class WorkflowError extends AppError {
     if (err instanceof WorkflowError) return err;
     if (err instanceof AppError) return new WorkflowError(err.message, err.extra.errorType ?? err.name);
     if (err instanceof Error) {
-      const type = (err as { errorType?: string }).errorType ?? (err.name !== 'Error' ? err.name : err.constructor?.name);
+      const type =
+        (err as { errorType?: string }).errorType ??
+        (err.name !== 'Error' ? err.name : err.constructor?.name);
       return new WorkflowError(err.message, type || 'Error');
     }
     return new WorkflowError(String(err), 'Error');

@@ -1,4 +1,11 @@
-import { ArgumentsHost, Catch, HttpException, HttpStatus, Logger, type ExceptionFilter } from '@nestjs/common';
+import {
+  ArgumentsHost,
+  Catch,
+  HttpException,
+  HttpStatus,
+  Logger,
+  type ExceptionFilter,
+} from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { AppError, ErrorCode } from '../errors/app-error';
 
@@ -60,7 +67,8 @@ export class AppExceptionFilter implements ExceptionFilter {
       return;
     }
     const error = this.toAppError(exception, req);
-    if (error.code === ErrorCode.Internal) this.logger.error(exception instanceof Error ? exception.stack : exception);
+    if (error.code === ErrorCode.Internal)
+      this.logger.error(exception instanceof Error ? exception.stack : exception);
     if (error.code === ErrorCode.MethodNotAllowed) res.setHeader('Allow', error.extra.headers?.Allow ?? '');
     res.status(statusOf(error.code)).json(errorBody(error));
   }
@@ -72,11 +80,14 @@ export class AppExceptionFilter implements ExceptionFilter {
       if (status === HttpStatus.NOT_FOUND) {
         const allowed = this.routes.filter((r) => r.path === req.path).map((r) => r.method);
         if (allowed.length > 0) {
-          return new AppError(ErrorCode.MethodNotAllowed, 'Method Not Allowed', { headers: { Allow: allowed.join(', ') } });
+          return new AppError(ErrorCode.MethodNotAllowed, 'Method Not Allowed', {
+            headers: { Allow: allowed.join(', ') },
+          });
         }
         return new AppError(ErrorCode.NotFound, 'Not Found');
       }
-      if (status === HttpStatus.PAYLOAD_TOO_LARGE) return new AppError(ErrorCode.PayloadTooLarge, exception.message);
+      if (status === HttpStatus.PAYLOAD_TOO_LARGE)
+        return new AppError(ErrorCode.PayloadTooLarge, exception.message);
       if (status < 500) return new AppError(ErrorCode.BadRequest, exception.message);
     }
     return new AppError(ErrorCode.Internal, 'Internal Server Error');

@@ -18,7 +18,11 @@ type RequestWithBody = Request & { bodyError?: BodyError };
  * on the request and reported by the route that reads it, in that route's own error shape.
  */
 export function jsonBodyParser(limitBytes: number) {
-  const parse = express.json({ limit: limitBytes, strict: false, type: ['application/json', 'application/*+json'] });
+  const parse = express.json({
+    limit: limitBytes,
+    strict: false,
+    type: ['application/json', 'application/*+json'],
+  });
   return (req: Request, res: Response, next: NextFunction) =>
     parse(req, res, (err?: unknown) => {
       if (err) (req as RequestWithBody).bodyError = err as BodyError;
@@ -50,7 +54,12 @@ function readBody(req: RequestWithBody): unknown {
   const body: unknown = req.body;
   if (jsonDepth(body) > MAX_JSON_DEPTH) {
     throw AppError.validation([
-      { type: 'json_invalid', loc: ['body'], msg: `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, input: {} },
+      {
+        type: 'json_invalid',
+        loc: ['body'],
+        msg: `JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
+        input: {},
+      },
     ]);
   }
   return body;

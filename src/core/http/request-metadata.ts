@@ -6,7 +6,8 @@ import type { RequestMetadata } from '../../runtime/workflow-context';
 export function requestMetadata(req: Request): RequestMetadata {
   const cookies: Record<string, string> = {};
   if (typeof req.headers.cookie === 'string') {
-    for (const [k, v] of Object.entries(parseCookies(req.headers.cookie))) if (v !== undefined) cookies[k] = v;
+    for (const [k, v] of Object.entries(parseCookies(req.headers.cookie)))
+      if (v !== undefined) cookies[k] = v;
   }
   return {
     method: req.method,

@@ -62,7 +62,11 @@ export function toIssues(errors: ValidationError[], loc: (string | number)[] = [
   return issues;
 }
 
-function constraintArgs(error: ValidationError, name: string, ctx: Record<string, unknown>): Record<string, unknown> {
+function constraintArgs(
+  error: ValidationError,
+  name: string,
+  ctx: Record<string, unknown>,
+): Record<string, unknown> {
   const text = error.constraints?.[name] ?? '';
   const num = /(-?\d+(?:\.\d+)?)/.exec(text)?.[1];
   return { ...ctx, min: num, max: num };

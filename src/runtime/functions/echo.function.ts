@@ -35,7 +35,9 @@ export const echoFunction: FunctionType<EchoConfig> = {
           const request = input as ChatRequestDto;
           const text = lastUserText(request.messages);
           for (const chunk of wordChunks(text)) ctx.emit(chunk);
-          const prompt = request.messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join(' ');
+          const prompt = request.messages
+            .map((m) => (typeof m.content === 'string' ? m.content : ''))
+            .join(' ');
           return chatCompletion(text, { model: request.model ?? 'echo', usage: usageFor(prompt, text) });
         },
       };

@@ -58,7 +58,11 @@ export class ScriptedStepConfig {
 export class ScriptedConfig {
   @IsString() _type!: string;
   @IsOptional() @IsString() description?: string;
-  @IsDefined() @IsArray() @ValidateNested({ each: true }) @Type(() => ScriptedStepConfig) steps!: ScriptedStepConfig[];
+  @IsDefined()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => ScriptedStepConfig)
+  steps!: ScriptedStepConfig[];
   /** The result: `{{input}}` quotes the input text; later issues add answers by name. */
   @IsOptional() @IsString() output?: string;
   /** Also stream the rendered output as the last output item (default true). */

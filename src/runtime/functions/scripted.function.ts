@@ -16,7 +16,10 @@ export class ScriptedInputDto {
   @IsString()
   input_message?: string;
 
-  @ApiPropertyOptional({ type: [ChatMessageDto], description: 'A conversation; the last user message is the input' })
+  @ApiPropertyOptional({
+    type: [ChatMessageDto],
+    description: 'A conversation; the last user message is the input',
+  })
   @IsOptional()
   @IsArray()
   @ValidateNested({ each: true })
@@ -66,7 +69,10 @@ async function runStep(step: ScriptedStepConfig, ctx: WorkflowContext, vars: Rec
   } else if (step.sleep) {
     await sleep(step.sleep.seconds * 1000, ctx.signal);
   } else if (step.fail) {
-    throw new ScriptedFailure(renderTemplate(step.fail.message, vars), step.fail.error_type ?? 'WorkflowError');
+    throw new ScriptedFailure(
+      renderTemplate(step.fail.message, vars),
+      step.fail.error_type ?? 'WorkflowError',
+    );
   }
 }
 
@@ -89,7 +95,11 @@ export const scriptedFunction: FunctionType<ScriptedConfig> = {
       }
       const text = step.stream?.text ?? step.fail?.message;
       for (const name of text ? templateNames(text) : []) {
-        if (!known.has(name)) problems.push({ loc: ['steps', i], message: `template names "${name}", which no earlier step defines` });
+        if (!known.has(name))
+          problems.push({
+            loc: ['steps', i],
+            message: `template names "${name}", which no earlier step defines`,
+          });
       }
     });
     for (const name of templateNames(config.output ?? '')) {

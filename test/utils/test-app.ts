@@ -1,0 +1,67 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { parseConfig, type AppConfig } from '../../src/config/config.loader';
+import { createApp } from '../../src/main';
+import { builtinRegistry } from '../../src/runtime/builtin-functions';
+
+export interface TestApp {
+  app: NestExpressApplication;
+  url: string;
+  config: AppConfig;
+  close(): Promise<void>;
+}
+
+/** Builds a config from YAML text, as the server would from a file. */
+export function configFrom(yaml: string, env: NodeJS.ProcessEnv = {}): AppConfig {
+  return parseConfig(yaml, 'test.yml', builtinRegistry(), env);
+}
+
+/** The whole AppModule in-process on an ephemeral port. */
+export async function startApp(yaml: string): Promise<TestApp> {
+  const config = configFrom(yaml);
+  const app = await createApp(config, { logger: false });
+  await app.listen(0, '127.0.0.1');
+  const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  return { app, url, config, close: () => app.close() };
+}
+
+export const ECHO_YAML = `
+workflow:
+  _type: echo
+`;
+
+export const ECHO_OPENAI_YAML = `
+workflow:
+  _type: echo
+  use_openai_api: true
+`;
+
+/** A scripted workflow with the given steps (YAML list items, indented under `steps:`) and output. */
+export function scriptedYaml(steps: string, output?: string, general = ''): string {
+  return `${general}
+workflow:
+  _type: scripted
+  steps:
+${steps
+  .split('\n')
+  .map((l) => `    ${l}`)
+  .join('\n')}
+${output === undefined ? '' : `  output: ${JSON.stringify(output)}`}
+`;
+}
+
+/** Polls `check` until it returns without throwing, or fails after `timeoutMs`. */
+export async function eventually<T>(
+  check: () => T | Promise<T>,
+  timeoutMs = 3000,
+  intervalMs = 20,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, intervalMs));
+    }
+  }
+}
