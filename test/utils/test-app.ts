@@ -2,6 +2,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { parseConfig, type AppConfig } from '../../src/config/config.loader';
 import { createApp } from '../../src/main';
 import { builtinRegistry } from '../../src/runtime/builtin-functions';
+import type { FunctionRegistry } from '../../src/runtime/function-registry';
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -11,13 +12,17 @@ export interface TestApp {
 }
 
 /** Builds a config from YAML text, as the server would from a file. */
-export function configFrom(yaml: string, env: NodeJS.ProcessEnv = {}): AppConfig {
-  return parseConfig(yaml, 'test.yml', builtinRegistry(), env);
+export function configFrom(
+  yaml: string,
+  env: NodeJS.ProcessEnv = {},
+  registry: FunctionRegistry = builtinRegistry(),
+): AppConfig {
+  return parseConfig(yaml, 'test.yml', registry, env);
 }
 
 /** The whole AppModule in-process on an ephemeral port. */
-export async function startApp(yaml: string): Promise<TestApp> {
-  const config = configFrom(yaml);
+export async function startApp(yaml: string, registry?: FunctionRegistry): Promise<TestApp> {
+  const config = configFrom(yaml, {}, registry);
   const app = await createApp(config, { logger: false });
   await app.listen(0, '127.0.0.1');
   const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');

@@ -1,0 +1,27 @@
+# syntax=docker/dockerfile:1
+# Build stage: compile TypeScript with the full dev toolchain.
+FROM node:22-bookworm-slim AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build && npm prune --omit=dev
+
+# Runtime stage: production dependencies and compiled code only, as a non-root user.
+FROM node:22-bookworm-slim
+ENV NODE_ENV=production \
+    INTERLUDE_CONFIG=/app/config/default.yml \
+    INTERLUDE_HOST=0.0.0.0 \
+    INTERLUDE_PORT=8000
+WORKDIR /app
+COPY --from=build /src/node_modules ./node_modules
+COPY --from=build /src/dist ./dist
+COPY package.json ./
+# Mount your own config over /app/config (or point INTERLUDE_CONFIG at a file inside it).
+COPY config ./config
+USER node
+EXPOSE 8000
+HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.INTERLUDE_PORT||8000)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+CMD ["sh", "-c", "exec node dist/cli.js serve --config \"$INTERLUDE_CONFIG\" --host \"$INTERLUDE_HOST\" --port \"$INTERLUDE_PORT\""]

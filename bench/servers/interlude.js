@@ -1,0 +1,16 @@
+'use strict';
+const path = require('node:path');
+const { ECHO_YAML, SCRIPTED_YAML } = require('../lib/shared');
+
+const DIST = path.resolve(__dirname, '..', '..', 'dist');
+
+/** The server under test, built from dist/: `echo` (JSON) or `stream` (scripted, 1,000 chunks). */
+module.exports = async function start(variant) {
+  const { createApp } = require(path.join(DIST, 'main.js'));
+  const { parseConfig } = require(path.join(DIST, 'config', 'config.loader.js'));
+  const { builtinRegistry } = require(path.join(DIST, 'runtime', 'builtin-functions.js'));
+  const yaml = variant === 'stream' ? SCRIPTED_YAML : ECHO_YAML;
+  const config = parseConfig(yaml, `bench-${variant}.yml`, builtinRegistry());
+  const app = await createApp(config, { logger: false });
+  return app.getHttpServer();
+};
