@@ -26,6 +26,11 @@ export interface Execution {
   /** Resolves with the terminal event (completed, failed or cancelled). */
   readonly done: Promise<TerminalEvent>;
   cancel(reason: string): void;
+  /**
+   * Marks the id as handed to a client (a 202 body, an SSE event): the finished record then stays
+   * readable for `execution_ttl_seconds`. Executions nobody can name are dropped when they end.
+   */
+  expose(): void;
 }
 
 /** Why a workflow was stopped from outside; workflows see it as `ctx.signal.reason`. */
@@ -76,11 +81,13 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
 
     const controller = new AbortController();
     const events = new ExecutionEventLog();
+    let exposed = false;
     const execution: Execution = {
       id: record.id,
       events,
       done: events.done,
       cancel: (reason) => controller.abort(new ExecutionCancelled(reason)),
+      expose: () => (exposed = true),
     };
     this.live.set(record.id, { execution, controller });
     const sink: ExecutionSink = {
@@ -89,7 +96,15 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       authenticate: () =>
         Promise.reject(this.notInteractive('authorize with OAuth (ctx.authenticate)', options.interactive)),
     };
-    void this.run(workflow, input, identity, options, record.id, controller, events, sink);
+    const run = (async () =>
+      runWorkflow(workflow, input, {
+        executionId: record.id,
+        identity,
+        request: options.request,
+        signal: controller.signal,
+        sink,
+      }))();
+    void this.settle(record.id, run, controller.signal, events, () => exposed);
     return execution;
   }
 
@@ -98,48 +113,39 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     return this.live.get(id)?.execution;
   }
 
-  private async run(
-    workflow: BuiltFunction,
-    input: unknown,
-    identity: Identity,
-    options: StartOptions,
+  /** Turns the workflow's outcome into its terminal event and record. */
+  private async settle(
     id: string,
-    controller: AbortController,
+    run: Promise<unknown>,
+    signal: AbortSignal,
     events: ExecutionEventLog,
-    sink: ExecutionSink,
+    exposed: () => boolean,
   ): Promise<void> {
+    let end: Partial<ExecutionRecord>;
     try {
-      const result = await runWorkflow(workflow, input, {
-        executionId: id,
-        identity,
-        request: options.request,
-        signal: controller.signal,
-        sink,
-      });
+      const result = await run;
       events.append({ kind: 'completed', result });
-      await this.finish(id, { status: 'completed', result });
+      end = { status: 'completed', result };
     } catch (err) {
-      if (controller.signal.aborted) {
-        const reason = (controller.signal.reason as ExecutionCancelled | undefined)?.reason ?? 'cancelled';
+      if (signal.aborted) {
+        const reason = (signal.reason as ExecutionCancelled | undefined)?.reason ?? 'cancelled';
         events.append({ kind: 'cancelled', reason });
-        await this.finish(id, {
-          status: 'cancelled',
-          error: { message: reason, type: 'ExecutionCancelled' },
-        });
+        end = { status: 'cancelled', error: { message: reason, type: 'ExecutionCancelled' } };
       } else {
         const failure = WorkflowError.from(err);
         const error = { message: failure.message, type: failure.extra.errorType ?? 'Error' };
         events.append({ kind: 'failed', error });
-        await this.finish(id, { status: 'failed', error });
+        end = { status: 'failed', error };
       }
-    } finally {
-      this.live.delete(id);
     }
+    this.live.delete(id);
+    await this.finish(id, end, exposed());
   }
 
-  private async finish(id: string, patch: Partial<ExecutionRecord>): Promise<void> {
+  private async finish(id: string, patch: Partial<ExecutionRecord>, keep: boolean): Promise<void> {
     const now = Date.now();
     try {
+      if (!keep) return await this.store.delete(id);
       await this.store.update(id, {
         ...patch,
         updatedAt: now,

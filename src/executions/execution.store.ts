@@ -12,6 +12,7 @@ export abstract class ExecutionStore {
     id: string,
     patch: Partial<Omit<ExecutionRecord, 'id'>>,
   ): Promise<ExecutionRecord | undefined>;
+  abstract delete(id: string): Promise<void>;
   /** Removes finished records whose `expiresAt` has passed; returns how many. */
   abstract evictExpired(now: number): Promise<number>;
 }

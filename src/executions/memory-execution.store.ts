@@ -25,6 +25,10 @@ export class MemoryExecutionStore extends ExecutionStore {
     return { ...record };
   }
 
+  async delete(id: string): Promise<void> {
+    this.records.delete(id);
+  }
+
   async evictExpired(now: number): Promise<number> {
     let evicted = 0;
     for (const [id, record] of this.records) {
