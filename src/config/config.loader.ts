@@ -118,36 +118,40 @@ export function parseConfig(
 
   const functions = new Map<string, BuiltFunction>();
   let workflow: BuiltFunction | undefined;
-  if (top.ok) {
-    const build = (loc: Loc, name: string, component: unknown): BuiltFunction | undefined => {
-      const typeName = (component as { _type?: unknown } | null)?._type;
-      if (component === null || typeof component !== 'object' || typeof typeName !== 'string') {
-        found.push({ loc, message: 'must be a mapping with a _type' });
-        return undefined;
-      }
-      const type = registry.get(typeName);
-      if (!type) {
-        found.push({
-          loc: [...loc, '_type'],
-          message: `unknown _type "${typeName}"; known types: ${registry.known().join(', ')}`,
-        });
-        return undefined;
-      }
-      const checked = validatePlain(type.config, component, loc, { forbidUnknown: true });
-      if (!checked.ok) {
-        found.push(...checked.issues.map((i) => ({ loc: i.loc, message: i.msg })));
-        return undefined;
-      }
-      const problems = type.check?.(checked.value) ?? [];
-      for (const p of problems) found.push({ loc: [...loc, ...p.loc], message: p.message });
-      return problems.length ? undefined : type.build(checked.value, { name });
-    };
-    for (const [name, component] of Object.entries(top.value.functions ?? {})) {
-      const fn = build(['functions', name], name, component);
-      if (fn) functions.set(name, fn);
+  // Components are checked even when the rest of the file has problems, so every problem is reported.
+  const sections = (top.ok ? top.value : plain) as Record<string, unknown>;
+  const isMapping = (v: unknown): v is Record<string, unknown> =>
+    v !== null && typeof v === 'object' && !Array.isArray(v);
+  const build = (loc: Loc, name: string, component: unknown): BuiltFunction | undefined => {
+    const typeName = (component as { _type?: unknown } | null)?._type;
+    if (component === null || typeof component !== 'object' || typeof typeName !== 'string') {
+      found.push({ loc, message: 'must be a mapping with a _type' });
+      return undefined;
     }
-    workflow = build(['workflow'], 'workflow', top.value.workflow);
+    const type = registry.get(typeName);
+    if (!type) {
+      found.push({
+        loc: [...loc, '_type'],
+        message: `unknown _type "${typeName}"; known types: ${registry.known().join(', ')}`,
+      });
+      return undefined;
+    }
+    const checked = validatePlain(type.config, component, loc, { forbidUnknown: true });
+    if (!checked.ok) {
+      found.push(...checked.issues.map((i) => ({ loc: i.loc, message: i.msg })));
+      return undefined;
+    }
+    const problems = type.check?.(checked.value) ?? [];
+    for (const p of problems) found.push({ loc: [...loc, ...p.loc], message: p.message });
+    return problems.length ? undefined : type.build(checked.value, { name });
+  };
+  const declared = isMapping(sections.functions) ? sections.functions : {};
+  for (const [name, component] of Object.entries(declared)) {
+    const fn = build(['functions', name], name, component);
+    if (fn) functions.set(name, fn);
   }
+  // A missing or non-mapping workflow is already reported by the top-level check.
+  if (top.ok || isMapping(sections.workflow)) workflow = build(['workflow'], 'workflow', sections.workflow);
 
   if (found.length > 0 || !top.ok || !workflow) {
     throw new ConfigError(

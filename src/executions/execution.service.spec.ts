@@ -4,6 +4,7 @@ import { parseConfig } from '../config/config.loader';
 import { builtinRegistry } from '../runtime/builtin-functions';
 import { ExecutionService } from './execution.service';
 import { MemoryExecutionStore } from './memory-execution.store';
+import type { WorkflowContext } from '../runtime/workflow-context';
 
 const request = { method: 'POST', path: '/v1/workflow', headers: {}, query: {}, cookies: {} };
 
@@ -95,8 +96,7 @@ workflow:
     const { executions } = service('workflow: { _type: echo }');
     const workflow = {
       ...executions['config'].workflow,
-      run: (_input: unknown, ctx: { prompt: (p: unknown) => Promise<unknown> }) =>
-        ctx.prompt({ input_type: 'text', text: 'name?' }),
+      run: (_input: unknown, ctx: WorkflowContext) => ctx.prompt({ input_type: 'text', text: 'name?' }),
     };
     const execution = await executions.start({}, ANONYMOUS, { request, interactive: false, workflow });
     const end = await execution.done;

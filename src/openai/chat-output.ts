@@ -1,6 +1,7 @@
 import { messageText, type ChatRequestDto } from '../core/dto/chat-request.dto';
 import {
   chatCompletion,
+  DEFAULT_MODEL,
   isChatCompletion,
   newCompletionId,
   resultText,
@@ -12,7 +13,7 @@ import {
 
 /** The model name chat responses report: the one the client asked for, or NAT's placeholder. */
 export function modelOf(request: ChatRequestDto): string {
-  return request.model ?? 'unknown-model';
+  return request.model ?? DEFAULT_MODEL;
 }
 
 function promptText(request: ChatRequestDto): string {

@@ -31,6 +31,19 @@ export class OpenAiExceptionFilter implements ExceptionFilter {
     switch (error.code) {
       case ErrorCode.ValidationFailed: {
         const first = error.extra.issues?.[0];
+        if (first?.type === 'json_invalid') {
+          // The body is not JSON: no parameter is to blame (the loc's number is a character position).
+          const cause = typeof first.ctx?.error === 'string' ? `${first.msg}: ${first.ctx.error}` : first.msg;
+          return [
+            400,
+            openAiError(
+              `We could not parse the JSON body of your request (${cause})`,
+              'invalid_request_error',
+              null,
+              'json_invalid',
+            ),
+          ];
+        }
         const param = first ? first.loc.filter((p) => p !== 'body').join('.') || null : null;
         const message = (error.extra.issues ?? []).map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ');
         return [

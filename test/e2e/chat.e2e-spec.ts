@@ -66,12 +66,15 @@ describe.each([
   beforeAll(async () => (t = await startApp(yaml)));
   afterAll(() => t.close());
 
-  it.each(['/v1/chat', '/chat'])('POST %s answers a chat.completion with the last user message', async (path) => {
-    const res = await postJson(`${t.url}${path}`, CONVERSATION);
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    expectCompletion(res.json, ' the  last ');
-  });
+  it.each(['/v1/chat', '/chat'])(
+    'POST %s answers a chat.completion with the last user message',
+    async (path) => {
+      const res = await postJson(`${t.url}${path}`, CONVERSATION);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expectCompletion(res.json, ' the  last ');
+    },
+  );
 
   it.each(['/v1/chat', '/chat'])('POST %s accepts every OpenAI field and unknown extras', async (path) => {
     const res = await postJson(`${t.url}${path}`, {
@@ -184,15 +187,18 @@ describe('chat routes with a scripted workflow', () => {
   );
 });
 
-describe('chat routes when the workflow fails', () => {
+describe.each([
+  ['after a tool step', `- step: { name: lookup, kind: tool, input: { q: '{{input}}' }, payload: 1 }`],
+  ['after streaming part of the answer', `- stream: { text: 'partial answer' }`],
+  ['at once', ''],
+])('chat routes when the workflow fails %s', (_name, before) => {
   let t: TestApp;
   const failure = { code: 'workflow_error', message: 'tool exploded', details: 'ValueError' };
   beforeAll(
     async () =>
       (t = await startApp(
         scriptedYaml(
-          `- step: { name: lookup, kind: tool, input: { q: '{{input}}' }, payload: 1 }
-- fail: { message: 'tool exploded', error_type: ValueError }`,
+          `${before}\n- fail: { message: 'tool exploded', error_type: ValueError }`.trim(),
           'never',
         ),
       )),
@@ -248,7 +254,9 @@ describe('chat request validation', () => {
   it.each(paths)('%s: an empty message list is too_short', async (path) => {
     const res = await postJson(`${t.url}${path}`, { messages: [] });
     expect(res.status).toBe(422);
-    expect(res.json.detail).toEqual([expect.objectContaining({ type: 'too_short', loc: ['body', 'messages'] })]);
+    expect(res.json.detail).toEqual([
+      expect.objectContaining({ type: 'too_short', loc: ['body', 'messages'] }),
+    ]);
   });
 
   it.each(paths)('%s: absent messages are missing', async (path) => {
@@ -312,7 +320,9 @@ describe('chat request validation', () => {
   });
 
   it.each(paths)('%s: a text/plain body is 422 missing', async (path) => {
-    const res = await postJson(`${t.url}${path}`, JSON.stringify(user('hi')), { 'content-type': 'text/plain' });
+    const res = await postJson(`${t.url}${path}`, JSON.stringify(user('hi')), {
+      'content-type': 'text/plain',
+    });
     expect(res.status).toBe(422);
     expect((res.json.detail as { type: string }[])[0].type).toBe('missing');
   });

@@ -16,11 +16,14 @@ describe('a workflow that throws', () => {
   beforeAll(async () => (t = await startApp(FAILING_YAML)));
   afterAll(() => t.close());
 
-  it.each(['/v1/workflow', '/generate'])('POST %s answers 422 with code, message and error type', async (path) => {
-    const res = await postJson(`${t.url}${path}`, { input_message: 'go' });
-    expect(res.status).toBe(422);
-    expect(res.json).toEqual(WORKFLOW_ERROR);
-  });
+  it.each(['/v1/workflow', '/generate'])(
+    'POST %s answers 422 with code, message and error type',
+    async (path) => {
+      const res = await postJson(`${t.url}${path}`, { input_message: 'go' });
+      expect(res.status).toBe(422);
+      expect(res.json).toEqual(WORKFLOW_ERROR);
+    },
+  );
 
   it.each(['/generate/stream', '/generate/full'])(
     'legacy %s ends with the error JSON alone on its own line, no data: prefix',
@@ -35,21 +38,29 @@ describe('a workflow that throws', () => {
     },
   );
 
-  it.each(['/v1/workflow/stream', '/v1/workflow/full'])('versioned %s ends with an event: error frame', async (path) => {
-    const res = await postStream(`${t.url}${path}`, { input_message: 'go' });
-    expect(res.status).toBe(200);
-    const errors = res.events.filter((e) => e.event === 'error');
-    expect(errors).toHaveLength(1);
-    expect(JSON.parse(errors[0].data)).toEqual(WORKFLOW_ERROR);
-    expect(res.events[res.events.length - 1].event).toBe('error');
-    expect(res.text.endsWith('\n\n')).toBe(true);
-    expect(linesWith(res, 'intermediate_data').length).toBeGreaterThan(0);
-  });
+  it.each(['/v1/workflow/stream', '/v1/workflow/full'])(
+    'versioned %s ends with an event: error frame',
+    async (path) => {
+      const res = await postStream(`${t.url}${path}`, { input_message: 'go' });
+      expect(res.status).toBe(200);
+      const errors = res.events.filter((e) => e.event === 'error');
+      expect(errors).toHaveLength(1);
+      expect(JSON.parse(errors[0].data)).toEqual(WORKFLOW_ERROR);
+      expect(res.events[res.events.length - 1].event).toBe('error');
+      expect(res.text.endsWith('\n\n')).toBe(true);
+      expect(linesWith(res, 'intermediate_data').length).toBeGreaterThan(0);
+    },
+  );
 });
 
 describe('requests the server refuses', () => {
   let t: TestApp;
-  beforeAll(async () => (t = await startApp(ECHO_YAML.replace('workflow:', 'general:\n  front_end:\n    max_body_bytes: 1024\nworkflow:'))));
+  beforeAll(
+    async () =>
+      (t = await startApp(
+        ECHO_YAML.replace('workflow:', 'general:\n  front_end:\n    max_body_bytes: 1024\nworkflow:'),
+      )),
+  );
   afterAll(() => t.close());
 
   it('a body over max_body_bytes is 413 with a message', async () => {
@@ -62,14 +73,24 @@ describe('requests the server refuses', () => {
     const res = await postJson(`${t.url}/v1/workflow`, '{"message": "unterminated');
     expect(res.status).toBe(422);
     expect(res.json.detail).toEqual([
-      expect.objectContaining({ type: 'json_invalid', msg: 'JSON decode error', loc: ['body', expect.any(Number)] }),
+      expect.objectContaining({
+        type: 'json_invalid',
+        msg: 'JSON decode error',
+        loc: ['body', expect.any(Number)],
+      }),
     ]);
   });
 
   it('a body sent as text/plain is a 422 (missing body), not a 500', async () => {
-    const res = await fetch(`${t.url}/generate`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
+    const res = await fetch(`${t.url}/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'hello',
+    });
     expect(res.status).toBe(422);
-    expect(await res.json()).toEqual({ detail: [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }] });
+    expect(await res.json()).toEqual({
+      detail: [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }],
+    });
   });
 
   it.each([
@@ -146,7 +167,11 @@ workflow:`,
       const ask = (origin: string) =>
         fetch(`${t.url}/v1/workflow`, {
           method: 'OPTIONS',
-          headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+          headers: {
+            origin,
+            'access-control-request-method': 'POST',
+            'access-control-request-headers': 'content-type',
+          },
         });
       const allowed = await ask('https://app.example.com');
       expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
@@ -187,7 +212,11 @@ describe('streams and the client', () => {
 
   it('sends a keep-alive comment during silence', async () => {
     const t = await startApp(
-      scriptedYaml(`- sleep: { seconds: 1.3 }\n- stream: { text: after }`, undefined, 'general:\n  front_end:\n    sse_keepalive_seconds: 1'),
+      scriptedYaml(
+        `- sleep: { seconds: 1.3 }\n- stream: { text: after }`,
+        undefined,
+        'general:\n  front_end:\n    sse_keepalive_seconds: 1',
+      ),
     );
     try {
       const res = await postStream(`${t.url}/generate/stream`, { input_message: 'x' });
@@ -207,7 +236,10 @@ describe('streams and the client', () => {
           ? { messages: [{ role: 'user', content: 'go' }], stream: true }
           : { input_message: 'go' };
         await new Promise<void>((resolve, reject) => {
-          const req = http.request(`${t.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+          const req = http.request(`${t.url}${path}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+          });
           req.on('response', (res) => {
             let seen = 0;
             res.on('data', (chunk: Buffer) => {

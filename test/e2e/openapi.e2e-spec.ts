@@ -45,7 +45,9 @@ describe('OpenAPI', () => {
       expect(Object.keys(op?.responses ?? {})).toEqual(expect.arrayContaining(['200', '422']));
     }
     expect(doc.paths['/health']?.get).toBeDefined();
-    const operationIds = Object.values(doc.paths).flatMap((p) => Object.values(p ?? {}).map((o) => (o as { operationId?: string }).operationId));
+    const operationIds = Object.values(doc.paths).flatMap((p) =>
+      Object.values(p ?? {}).map((o) => (o as { operationId?: string }).operationId),
+    );
     expect(new Set(operationIds).size).toBe(operationIds.length);
   });
 
@@ -82,7 +84,14 @@ describe('OpenAPI', () => {
     try {
       const doc = await openapi(s);
       expect(Object.keys(doc.paths).sort()).toEqual(
-        ['/health', '/v1/chat', '/v1/chat/stream', '/v1/workflow', '/v1/workflow/full', '/v1/workflow/stream'].sort(),
+        [
+          '/health',
+          '/v1/chat',
+          '/v1/chat/stream',
+          '/v1/workflow',
+          '/v1/workflow/full',
+          '/v1/workflow/stream',
+        ].sort(),
       );
       const res = await fetch(`${s.url}/generate`, { method: 'POST' });
       expect(res.status).toBe(404);

@@ -82,6 +82,7 @@ export class ChatMessageDto {
   @ApiPropertyOptional({ type: 'array', items: { type: 'object', additionalProperties: true } })
   @IsOptional()
   @IsArray()
+  @IsObject({ each: true })
   tool_calls?: Record<string, unknown>[];
 
   @ApiPropertyOptional() @IsOptional() @IsString() tool_call_id?: string;

@@ -31,6 +31,9 @@ export interface ChatCompletionChunk {
   usage?: ChatUsage | null;
 }
 
+/** The model name reported when the client named none (NeMo Agent Toolkit's placeholder). */
+export const DEFAULT_MODEL = 'unknown-model';
+
 export function newCompletionId(): string {
   return `chatcmpl-${randomUUID()}`;
 }
@@ -53,7 +56,7 @@ export function chatCompletion(
     id: opts.id ?? newCompletionId(),
     object: 'chat.completion',
     created: unixSeconds(),
-    model: opts.model ?? '',
+    model: opts.model ?? DEFAULT_MODEL,
     choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
     usage: opts.usage,
     system_fingerprint: null,

@@ -23,6 +23,16 @@ const MESSAGES: Record<string, (ctx: Record<string, unknown>) => [string, string
   max: (c) => ['less_than_equal', `Input should be less than or equal to ${String(c.max)}`],
 };
 
+const TYPE_CHECKS = new Set([
+  'isString',
+  'isBoolean',
+  'isInt',
+  'isNumber',
+  'isArray',
+  'isObject',
+  'nestedValidation',
+]);
+
 /** Nesting depth of a parsed JSON value, computed without recursion so hostile input cannot overflow. */
 export function jsonDepth(value: unknown, limit = MAX_JSON_DEPTH): number {
   let max = 0;
@@ -48,8 +58,11 @@ export function toIssues(errors: ValidationError[], loc: (string | number)[] = [
     const here = [...loc, isIndex(error.property, error.target) ? Number(error.property) : error.property];
     if (error.constraints) {
       const names = Object.keys(error.constraints);
-      // A missing field reports only that it is missing, as pydantic does.
-      const name = error.value === undefined && names.includes('isDefined') ? 'isDefined' : names[0];
+      // Report one problem per field, as pydantic does: missing first, then a wrong type, then the rest.
+      const name =
+        error.value === undefined && names.includes('isDefined')
+          ? 'isDefined'
+          : (names.find((n) => TYPE_CHECKS.has(n)) ?? names.find((n) => n !== 'isDefined') ?? names[0]);
       const ctx = (error.contexts?.[name] ?? {}) as Record<string, unknown>;
       const known = MESSAGES[name];
       const [type, msg] = known

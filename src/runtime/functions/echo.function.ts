@@ -1,15 +1,16 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsBoolean, IsDefined, IsOptional, IsString } from 'class-validator';
+import { IsBoolean, IsDefined, IsString } from 'class-validator';
+import { Optional } from '../../core/validation/optional.decorator';
 import { lastUserText, type ChatRequestDto } from '../../core/dto/chat-request.dto';
-import { chatCompletion, usageFor } from '../../core/dto/chat-response';
+import { chatCompletion, DEFAULT_MODEL, usageFor } from '../../core/dto/chat-response';
 import type { FunctionType } from '../function-type';
 import { wordChunks } from '../text';
 
 export class EchoConfig {
   @IsString() _type!: string;
   /** Take an OpenAI chat request and answer a chat completion instead of `{message}` → `{value}`. */
-  @IsOptional() @IsBoolean() use_openai_api?: boolean;
-  @IsOptional() @IsString() description?: string;
+  @Optional() @IsBoolean() use_openai_api?: boolean;
+  @Optional() @IsString() description?: string;
 }
 
 export class EchoInputDto {
@@ -38,7 +39,10 @@ export const echoFunction: FunctionType<EchoConfig> = {
           const prompt = request.messages
             .map((m) => (typeof m.content === 'string' ? m.content : ''))
             .join(' ');
-          return chatCompletion(text, { model: request.model ?? 'echo', usage: usageFor(prompt, text) });
+          return chatCompletion(text, {
+            model: request.model ?? DEFAULT_MODEL,
+            usage: usageFor(prompt, text),
+          });
         },
       };
     }

@@ -6,11 +6,11 @@ import {
   IsIn,
   IsInt,
   IsNumber,
-  IsOptional,
   IsString,
   Min,
   ValidateNested,
 } from 'class-validator';
+import { Optional } from '../../core/validation/optional.decorator';
 import type { StepKind } from '../intermediate-step';
 
 export const STEP_KINDS: StepKind[] = ['tool', 'function', 'llm', 'custom', 'task', 'span'];
@@ -18,20 +18,20 @@ export const STEP_KINDS: StepKind[] = ['tool', 'function', 'llm', 'custom', 'tas
 /** `- step:` emits an intermediate step pair (START then END) carrying `input` and `payload`. */
 export class EmitStepConfig {
   @IsDefined() @IsString() name!: string;
-  @IsOptional() @IsIn(STEP_KINDS) kind?: StepKind;
-  @IsOptional() input?: unknown;
+  @Optional() @IsIn(STEP_KINDS) kind?: StepKind;
+  @Optional() input?: unknown;
   /** What the step produced: the END event's output. */
-  @IsOptional() payload?: unknown;
-  @IsOptional() @IsNumber() @Min(0) duration_seconds?: number;
+  @Optional() payload?: unknown;
+  @Optional() @IsNumber() @Min(0) duration_seconds?: number;
 }
 
 /** `- stream:` streams text in chunks of `chunk_words` words, `delay_seconds` apart. */
 export class StreamConfig {
   @IsDefined() @IsString() text!: string;
-  @IsOptional() @IsInt() @Min(1) chunk_words?: number;
-  @IsOptional() @IsNumber() @Min(0) delay_seconds?: number;
+  @Optional() @IsInt() @Min(1) chunk_words?: number;
+  @Optional() @IsNumber() @Min(0) delay_seconds?: number;
   /** Repeat the text this many times (for long streams in tests and benchmarks). */
-  @IsOptional() @IsInt() @Min(1) repeat?: number;
+  @Optional() @IsInt() @Min(1) repeat?: number;
 }
 
 export class SleepConfig {
@@ -41,7 +41,7 @@ export class SleepConfig {
 export class FailConfig {
   @IsDefined() @IsString() message!: string;
   /** The error's type name, reported as `details` (NAT reports the Python exception class). */
-  @IsOptional() @IsString() error_type?: string;
+  @Optional() @IsString() error_type?: string;
 }
 
 export const STEP_ACTIONS = ['step', 'stream', 'sleep', 'fail'] as const;
@@ -49,22 +49,22 @@ export type StepAction = (typeof STEP_ACTIONS)[number];
 
 /** One entry of `steps:`: an object with exactly one action key. */
 export class ScriptedStepConfig {
-  @IsOptional() @ValidateNested() @Type(() => EmitStepConfig) step?: EmitStepConfig;
-  @IsOptional() @ValidateNested() @Type(() => StreamConfig) stream?: StreamConfig;
-  @IsOptional() @ValidateNested() @Type(() => SleepConfig) sleep?: SleepConfig;
-  @IsOptional() @ValidateNested() @Type(() => FailConfig) fail?: FailConfig;
+  @Optional() @ValidateNested() @Type(() => EmitStepConfig) step?: EmitStepConfig;
+  @Optional() @ValidateNested() @Type(() => StreamConfig) stream?: StreamConfig;
+  @Optional() @ValidateNested() @Type(() => SleepConfig) sleep?: SleepConfig;
+  @Optional() @ValidateNested() @Type(() => FailConfig) fail?: FailConfig;
 }
 
 export class ScriptedConfig {
   @IsString() _type!: string;
-  @IsOptional() @IsString() description?: string;
+  @Optional() @IsString() description?: string;
   @IsDefined()
   @IsArray()
   @ValidateNested({ each: true })
   @Type(() => ScriptedStepConfig)
   steps!: ScriptedStepConfig[];
   /** The result: `{{input}}` quotes the input text; later issues add answers by name. */
-  @IsOptional() @IsString() output?: string;
+  @Optional() @IsString() output?: string;
   /** Also stream the rendered output as the last output item (default true). */
-  @IsOptional() @IsBoolean() stream_output?: boolean;
+  @Optional() @IsBoolean() stream_output?: boolean;
 }

@@ -1,0 +1,313 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { ConfigError, loadConfig } from '../../src/config/config.loader';
+import { builtinRegistry } from '../../src/runtime/builtin-functions';
+
+// `npm test` builds first; run `npm run build` before `npx jest --selectProjects e2e`.
+const ROOT = resolve(__dirname, '..', '..');
+const CLI = resolve(ROOT, 'dist', 'cli.js');
+const config = (name: string) => resolve(ROOT, 'config', name);
+const fixture = (name: string) => resolve(ROOT, 'test', 'fixtures', name);
+
+jest.setTimeout(30_000);
+
+/** The environment the CLI runs in: ours, minus anything that would change which config or port it picks. */
+function cliEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...extra };
+  for (const key of ['INTERLUDE_CONFIG', 'INTERLUDE_HOST', 'INTERLUDE_PORT', 'WORKFLOW_DESCRIPTION']) {
+    if (!(key in extra)) delete env[key];
+  }
+  return env;
+}
+
+interface Finished {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI to completion. */
+function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Finished> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: cliEnv(env) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('error', fail);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      done({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** A port nothing listens on right now. */
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
+
+interface Serving {
+  child: ChildProcess;
+  /** The line `serve` prints once it listens. */
+  line: string;
+  /** The base URL from that line. */
+  url: string;
+}
+
+const servers = new Set<ChildProcess>();
+
+/** Starts `interlude serve` and waits for the line it prints once it listens. */
+function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Serving> {
+  const child = spawn(process.execPath, [CLI, 'serve', ...args], { cwd: ROOT, env: cliEnv(env) });
+  servers.add(child);
+  return new Promise((done, fail) => {
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(
+      () =>
+        fail(
+          new Error(
+            `serve printed no "Interlude serving" line in 15s.\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+          ),
+        ),
+      15_000,
+    );
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      const line = stdout.split('\n').find((l) => l.startsWith('Interlude serving'));
+      const url = line && /at (http:\/\/\S+)/.exec(line)?.[1];
+      if (line && url) {
+        clearTimeout(timer);
+        done({ child, line, url });
+      }
+    });
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      fail(
+        new Error(
+          `serve exited (${code ?? signal}) before listening.\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+        ),
+      );
+    });
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  servers.delete(child);
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((done) => child.once('exit', done));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+beforeAll(() => {
+  if (!existsSync(CLI)) {
+    throw new Error(`${CLI} is missing: run "npm run build" first ("npm test" builds before running jest).`);
+  }
+});
+
+afterEach(async () => {
+  await Promise.all([...servers].map(stop));
+});
+
+describe('interlude validate', () => {
+  it.each(['echo.yml', 'echo-openai.yml', 'default.yml'])(
+    'accepts config/%s: prints valid, exits 0',
+    async (name) => {
+      const res = await cli(['validate', '--config', config(name)]);
+      expect(res.stderr).toBe('');
+      expect(res.code).toBe(0);
+      expect(res.stdout).toMatch(
+        new RegExp(`^${config(name).replace(/[.]/g, '\\.')}: valid \\(workflow: \\w+\\)\\n$`),
+      );
+    },
+  );
+
+  it('prints every problem of a broken file to stderr and exits 2', async () => {
+    const file = fixture('broken.yml');
+    const res = await cli(['validate', '--config', file]);
+    expect(res.code).toBe(2);
+    expect(res.stdout).toBe('');
+    const lines = res.stderr.trimEnd().split('\n');
+    expect(lines[0]).toBe(`Invalid config ${file}:`);
+    expect(lines.slice(1)).toEqual(
+      expect.arrayContaining([
+        `  ${file}:13: workflow.description: environment variable WORKFLOW_DESCRIPTION is not set and has no default (\${WORKFLOW_DESCRIPTION:-default})`,
+        `  ${file}:4: general.front_end._type: _type must be one of: http, fastapi`,
+        `  ${file}:5: general.front_end.prot: Extra inputs are not permitted`,
+        `  ${file}:7: general.front_end.workflow.path: must be an absolute URL path such as /v1/workflow`,
+        `  ${file}:10: functions.helper._type: unknown _type "no_such_type"; known types: echo, scripted`,
+        `  ${file}:16: workflow.steps[1].sleep.seconds: Input should be greater than or equal to 0`,
+        `  ${file}:17: workflow.steps[2].stream.text: Input should be a valid string`,
+      ]),
+    );
+    expect(lines).toHaveLength(8);
+  });
+
+  it('prints the same errors the server reports at start-up', async () => {
+    const file = fixture('broken.yml');
+    let expected = '';
+    try {
+      loadConfig(file, builtinRegistry(), {});
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      expected = `${err.message}\n`;
+    }
+    expect(expected).not.toBe('');
+    expect((await cli(['validate', '--config', file])).stderr).toBe(expected);
+  });
+
+  it('takes variables from the environment', async () => {
+    const res = await cli(['validate', '--config', fixture('broken.yml')], { WORKFLOW_DESCRIPTION: 'set' });
+    expect(res.code).toBe(2);
+    expect(res.stderr).not.toContain('WORKFLOW_DESCRIPTION');
+    expect(res.stderr).toContain('workflow.steps[2].stream.text');
+  });
+
+  it('reports a missing file and exits 2', async () => {
+    const file = fixture('does-not-exist.yml');
+    const res = await cli(['validate', '--config', file]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain(`${file}: (root): cannot read the file`);
+  });
+
+  it('requires --config', async () => {
+    const res = await cli(['validate']);
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain('--config');
+  });
+});
+
+describe('interlude run', () => {
+  it('runs the echo workflow once and prints its output', async () => {
+    const res = await cli(['run', '--config', config('echo.yml'), '--input', '  hello  there, world ']);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    expect(res.stdout).toBe('  hello  there, world \n');
+  });
+
+  it('prints the text of an OpenAI-style result', async () => {
+    const res = await cli(['run', '--config', config('echo-openai.yml'), '--input', 'hi there']);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toBe('hi there\n');
+  });
+
+  it('runs the default scripted workflow and prints its rendered output', async () => {
+    const res = await cli(['run', '--config', config('default.yml'), '--input', 'a weekend away']);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    expect(res.stdout).toBe('Plan for "a weekend away": Lisbon for three days, then Porto.\n');
+  });
+
+  it('exits non-zero with the message when the workflow fails', async () => {
+    const res = await cli(['run', '--config', fixture('failing.yml'), '--input', 'flights to Porto']);
+    expect(res.code).toBe(1);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toBe('Workflow failed: upstream search timed out for "flights to Porto"\n');
+  });
+
+  it('refuses an invalid config with exit code 2 before running anything', async () => {
+    const res = await cli(['run', '--config', fixture('broken.yml'), '--input', 'x']);
+    expect(res.code).toBe(2);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toContain('workflow.steps[2].stream.text');
+  });
+
+  it('requires --input', async () => {
+    const res = await cli(['run', '--config', config('echo.yml')]);
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain('--input');
+  });
+});
+
+describe('interlude serve', () => {
+  it('listens on --host and --port, prints where, and answers /health', async () => {
+    const port = await freePort();
+    const { line, url } = await serve([
+      '--config',
+      config('echo.yml'),
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+    ]);
+    expect(url).toBe(`http://127.0.0.1:${port}`);
+    expect(line).toContain('"echo"');
+    expect(line).toContain(config('echo.yml'));
+
+    const health = await fetch(`${url}/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'healthy' });
+
+    const res = await fetch(`${url}/v1/workflow`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'over HTTP' }),
+    });
+    expect(await res.json()).toEqual({ value: 'over HTTP' });
+  });
+
+  it('picks a free port with --port 0 and prints the one it got', async () => {
+    const { url } = await serve(['--config', config('echo.yml'), '--host', '127.0.0.1', '--port', '0']);
+    const port = Number(new URL(url).port);
+    expect(port).toBeGreaterThan(0);
+    expect(await (await fetch(`${url}/health`)).json()).toEqual({ status: 'healthy' });
+  });
+
+  it('uses config/default.yml without --config, with host and port from its ${VAR:-default}s', async () => {
+    const port = await freePort();
+    const { line, url } = await serve([], { INTERLUDE_HOST: '127.0.0.1', INTERLUDE_PORT: String(port) });
+    expect(url).toBe(`http://127.0.0.1:${port}`);
+    expect(line).toContain('"scripted"');
+    expect(line).toContain(config('default.yml'));
+    const res = await fetch(`${url}/v1/workflow`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ input_message: 'a city break' }),
+    });
+    expect(await res.json()).toEqual({
+      value: 'Plan for "a city break": Lisbon for three days, then Porto.',
+    });
+  });
+
+  it('stops when sent SIGTERM', async () => {
+    const { child, url } = await serve([
+      '--config',
+      config('echo.yml'),
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+    ]);
+    await stop(child);
+    expect(child.signalCode === 'SIGTERM' || child.exitCode === 0).toBe(true);
+    await expect(fetch(`${url}/health`)).rejects.toThrow();
+  });
+
+  it('refuses an invalid config with exit code 2', async () => {
+    const res = await cli(['serve', '--config', fixture('broken.yml'), '--port', '0']);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain(`Invalid config ${fixture('broken.yml')}:`);
+  });
+
+  it('refuses a port out of range', async () => {
+    const res = await cli(['serve', '--config', config('echo.yml'), '--port', '70000']);
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain('must be a port number (0-65535)');
+  });
+});
