@@ -365,6 +365,12 @@ workflow:
     expect(problemAt(err, 'workflow').message).toMatch(/_type/);
   });
 
+  it('requires a _type on every LLM and authentication provider', () => {
+    const err = errorOf(`llms:\n  nim:\n    model_name: x\nauthentication:\n  github: oops\n${ECHO}`);
+    expect(problemAt(err, 'llms.nim').message).toMatch(/_type/);
+    expect(problemAt(err, 'authentication.github').message).toMatch(/_type/);
+  });
+
   it('reports a wrong type as a wrong type, not as out of range', () => {
     const err = errorOf(`general:\n  front_end:\n    port: eighty\n    max_body_bytes: 1.5\n${ECHO}`);
     expect(problemAt(err, 'general.front_end.port').message).toBe('Input should be a valid integer');

@@ -150,6 +150,15 @@ export function parseConfig(
     const fn = build(['functions', name], name, component);
     if (fn) functions.set(name, fn);
   }
+  // LLM clients and auth providers are built by their own modules; here each needs at least a _type.
+  for (const section of ['llms', 'authentication']) {
+    const entries = isMapping(sections[section]) ? (sections[section] as Record<string, unknown>) : {};
+    for (const [name, entry] of Object.entries(entries)) {
+      if (!isMapping(entry) || typeof entry._type !== 'string') {
+        found.push({ loc: [section, name], message: 'must be a mapping with a _type' });
+      }
+    }
+  }
   // A missing or non-mapping workflow is already reported by the top-level check.
   if (top.ok || isMapping(sections.workflow)) workflow = build(['workflow'], 'workflow', sections.workflow);
 
