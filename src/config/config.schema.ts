@@ -88,13 +88,13 @@ export class FrontEndConfig {
   @Optional() @ValidateNested() @Type(() => StepAdaptorConfig) step_adaptor = new StepAdaptorConfig();
   /** Seconds of silence on an SSE stream before a `: keep-alive` comment. */
   @Optional() @Min(1) @IsInt() sse_keepalive_seconds = 15;
-  /** Seconds a finished execution stays readable before it is evicted. */
-  @Optional() @Min(1) @IsInt() execution_ttl_seconds = 3600;
 }
 
 export class GeneralConfig {
   @Optional() @ValidateNested() @Type(() => FrontEndConfig) front_end = new FrontEndConfig();
   @Optional() @IsBoolean() enable_per_user_monitoring = false;
+  /** Seconds a finished execution stays readable before it is evicted. */
+  @Optional() @Min(1) @IsInt() execution_ttl_seconds = 600;
   // Accepted for NeMo Agent Toolkit config compatibility; they configure nothing here yet.
   @IsOptional() @IsBoolean() use_uvloop?: boolean;
   @IsOptional() @IsObject() telemetry?: Record<string, unknown>;

@@ -15,7 +15,7 @@ function service(yaml: string) {
 }
 
 const SLOW = `
-general: { front_end: { execution_ttl_seconds: 60 } }
+general: { execution_ttl_seconds: 60 }
 workflow:
   _type: scripted
   steps:

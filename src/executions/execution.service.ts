@@ -54,7 +54,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   ) {}
 
   onModuleInit(): void {
-    const ttl = this.config.frontEnd.execution_ttl_seconds * 1000;
+    const ttl = this.config.general.execution_ttl_seconds * 1000;
     this.sweeper = setInterval(() => void this.store.evictExpired(Date.now()), Math.min(ttl, 60_000));
     this.sweeper.unref();
   }
@@ -149,7 +149,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       await this.store.update(id, {
         ...patch,
         updatedAt: now,
-        expiresAt: now + this.config.frontEnd.execution_ttl_seconds * 1000,
+        expiresAt: now + this.config.general.execution_ttl_seconds * 1000,
       });
     } catch (err) {
       this.logger.error(`Could not record the end of execution ${id}: ${(err as Error).message}`);
