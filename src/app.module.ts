@@ -1,6 +1,7 @@
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { ConfigModule } from './config/config.module';
 import type { AppConfig } from './config/config.loader';
+import { ExecutionResponder } from './executions/execution-responder';
 import { ExecutionsModule } from './executions/executions.module';
 import { HealthController } from './monitoring/health.controller';
 import { ChatService } from './openai/chat.service';
@@ -16,19 +17,34 @@ export class AppModule {
     const routes = resolveRoutes(config.settings.general.front_end);
     const workflow = config.workflow;
     const controllers: Type[] = [HealthController];
-    if (routes.workflow)
-      controllers.push(createGenerateController({ base: routes.workflow, versioned: true, workflow }));
-    if (routes.legacyWorkflow) {
-      controllers.push(createGenerateController({ base: routes.legacyWorkflow, versioned: false, workflow }));
+    const interactiveBase = routes.workflow;
+    if (routes.workflow) {
+      controllers.push(
+        createGenerateController({ base: routes.workflow, versioned: true, workflow, interactiveBase }),
+      );
     }
-    if (routes.chat) controllers.push(createChatController(routes.chat, true));
-    if (routes.legacyChat) controllers.push(createChatController(routes.legacyChat, false));
-    if (routes.completions) controllers.push(createCompletionsController(routes.completions));
+    if (routes.legacyWorkflow) {
+      controllers.push(
+        createGenerateController({
+          base: routes.legacyWorkflow,
+          versioned: false,
+          workflow,
+          interactiveBase,
+        }),
+      );
+    }
+    if (routes.chat) controllers.push(createChatController(routes.chat, true, routes.chat));
+    if (routes.legacyChat) controllers.push(createChatController(routes.legacyChat, false, routes.chat));
+    if (routes.completions) {
+      const interactive = config.settings.general.front_end.enable_interactive_extensions;
+      const instead = routes.chat && `${routes.chat}/stream`;
+      controllers.push(createCompletionsController(routes.completions, interactive, instead));
+    }
     return {
       module: AppModule,
       imports: [ConfigModule.forRoot(config), ExecutionsModule],
       controllers,
-      providers: [ChatService],
+      providers: [ChatService, ExecutionResponder],
     };
   }
 }

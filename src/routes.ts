@@ -29,7 +29,7 @@ export function resolveRoutes(frontEnd: FrontEndConfig): Routes {
   };
 }
 
-/** Method and path of every route, for 405 answers and the README's list. */
+/** Method and path of every route (`:param` segments match any one segment), for 405 answers. */
 export function routeTable(routes: Routes): { method: string; path: string }[] {
   const table: { method: string; path: string }[] = [];
   const post = (path: string | null, ...suffixes: string[]) => {
@@ -44,6 +44,20 @@ export function routeTable(routes: Routes): { method: string; path: string }[] {
     { method: 'GET', path: routes.health },
     { method: 'GET', path: routes.docs },
     { method: 'GET', path: routes.openapi },
+    { method: 'GET', path: '/executions/:id' },
+    { method: 'DELETE', path: '/executions/:id' },
+    { method: 'GET', path: '/executions/:id/stream' },
+    { method: 'POST', path: '/executions/:id/interactions/:interactionId/response' },
   );
   return table;
+}
+
+/** Whether a request path matches a route path of the table. */
+export function matchesRoute(pattern: string, path: string): boolean {
+  const want = pattern.split('/');
+  const got = path.replace(/\/+$/, '').split('/');
+  return (
+    want.length === got.length &&
+    want.every((part, i) => (part.startsWith(':') ? got[i] !== '' : part === got[i]))
+  );
 }

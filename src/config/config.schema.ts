@@ -88,6 +88,11 @@ export class FrontEndConfig {
   @Optional() @ValidateNested() @Type(() => StepAdaptorConfig) step_adaptor = new StepAdaptorConfig();
   /** Seconds of silence on an SSE stream before a `: keep-alive` comment. */
   @Optional() @Min(1) @IsInt() sse_keepalive_seconds = 15;
+  /**
+   * What a dropped interactive stream does to its execution: `continue` (the client can re-attach with
+   * Last-Event-ID) or `cancel` (NeMo Agent Toolkit's behaviour). Non-interactive streams always cancel.
+   */
+  @Optional() @IsIn(['continue', 'cancel']) on_disconnect: 'continue' | 'cancel' = 'continue';
 }
 
 export class GeneralConfig {
@@ -95,6 +100,9 @@ export class GeneralConfig {
   @Optional() @IsBoolean() enable_per_user_monitoring = false;
   /** Seconds a finished execution stays readable before it is evicted. */
   @Optional() @Min(1) @IsInt() execution_ttl_seconds = 600;
+  /** Beyond these, new interactive requests get 429 with Retry-After. */
+  @Optional() @Min(1) @IsInt() max_waiting_executions = 10_000;
+  @Optional() @Min(1) @IsInt() max_waiting_executions_per_user = 100;
   // Accepted for NeMo Agent Toolkit config compatibility; they configure nothing here yet.
   @IsOptional() @IsBoolean() use_uvloop?: boolean;
   @IsOptional() @IsObject() telemetry?: Record<string, unknown>;

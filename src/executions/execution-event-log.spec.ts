@@ -45,7 +45,7 @@ describe('ExecutionEventLog', () => {
   });
 
   it.each([
-    { kind: 'completed', result: { value: 'done' } },
+    { kind: 'completed', result: { value: 'done' }, streamed: false },
     { kind: 'failed', error: { message: 'boom', type: 'WorkflowError' } },
     { kind: 'cancelled', reason: 'client went away' },
   ] as const)('done resolves with the terminal event ($kind)', async (terminal) => {
@@ -71,7 +71,7 @@ describe('ExecutionEventLog', () => {
     const log = new ExecutionEventLog();
     const live = collect(log);
     log.append({ kind: 'output', value: 'a' });
-    log.append({ kind: 'completed', result: 'a' });
+    log.append({ kind: 'completed', result: 'a', streamed: false });
     expect(log.append({ kind: 'output', value: 'late' })).toBeUndefined();
     expect(log.append({ kind: 'failed', error: { message: 'late', type: 'E' } })).toBeUndefined();
     expect(live.seen.map((e) => e.kind)).toEqual(['output', 'completed']);

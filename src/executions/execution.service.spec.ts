@@ -4,6 +4,8 @@ import { parseConfig } from '../config/config.loader';
 import { builtinRegistry } from '../runtime/builtin-functions';
 import { ExecutionService } from './execution.service';
 import { MemoryExecutionStore } from './memory-execution.store';
+import { InProcessInteractionBroker } from '../interactions/interaction.broker';
+import { InteractionService } from '../interactions/interaction.service';
 import type { WorkflowContext } from '../runtime/workflow-context';
 
 const request = { method: 'POST', path: '/v1/workflow', headers: {}, query: {}, cookies: {} };
@@ -11,7 +13,8 @@ const request = { method: 'POST', path: '/v1/workflow', headers: {}, query: {}, 
 function service(yaml: string) {
   const config = new ServerConfig(parseConfig(yaml, 'test.yml', builtinRegistry()));
   const store = new MemoryExecutionStore();
-  return { store, executions: new ExecutionService(store, config) };
+  const interactions = new InteractionService(store, new InProcessInteractionBroker());
+  return { store, executions: new ExecutionService(store, interactions, config) };
 }
 
 const SLOW = `
@@ -31,7 +34,7 @@ describe('ExecutionService', () => {
       request,
       interactive: true,
     });
-    execution.expose();
+    execution.expose({ renderResult: (r) => r });
     expect((await store.get(execution.id))?.status).toBe('running');
     const end = await execution.done;
     expect(end).toMatchObject({ kind: 'completed', result: 'done x' });
@@ -66,7 +69,7 @@ workflow:
       request,
       interactive: true,
     });
-    execution.expose();
+    execution.expose({ renderResult: (r) => r });
     expect(await execution.done).toMatchObject({
       kind: 'failed',
       error: { message: 'boom', type: 'KeyError' },
@@ -98,10 +101,17 @@ workflow:
       ...executions['config'].workflow,
       run: (_input: unknown, ctx: WorkflowContext) => ctx.prompt({ input_type: 'text', text: 'name?' }),
     };
-    const execution = await executions.start({}, ANONYMOUS, { request, interactive: false, workflow });
+    const execution = await executions.start({}, ANONYMOUS, {
+      request: { ...request, path: '/generate' },
+      interactive: false,
+      interactiveRoute: '/v1/workflow',
+      workflow,
+    });
     const end = await execution.done;
     expect(end.kind).toBe('failed');
-    expect(end.kind === 'failed' && end.error.message).toMatch(/not interactive.*\/v1\/workflow/);
+    expect(end.kind === 'failed' && end.error.message).toBe(
+      'This workflow tried to ask a person (ctx.prompt), but /generate is not an interactive route. Use the interactive route /v1/workflow instead.',
+    );
   });
 
   it('shutdown cancels what is still running', async () => {

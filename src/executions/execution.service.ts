@@ -1,22 +1,37 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { AppError, ErrorCode, WorkflowError } from '../core/errors/app-error';
-import type { TerminalEvent } from '../core/events/execution-event';
+import type { ExecutionEvent, ExecutionEventBody, TerminalEvent } from '../core/events/execution-event';
 import type { Identity } from '../core/identity/identity';
+import type { SseWriter } from '../core/http/sse-writer';
 import { ServerConfig } from '../config/server-config';
+import { executionNotFound, InteractionService, ownedBy } from '../interactions/interaction.service';
 import type { BuiltFunction } from '../runtime/function-type';
+import type { Prompt } from '../runtime/prompts';
 import type { RequestMetadata } from '../runtime/workflow-context';
 import { runWorkflow, type ExecutionSink } from '../runtime/workflow-runner';
 import { ExecutionEventLog } from './execution-event-log';
-import type { ExecutionRecord } from './execution-record';
+import { TERMINAL_STATUSES, type ExecutionRecord } from './execution-record';
 import { ExecutionStore } from './execution.store';
 
 export interface StartOptions {
   request: RequestMetadata;
-  /** Whether the face can deliver a human's answer (prompts fail otherwise). */
+  /** Whether the face can deliver a person's answer; on other routes a prompt fails the workflow. */
   interactive: boolean;
+  /** The interactive route to name when a workflow asks on a route that is not (e.g. `/v1/workflow`). */
+  interactiveRoute?: string;
   /** The workflow to run; the configured one by default. */
   workflow?: BuiltFunction;
+  /** Called once the execution exists and before its workflow runs (a stream sends its headers here). */
+  beforeRun?: (execution: Execution) => void;
+}
+
+/** How the face that handed out an execution's id shows it later (status polls, re-attached streams). */
+export interface Exposure {
+  /** The face's body for the result (`GET /executions/{id}` → `result`). */
+  renderResult(result: unknown): unknown;
+  /** A renderer for `GET /executions/{id}/stream`, in the format of the stream that started it. */
+  renderer?: (writer: SseWriter) => (event: ExecutionEvent) => void;
 }
 
 /** A running (or finished) execution as a face sees it: its id, its events, and a way to stop it. */
@@ -25,12 +40,12 @@ export interface Execution {
   readonly events: ExecutionEventLog;
   /** Resolves with the terminal event (completed, failed or cancelled). */
   readonly done: Promise<TerminalEvent>;
-  cancel(reason: string): void;
+  cancel(reason: string): Promise<void>;
   /**
-   * Marks the id as handed to a client (a 202 body, an SSE event): the finished record then stays
-   * readable for `execution_ttl_seconds`. Executions nobody can name are dropped when they end.
+   * Marks the id as handed to a client (a 202 body, an SSE stream): the finished record and its event
+   * log then stay readable for `execution_ttl_seconds`. Executions nobody can name are dropped at the end.
    */
-  expose(): void;
+  expose(exposure: Exposure): void;
 }
 
 /** Why a workflow was stopped from outside; workflows see it as `ctx.signal.reason`. */
@@ -41,31 +56,43 @@ export class ExecutionCancelled extends Error {
   }
 }
 
+interface Entry {
+  execution: Execution;
+  controller: AbortController;
+  exposure?: Exposure;
+  ended: boolean;
+  expiresAt?: number;
+}
+
 /** The one execution engine every face uses: starts workflows, records them, streams their events. */
 @Injectable()
 export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(ExecutionService.name);
-  private readonly live = new Map<string, { execution: Execution; controller: AbortController }>();
+  /** Live executions, and finished ones whose id a client holds, until their record expires. */
+  private readonly entries = new Map<string, Entry>();
   private sweeper?: NodeJS.Timeout;
 
   constructor(
     private readonly store: ExecutionStore,
+    private readonly interactions: InteractionService,
     private readonly config: ServerConfig,
   ) {}
 
   onModuleInit(): void {
     const ttl = this.config.general.execution_ttl_seconds * 1000;
-    this.sweeper = setInterval(() => void this.store.evictExpired(Date.now()), Math.min(ttl, 60_000));
+    this.sweeper = setInterval(() => void this.sweep(), Math.min(ttl, 30_000));
     this.sweeper.unref();
   }
 
   onApplicationShutdown(): void {
     if (this.sweeper) clearInterval(this.sweeper);
-    for (const { controller } of this.live.values())
-      controller.abort(new ExecutionCancelled('server shutting down'));
+    for (const entry of this.entries.values()) {
+      void this.cancelEntry(entry, 'server shutting down');
+    }
   }
 
   async start(input: unknown, identity: Identity, options: StartOptions): Promise<Execution> {
+    if (options.interactive) await this.checkCapacity(identity);
     const workflow = options.workflow ?? this.config.workflow;
     const now = Date.now();
     const record: ExecutionRecord = {
@@ -76,25 +103,42 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       interactive: options.interactive,
       createdAt: now,
       updatedAt: now,
+      interactions: {},
     };
     await this.store.create(record);
 
     const controller = new AbortController();
     const events = new ExecutionEventLog();
-    let exposed = false;
-    const execution: Execution = {
+    let streamed = false;
+    const publish = (event: ExecutionEventBody) => {
+      if (event.kind === 'output') streamed = true;
+      events.append(event);
+    };
+    const entry: Entry = { controller, ended: false } as Entry;
+    entry.execution = {
       id: record.id,
       events,
       done: events.done,
-      cancel: (reason) => controller.abort(new ExecutionCancelled(reason)),
-      expose: () => (exposed = true),
+      cancel: (reason) => this.cancelEntry(entry, reason),
+      expose: (exposure) => (entry.exposure = exposure),
     };
-    this.live.set(record.id, { execution, controller });
+    this.entries.set(record.id, entry);
+    options.beforeRun?.(entry.execution);
     const sink: ExecutionSink = {
-      publish: (event) => void events.append(event),
-      prompt: () => Promise.reject(this.notInteractive('ask a human (ctx.prompt)', options.interactive)),
+      publish,
+      prompt: (prompt, signal) => this.prompt(record.id, prompt, signal, publish, options),
       authenticate: () =>
-        Promise.reject(this.notInteractive('authorize with OAuth (ctx.authenticate)', options.interactive)),
+        Promise.reject(
+          options.interactive
+            ? new AppError(
+                ErrorCode.NotInteractive,
+                'OAuth authorization (ctx.authenticate) is not available yet.',
+                {
+                  errorType: 'NotImplementedError',
+                },
+              )
+            : this.notInteractive('authorize with OAuth (ctx.authenticate)', options),
+        ),
     };
     const run = (async () =>
       runWorkflow(workflow, input, {
@@ -104,62 +148,127 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
         signal: controller.signal,
         sink,
       }))();
-    void this.settle(record.id, run, controller.signal, events, () => exposed);
-    return execution;
+    void this.settle(entry, run, () => streamed);
+    return entry.execution;
   }
 
-  /** The live execution, if this process runs it. */
+  /** The execution if this process runs it or still holds its event log. */
   find(id: string): Execution | undefined {
-    return this.live.get(id)?.execution;
+    return this.entries.get(id)?.execution;
   }
 
-  /** Turns the workflow's outcome into its terminal event and record. */
-  private async settle(
+  exposureOf(id: string): Exposure | undefined {
+    return this.entries.get(id)?.exposure;
+  }
+
+  /** The record as its owner may see it; 404 for anyone else and for unknown ids. */
+  async record(identity: Identity, id: string): Promise<ExecutionRecord> {
+    const record = await this.store.get(id);
+    if (!record || !ownedBy(record, identity)) throw executionNotFound(id);
+    return record;
+  }
+
+  /** `DELETE /executions/{id}`: stops a running or waiting execution; its status becomes failed. */
+  async cancel(identity: Identity, id: string): Promise<void> {
+    const record = await this.record(identity, id);
+    if (TERMINAL_STATUSES.includes(record.status)) {
+      throw new AppError(ErrorCode.Conflict, `Execution ${id} has already ended (${record.status})`);
+    }
+    const entry = this.entries.get(id);
+    if (!entry) throw executionNotFound(id);
+    await this.cancelEntry(entry, 'cancelled by client');
+  }
+
+  private async prompt(
     id: string,
-    run: Promise<unknown>,
+    prompt: Prompt,
     signal: AbortSignal,
-    events: ExecutionEventLog,
-    exposed: () => boolean,
-  ): Promise<void> {
+    publish: (event: ExecutionEventBody) => void,
+    options: StartOptions,
+  ) {
+    if (!options.interactive && prompt.input_type !== 'notification') {
+      throw this.notInteractive('ask a person (ctx.prompt)', options);
+    }
+    return this.interactions.ask({ id, publish }, prompt, signal);
+  }
+
+  private async checkCapacity(identity: Identity): Promise<void> {
+    const { max_waiting_executions: total, max_waiting_executions_per_user: perUser } = this.config.general;
+    const tooMany = (message: string) =>
+      new AppError(ErrorCode.TooManyWaiting, message, { headers: { 'Retry-After': '30' } });
+    if ((await this.store.countWaiting()) >= total) {
+      throw tooMany(`Too many executions are waiting for a person (${total}); try again later.`);
+    }
+    if (identity.userId !== null && (await this.store.countWaiting(identity.userId)) >= perUser) {
+      throw tooMany(`You have ${perUser} executions waiting for an answer; answer or cancel some first.`);
+    }
+  }
+
+  /** Turns the workflow's outcome into its terminal event and record (unless it was cancelled first). */
+  private async settle(entry: Entry, run: Promise<unknown>, streamed: () => boolean): Promise<void> {
+    const { execution, controller } = entry;
     let end: Partial<ExecutionRecord>;
     try {
       const result = await run;
-      events.append({ kind: 'completed', result });
-      end = { status: 'completed', result };
+      if (entry.ended) return;
+      execution.events.append({ kind: 'completed', result, streamed: streamed() });
+      end = { status: 'completed', result: entry.exposure ? entry.exposure.renderResult(result) : result };
     } catch (err) {
-      if (signal.aborted) {
-        const reason = (signal.reason as ExecutionCancelled | undefined)?.reason ?? 'cancelled';
-        events.append({ kind: 'cancelled', reason });
-        end = { status: 'cancelled', error: { message: reason, type: 'ExecutionCancelled' } };
-      } else {
-        const failure = WorkflowError.from(err);
-        const error = { message: failure.message, type: failure.extra.errorType ?? 'Error' };
-        events.append({ kind: 'failed', error });
-        end = { status: 'failed', error };
-      }
+      if (entry.ended) return;
+      const failure = WorkflowError.from(err);
+      const error = { message: failure.message, type: failure.extra.errorType ?? 'Error' };
+      execution.events.append({ kind: 'failed', error });
+      end = { status: 'failed', error };
     }
-    this.live.delete(id);
-    await this.finish(id, end, exposed());
+    entry.ended = true;
+    // Anything the workflow left waiting (a prompt raced by a parallel branch) is closed with it.
+    controller.abort(new ExecutionCancelled('execution ended'));
+    await this.finish(entry, end);
   }
 
-  private async finish(id: string, patch: Partial<ExecutionRecord>, keep: boolean): Promise<void> {
+  private async cancelEntry(entry: Entry, reason: string): Promise<void> {
+    if (entry.ended) return;
+    entry.ended = true;
+    entry.controller.abort(new ExecutionCancelled(reason));
+    entry.execution.events.append({ kind: 'cancelled', reason });
+    await this.finish(entry, {
+      status: 'failed',
+      error: { message: 'Execution cancelled', type: 'ExecutionCancelled' },
+    });
+  }
+
+  private async finish(entry: Entry, patch: Partial<ExecutionRecord>): Promise<void> {
+    const { id } = entry.execution;
     const now = Date.now();
     try {
-      if (!keep) return await this.store.delete(id);
-      await this.store.update(id, {
-        ...patch,
-        updatedAt: now,
-        expiresAt: now + this.config.general.execution_ttl_seconds * 1000,
-      });
+      if (!entry.exposure) {
+        this.entries.delete(id);
+        await this.store.delete(id);
+        return;
+      }
+      entry.expiresAt = now + this.config.general.execution_ttl_seconds * 1000;
+      await this.store.update(id, { ...patch, updatedAt: now, expiresAt: entry.expiresAt });
     } catch (err) {
       this.logger.error(`Could not record the end of execution ${id}: ${(err as Error).message}`);
     }
   }
 
-  private notInteractive(what: string, interactive: boolean): AppError {
-    const message = interactive
-      ? `This workflow tried to ${what}, which this server version does not support yet.`
-      : `This workflow tried to ${what}, but this route is not interactive. Use an interactive route such as /v1/workflow or /v1/chat instead.`;
-    return new AppError(ErrorCode.NotInteractive, message, { errorType: 'NotInteractiveError' });
+  /** Evicts expired records and the event logs kept for them. */
+  async sweep(now = Date.now()): Promise<void> {
+    await this.store.evictExpired(now);
+    for (const [id, entry] of this.entries) {
+      if (entry.expiresAt !== undefined && entry.expiresAt <= now) this.entries.delete(id);
+    }
+  }
+
+  private notInteractive(what: string, options: StartOptions): AppError {
+    const instead = options.interactiveRoute
+      ? ` Use the interactive route ${options.interactiveRoute} instead.`
+      : '';
+    return new AppError(
+      ErrorCode.NotInteractive,
+      `This workflow tried to ${what}, but ${options.request.path} is not an interactive route.${instead}`,
+      { errorType: 'NotInteractiveError' },
+    );
   }
 }

@@ -1,4 +1,4 @@
-import type { ExecutionRecord } from './execution-record';
+import type { CloseOutcome, ExecutionRecord, InteractionRecord } from './execution-record';
 
 /**
  * Where executions live between a workflow and the faces that poll it. Abstract class so it is also
@@ -13,6 +13,19 @@ export abstract class ExecutionStore {
     patch: Partial<Omit<ExecutionRecord, 'id'>>,
   ): Promise<ExecutionRecord | undefined>;
   abstract delete(id: string): Promise<void>;
-  /** Removes finished records whose `expiresAt` has passed; returns how many. */
-  abstract evictExpired(now: number): Promise<number>;
+  /** Records a new open interaction and makes it the execution's current one (interaction_required). */
+  abstract openInteraction(id: string, interactionId: string, interaction: InteractionRecord): Promise<void>;
+  /**
+   * Atomically closes an open interaction (compare-and-set: the first answer, timeout or cancel wins)
+   * and puts the execution back to running.
+   */
+  abstract closeInteraction(
+    id: string,
+    interactionId: string,
+    status: Exclude<InteractionRecord['status'], 'open'>,
+  ): Promise<CloseOutcome>;
+  /** Executions waiting for a person (interaction or OAuth): all of them, or one owner's. */
+  abstract countWaiting(ownerId?: string | null): Promise<number>;
+  /** Removes finished records whose `expiresAt` has passed; returns their ids. */
+  abstract evictExpired(now: number): Promise<string[]>;
 }

@@ -1,10 +1,24 @@
 import { Module } from '@nestjs/common';
+import { InProcessInteractionBroker, InteractionBroker } from '../interactions/interaction.broker';
+import { InteractionService } from '../interactions/interaction.service';
+import { InteractionsController } from '../interactions/interactions.controller';
 import { ExecutionService } from './execution.service';
 import { ExecutionStore } from './execution.store';
+import { ExecutionsController } from './executions.controller';
 import { MemoryExecutionStore } from './memory-execution.store';
 
+/**
+ * The engine and its rendezvous: executions and interactions share the store, so they are wired in
+ * one module (their code lives in executions/ and interactions/).
+ */
 @Module({
-  providers: [{ provide: ExecutionStore, useFactory: () => new MemoryExecutionStore() }, ExecutionService],
-  exports: [ExecutionService, ExecutionStore],
+  controllers: [ExecutionsController, InteractionsController],
+  providers: [
+    { provide: ExecutionStore, useFactory: () => new MemoryExecutionStore() },
+    { provide: InteractionBroker, useFactory: () => new InProcessInteractionBroker() },
+    InteractionService,
+    ExecutionService,
+  ],
+  exports: [ExecutionService, ExecutionStore, InteractionService],
 })
 export class ExecutionsModule {}

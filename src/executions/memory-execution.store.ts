@@ -1,18 +1,28 @@
 import { ExecutionStore } from './execution.store';
-import type { ExecutionRecord } from './execution-record';
+import {
+  WAITING_STATUSES,
+  type CloseOutcome,
+  type ExecutionRecord,
+  type InteractionRecord,
+} from './execution-record';
 
-/** The embedded default: one process, nothing to install. */
+const ANON = '\u0000anonymous';
+
+/** The embedded default: one process, nothing to install. Every operation is atomic by construction. */
 export class MemoryExecutionStore extends ExecutionStore {
   private readonly records = new Map<string, ExecutionRecord>();
+  private readonly waiting = new Map<string, number>();
+  private waitingTotal = 0;
 
   async create(record: ExecutionRecord): Promise<void> {
     if (this.records.has(record.id)) throw new Error(`Execution ${record.id} already exists`);
-    this.records.set(record.id, { ...record });
+    this.records.set(record.id, { ...record, interactions: { ...record.interactions } });
+    this.track(undefined, record);
   }
 
   async get(id: string): Promise<ExecutionRecord | undefined> {
     const record = this.records.get(id);
-    return record && { ...record };
+    return record && { ...record, interactions: { ...record.interactions } };
   }
 
   async update(
@@ -21,20 +31,57 @@ export class MemoryExecutionStore extends ExecutionStore {
   ): Promise<ExecutionRecord | undefined> {
     const record = this.records.get(id);
     if (!record) return undefined;
-    Object.assign(record, patch);
-    return { ...record };
+    this.apply(record, patch);
+    return { ...record, interactions: { ...record.interactions } };
   }
 
   async delete(id: string): Promise<void> {
+    const record = this.records.get(id);
+    if (!record) return;
+    this.apply(record, { status: 'failed' });
     this.records.delete(id);
   }
 
-  async evictExpired(now: number): Promise<number> {
-    let evicted = 0;
+  async openInteraction(id: string, interactionId: string, interaction: InteractionRecord): Promise<void> {
+    const record = this.records.get(id);
+    if (!record) throw new Error(`Execution ${id} not found`);
+    this.apply(record, {
+      status: 'interaction_required',
+      openInteractionId: interactionId,
+      interactions: { ...record.interactions, [interactionId]: interaction },
+      updatedAt: Date.now(),
+    });
+  }
+
+  async closeInteraction(
+    id: string,
+    interactionId: string,
+    status: Exclude<InteractionRecord['status'], 'open'>,
+  ): Promise<CloseOutcome> {
+    const record = this.records.get(id);
+    const interaction = record?.interactions[interactionId];
+    if (!record || !interaction) return 'not_found';
+    if (interaction.status !== 'open') return 'already_closed';
+    const reopened = record.openInteractionId === interactionId;
+    this.apply(record, {
+      interactions: { ...record.interactions, [interactionId]: { ...interaction, status } },
+      ...(reopened ? { status: 'running' as const, openInteractionId: undefined } : {}),
+      updatedAt: Date.now(),
+    });
+    return 'closed';
+  }
+
+  async countWaiting(ownerId?: string | null): Promise<number> {
+    if (ownerId === undefined) return this.waitingTotal;
+    return this.waiting.get(ownerId ?? ANON) ?? 0;
+  }
+
+  async evictExpired(now: number): Promise<string[]> {
+    const evicted: string[] = [];
     for (const [id, record] of this.records) {
       if (record.expiresAt !== undefined && record.expiresAt <= now) {
         this.records.delete(id);
-        evicted++;
+        evicted.push(id);
       }
     }
     return evicted;
@@ -42,5 +89,23 @@ export class MemoryExecutionStore extends ExecutionStore {
 
   get size(): number {
     return this.records.size;
+  }
+
+  private apply(record: ExecutionRecord, patch: Partial<ExecutionRecord>): void {
+    const before = { ...record };
+    Object.assign(record, patch);
+    this.track(before, record);
+  }
+
+  /** Keeps the waiting counters in step with status changes. */
+  private track(before: ExecutionRecord | undefined, after: ExecutionRecord): void {
+    const was = before !== undefined && WAITING_STATUSES.includes(before.status);
+    const is = WAITING_STATUSES.includes(after.status);
+    if (was === is) return;
+    const key = after.ownerId ?? ANON;
+    const delta = is ? 1 : -1;
+    this.waitingTotal += delta;
+    this.waiting.set(key, (this.waiting.get(key) ?? 0) + delta);
+    if (this.waiting.get(key) === 0) this.waiting.delete(key);
   }
 }

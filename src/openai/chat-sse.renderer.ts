@@ -1,5 +1,7 @@
 import type { ExecutionEvent } from '../core/events/execution-event';
 import type { SseWriter } from '../core/http/sse-writer';
+import { writeInteractiveEvent } from '../executions/execution-stream';
+import type { ExecutionUrls } from '../executions/execution-urls';
 import type { StepAdaptor } from '../runtime/step-adaptor';
 import { writeStreamError, type StreamErrorStyle } from '../workflows/generate-sse.renderer';
 import { chunkText, ChunkFactory } from './chat-output';
@@ -15,12 +17,14 @@ export interface ChatStreamOptions {
   errors: StreamErrorStyle | 'openai';
   /** End with `data: [DONE]` (legacy chat stream and the OpenAI route; not the interactive twins). */
   done: boolean;
+  /** On interactive routes: prompts and OAuth become `event: interaction_required` / `oauth_required`. */
+  interactive?: { executionId: string; urls: ExecutionUrls };
 }
 
 /** Renders one execution as a stream of `chat.completion.chunk` frames with `intermediate_data:` steps. */
 export function chatStreamRenderer(writer: SseWriter, options: ChatStreamOptions) {
   const chunks = new ChunkFactory(options.model);
-  let outputs = 0;
+  const { interactive } = options;
   const finish = () => {
     writer.data(chunks.stop());
     if (options.done) writer.data('[DONE]');
@@ -36,6 +40,8 @@ export function chatStreamRenderer(writer: SseWriter, options: ChatStreamOptions
     writer.end();
   };
   return (event: ExecutionEvent): void => {
+    if (interactive && writeInteractiveEvent(writer, event, interactive.executionId, interactive.urls))
+      return;
     switch (event.kind) {
       case 'step': {
         const adapted = options.adaptor.adapt(event.step);
@@ -43,11 +49,10 @@ export function chatStreamRenderer(writer: SseWriter, options: ChatStreamOptions
         return;
       }
       case 'output':
-        outputs++;
         writer.data(chunks.content(chunkText(event.value)));
         return;
       case 'completed': {
-        if (outputs === 0) writer.data(chunks.content(chunkText(event.result)));
+        if (!event.streamed) writer.data(chunks.content(chunkText(event.result)));
         finish();
         return;
       }
@@ -55,7 +60,7 @@ export function chatStreamRenderer(writer: SseWriter, options: ChatStreamOptions
         fail(event.error.message, event.error.type);
         return;
       case 'cancelled':
-        fail(`Execution cancelled: ${event.reason}`, 'ExecutionCancelled');
+        fail(`Execution cancelled (${event.reason})`, 'ExecutionCancelled');
         return;
       default:
         return;

@@ -1,5 +1,6 @@
 import { Controller, HttpCode, Post, Req, Res, type Type } from '@nestjs/common';
 import {
+  ApiAcceptedResponse,
   ApiBody,
   ApiExtraModels,
   ApiOkResponse,
@@ -14,19 +15,26 @@ import { ChatRequestDto } from '../core/dto/chat-request.dto';
 import {
   ChatCompletionDto,
   ErrorBodyDto,
+  PausedExecutionDto,
   SSE_RESPONSE,
   ValidationErrorBodyDto,
 } from '../core/dto/responses.dto';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
-import { outcome } from '../workflows/generate-output';
-import { ChatService } from './chat.service';
+import { ChatService, type ChatFaceOptions } from './chat.service';
 
 const bodyPipe = new ValidateBodyPipe(ChatRequestDto);
 
 /** NAT's chat routes for one base path (`/v1/chat` or legacy `/chat`): the workflow behind a chat request. */
-export function createChatController(base: string, versioned: boolean): Type {
+export function createChatController(base: string, versioned: boolean, interactiveBase: string | null): Type {
+  const options = (suffix: string): ChatFaceOptions => ({
+    interactive: versioned,
+    interactiveRoute: interactiveBase === null ? undefined : `${interactiveBase}${suffix}`,
+    errors: versioned ? 'event' : 'bare',
+    done: !versioned,
+  });
+
   @ApiTags(versioned ? 'Chat' : 'Chat (legacy)')
   @ApiExtraModels(ErrorBodyDto, ValidationErrorBodyDto)
   @ApiUnprocessableEntityResponse({
@@ -44,13 +52,19 @@ export function createChatController(base: string, versioned: boolean): Type {
     @HttpCode(200)
     @ApiOperation({ summary: 'Chat with the workflow (one chat.completion)' })
     @ApiOkResponse({ type: ChatCompletionDto })
+    @ApiAcceptedResponse({
+      type: PausedExecutionDto,
+      description: 'Paused for a person or an OAuth authorization',
+    })
     async complete(
       @JsonBody(bodyPipe) request: ChatRequestDto,
       @CurrentIdentity() identity: Identity,
       @Req() req: Request,
+      @Res({ passthrough: true }) res: Response,
     ) {
-      const execution = await this.chat.start(request, identity, req, versioned);
-      return this.chat.completion(outcome(await execution.done), request);
+      const { status, body } = await this.chat.reply(request, identity, req, options(''));
+      res.status(status);
+      return body;
     }
 
     @Post('stream')
@@ -64,11 +78,7 @@ export function createChatController(base: string, versioned: boolean): Type {
       @Req() req: Request,
       @Res() res: Response,
     ): Promise<void> {
-      await this.chat.stream(request, identity, req, res, {
-        versioned,
-        errors: versioned ? 'event' : 'bare',
-        done: !versioned,
-      });
+      await this.chat.stream(request, identity, req, res, options('/stream'));
     }
   }
 

@@ -15,14 +15,19 @@ import { ChatCompletionDto, OpenAiErrorDto } from '../core/dto/responses.dto';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
-import { outcome } from '../workflows/generate-output';
-import { ChatService } from './chat.service';
+import { ChatService, type ChatFaceOptions } from './chat.service';
 import { OpenAiExceptionFilter } from './openai-exception.filter';
 
 const bodyPipe = new ValidateBodyPipe(ChatRequestDto);
 
 /** The OpenAI-compatible `/v1/chat/completions`: `stream` picks the mode; errors in OpenAI's shape. */
-export function createCompletionsController(path: string): Type {
+export function createCompletionsController(
+  path: string,
+  /** `enable_interactive_extensions`: 202 and typed events here too (off by default, as in NAT). */
+  interactive: boolean,
+  /** The interactive chat route to name when a workflow asks here while extensions are off. */
+  interactiveRoute: string | null,
+): Type {
   @ApiTags('OpenAI')
   @UseFilters(OpenAiExceptionFilter)
   @ApiExtraModels(ChatCompletionDto)
@@ -50,16 +55,18 @@ export function createCompletionsController(path: string): Type {
       @Req() req: Request,
       @Res() res: Response,
     ): Promise<void> {
+      const options: ChatFaceOptions = {
+        interactive,
+        interactiveRoute: interactiveRoute ?? undefined,
+        errors: 'openai',
+        done: true,
+      };
       if (request.stream === true) {
-        await this.chat.stream(request, identity, req, res, {
-          versioned: false,
-          errors: 'openai',
-          done: true,
-        });
+        await this.chat.stream(request, identity, req, res, options);
         return;
       }
-      const execution = await this.chat.start(request, identity, req, false);
-      res.status(200).json(this.chat.completion(outcome(await execution.done), request));
+      const { status, body } = await this.chat.reply(request, identity, req, options);
+      res.status(status).json(body);
     }
   }
   return CompletionsController;

@@ -1,5 +1,6 @@
 import type { Identity } from '../core/identity/identity';
 import type { IntermediateStepType, StepKind, StreamEventData } from './intermediate-step';
+import type { Prompt, PromptAnswer } from './prompts';
 
 /** What the workflow may know of the request that started it. */
 export interface RequestMetadata {
@@ -10,17 +11,8 @@ export interface RequestMetadata {
   cookies: Record<string, string>;
 }
 
-/** A question for a human; its `input_type` selects the shape (the interactions issue refines these). */
-export interface HumanPrompt {
-  input_type: string;
-  text: string;
-  [field: string]: unknown;
-}
-
-export interface HumanResponse {
-  type: string;
-  [field: string]: unknown;
-}
+/** A question as a workflow writes it; `timeout`, `error`, `required` get NAT's defaults. */
+export type PromptRequest = Omit<Prompt, 'timeout' | 'error'> & { timeout?: number | null; error?: string };
 
 export interface AuthResult {
   headers: { Authorization: string };
@@ -45,8 +37,11 @@ export interface WorkflowContext {
   event(type: IntermediateStepType, name: string, data?: StreamEventData, options?: StepOptions): void;
   /** Streams one output item (a text chunk or a structured value). */
   emit(chunk: unknown): void;
-  /** Asks a human; resolves with the typed response. */
-  prompt(prompt: HumanPrompt): Promise<HumanResponse>;
+  /**
+   * Asks a human and resolves with the answer (`{type: "cancel"}` when they declined a prompt that
+   * allows it). Rejects with PromptTimeoutError after the prompt's timeout plus a grace period.
+   */
+  prompt(prompt: PromptRequest): Promise<PromptAnswer>;
   /** Resolves with a bearer header for the named provider, asking the user to authorize if needed. */
   authenticate(provider: string): Promise<AuthResult>;
 }

@@ -12,10 +12,11 @@ import {
   type StepKind,
   type StreamEventData,
 } from './intermediate-step';
+import { validatePlain } from '../core/validation/validation-issues';
+import { PromptConfig, promptProblems, toPrompt, type Prompt, type PromptAnswer } from './prompts';
 import type {
   AuthResult,
-  HumanPrompt,
-  HumanResponse,
+  PromptRequest,
   RequestMetadata,
   StepOptions,
   WorkflowContext,
@@ -24,7 +25,7 @@ import type {
 /** Where the engine sends what a workflow does; the ExecutionService implements it. */
 export interface ExecutionSink {
   publish(event: ExecutionEventBody): void;
-  prompt(prompt: HumanPrompt, signal: AbortSignal): Promise<HumanResponse>;
+  prompt(prompt: Prompt, signal: AbortSignal): Promise<PromptAnswer>;
   authenticate(provider: string, signal: AbortSignal): Promise<AuthResult>;
 }
 
@@ -97,8 +98,8 @@ class Context implements WorkflowContext {
     this.sink.publish({ kind: 'output', value: chunk });
   }
 
-  prompt(prompt: HumanPrompt): Promise<HumanResponse> {
-    return this.sink.prompt(prompt, this.signal);
+  async prompt(request: PromptRequest): Promise<PromptAnswer> {
+    return this.sink.prompt(checkedPrompt(request), this.signal);
   }
 
   authenticate(provider: string): Promise<AuthResult> {
@@ -137,6 +138,16 @@ class Context implements WorkflowContext {
     };
     this.sink.publish({ kind: 'step', step });
   }
+}
+
+/** A workflow's prompt, validated like a config's: a malformed one is the workflow's bug, reported as such. */
+export function checkedPrompt(request: PromptRequest): Prompt {
+  const checked = validatePlain(PromptConfig, request, ['prompt']);
+  const problems = checked.ok
+    ? promptProblems(checked.value).map((p) => `prompt.${p.field}: ${p.message}`)
+    : checked.issues.map((i) => `${i.loc.join('.')}: ${i.msg}`);
+  if (!checked.ok || problems.length > 0) throw new TypeError(`Invalid prompt: ${problems.join('; ')}`);
+  return toPrompt(checked.value);
 }
 
 /** Runs a built function with a fresh context. Plain TypeScript: no face, no Nest type. */

@@ -1,6 +1,4 @@
 import { isChatCompletion, resultText } from '../core/dto/chat-response';
-import { AppError, WorkflowError, ErrorCode } from '../core/errors/app-error';
-import type { TerminalEvent } from '../core/events/execution-event';
 
 function isChatChunk(value: unknown): value is { choices: { delta?: { content?: string } }[] } {
   return (
@@ -27,18 +25,4 @@ export function valueItem(item: unknown): unknown {
 export function generateBody(result: unknown): unknown {
   if (isChatCompletion(result)) return result;
   return valueItem(result);
-}
-
-/** The result of a finished execution, or the error a face should report. */
-export function outcome(end: TerminalEvent): unknown {
-  switch (end.kind) {
-    case 'completed':
-      return end.result;
-    case 'failed':
-      throw new WorkflowError(end.error.message, end.error.type);
-    case 'cancelled':
-      throw new AppError(ErrorCode.WorkflowFailed, `Execution cancelled: ${end.reason}`, {
-        errorType: 'ExecutionCancelled',
-      });
-  }
 }

@@ -1,5 +1,7 @@
 import type { ExecutionEvent } from '../core/events/execution-event';
 import type { SseWriter } from '../core/http/sse-writer';
+import { writeInteractiveEvent } from '../executions/execution-stream';
+import type { ExecutionUrls } from '../executions/execution-urls';
 import { rawStep, type StepAdaptor } from '../runtime/step-adaptor';
 import { valueItem } from './generate-output';
 
@@ -14,6 +16,8 @@ export interface GenerateStreamOptions {
   /** Adapted steps (`/stream`) or raw ones (`/full`). */
   steps: { adaptor: StepAdaptor } | { raw: true; filter: Set<string> | 'all' | 'none' };
   errors: StreamErrorStyle;
+  /** On interactive routes: prompts and OAuth become `event: interaction_required` / `oauth_required`. */
+  interactive?: { executionId: string; urls: ExecutionUrls };
 }
 
 /** `?filter_steps=` as NAT reads it: a comma list of event types, `none` for no steps, empty for all. */
@@ -41,8 +45,10 @@ export function writeStreamError(
 
 /** Renders one execution as NAT's generate stream: `intermediate_data:` steps and `data: {"value": …}` output. */
 export function generateStreamRenderer(writer: SseWriter, options: GenerateStreamOptions) {
-  let outputs = 0;
+  const { interactive } = options;
   return (event: ExecutionEvent): void => {
+    if (interactive && writeInteractiveEvent(writer, event, interactive.executionId, interactive.urls))
+      return;
     switch (event.kind) {
       case 'step': {
         const { steps } = options;
@@ -58,11 +64,10 @@ export function generateStreamRenderer(writer: SseWriter, options: GenerateStrea
         return;
       }
       case 'output':
-        outputs++;
         writer.data(valueItem(event.value));
         return;
       case 'completed':
-        if (outputs === 0) writer.data(valueItem(event.result));
+        if (!event.streamed) writer.data(valueItem(event.result));
         writer.end();
         return;
       case 'failed':

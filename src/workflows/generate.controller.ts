@@ -1,5 +1,6 @@
 import { Controller, HttpCode, Post, Query, Req, Res, type Type } from '@nestjs/common';
 import {
+  ApiAcceptedResponse,
   ApiBody,
   ApiExtraModels,
   ApiOkResponse,
@@ -8,6 +9,7 @@ import {
   ApiProduces,
   ApiQuery,
   ApiTags,
+  ApiTooManyRequestsResponse,
   ApiUnprocessableEntityResponse,
   getSchemaPath,
 } from '@nestjs/swagger';
@@ -16,39 +18,43 @@ import { ChatRequestDto } from '../core/dto/chat-request.dto';
 import {
   ErrorBodyDto,
   GenerateResponseDto,
+  PausedExecutionDto,
   SSE_RESPONSE,
   ValidationErrorBodyDto,
 } from '../core/dto/responses.dto';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
-import { requestMetadata } from '../core/http/request-metadata';
-import { SseWriter } from '../core/http/sse-writer';
 import { ServerConfig } from '../config/server-config';
-import { ExecutionService } from '../executions/execution.service';
-import { followExecution } from '../executions/follow-execution';
+import { ExecutionResponder, type Face } from '../executions/execution-responder';
 import type { BuiltFunction } from '../runtime/function-type';
 import { StepAdaptor } from '../runtime/step-adaptor';
-import { generateBody, outcome } from './generate-output';
+import { generateBody } from './generate-output';
 import { generateStreamRenderer, parseStepFilter, type GenerateStreamOptions } from './generate-sse.renderer';
 
 export interface GenerateRouteOptions {
   base: string;
-  /** Versioned routes are the interactive twins: `event: error` framing, prompts (next issue). */
+  /** Versioned routes are interactive (prompts, 202, typed events); legacy ones are not. */
   versioned: boolean;
   workflow: BuiltFunction;
+  /** The versioned base path, named in the error when a workflow asks on a legacy route. */
+  interactiveBase: string | null;
 }
 
 /**
  * Builds the controller for one generate base path (`/v1/workflow` or legacy `/generate`). Paths come
  * from config, so the class is made per path; its body schema is the configured workflow's input.
  */
-export function createGenerateController({ base, versioned, workflow }: GenerateRouteOptions): Type {
+export function createGenerateController({
+  base,
+  versioned,
+  workflow,
+  interactiveBase,
+}: GenerateRouteOptions): Type {
   const dto = workflow.input.kind === 'chat' ? ChatRequestDto : workflow.input.dto;
   const bodyPipe = new ValidateBodyPipe(dto);
-  const tag = versioned ? 'Workflow' : 'Workflow (legacy)';
 
-  @ApiTags(tag)
+  @ApiTags(versioned ? 'Workflow' : 'Workflow (legacy)')
   @ApiExtraModels(ErrorBodyDto, ValidationErrorBodyDto, GenerateResponseDto)
   @ApiUnprocessableEntityResponse({
     description: 'Invalid body (`detail` list) or the workflow failed (`code: workflow_error`)',
@@ -60,28 +66,32 @@ export function createGenerateController({ base, versioned, workflow }: Generate
   @Controller(base)
   class GenerateController {
     constructor(
-      readonly executions: ExecutionService,
+      readonly responder: ExecutionResponder,
       readonly config: ServerConfig,
     ) {}
 
     @Post()
-    @ApiBody({ type: dto })
     @HttpCode(200)
+    @ApiBody({ type: dto })
     @ApiOperation({ summary: 'Run the workflow and return its output' })
     @ApiOkResponse({
       description: 'The workflow output; scalars as `{"value": …}`',
       type: GenerateResponseDto,
     })
+    @ApiAcceptedResponse({
+      type: PausedExecutionDto,
+      description: 'Paused for a person or an OAuth authorization',
+    })
+    @ApiTooManyRequestsResponse({ description: 'Too many executions waiting for people (Retry-After)' })
     async generate(
       @JsonBody(bodyPipe) input: object,
       @CurrentIdentity() identity: Identity,
       @Req() req: Request,
+      @Res({ passthrough: true }) res: Response,
     ) {
-      const execution = await this.executions.start(input, identity, {
-        request: requestMetadata(req),
-        interactive: versioned,
-      });
-      return generateBody(outcome(await execution.done));
+      const { status, body } = await this.responder.reply(input, identity, req, this.face('/'));
+      res.status(status);
+      return body;
     }
 
     @Post('stream')
@@ -96,7 +106,8 @@ export function createGenerateController({ base, versioned, workflow }: Generate
       @Res() res: Response,
     ): Promise<void> {
       const { mode, custom_event_types } = this.config.frontEnd.step_adaptor;
-      await this.run(input, identity, req, res, { adaptor: new StepAdaptor(mode, custom_event_types) });
+      const face = this.face('/stream', () => ({ adaptor: new StepAdaptor(mode, custom_event_types) }));
+      await this.responder.stream(input, identity, req, res, face);
     }
 
     @Post('full')
@@ -116,27 +127,29 @@ export function createGenerateController({ base, versioned, workflow }: Generate
       @Res() res: Response,
       @Query('filter_steps') filterSteps?: string,
     ): Promise<void> {
-      await this.run(input, identity, req, res, { raw: true, filter: parseStepFilter(filterSteps) });
+      const filter = parseStepFilter(filterSteps);
+      await this.responder.stream(
+        input,
+        identity,
+        req,
+        res,
+        this.face('/full', () => ({ raw: true, filter })),
+      );
     }
 
-    private async run(
-      input: object,
-      identity: Identity,
-      req: Request,
-      res: Response,
-      steps: GenerateStreamOptions['steps'],
-    ): Promise<void> {
-      const writer = new SseWriter(res, this.config.frontEnd.sse_keepalive_seconds * 1000);
-      writer.open();
-      const execution = await this.executions.start(input, identity, {
-        request: requestMetadata(req),
+    private face(suffix: string, steps?: () => GenerateStreamOptions['steps']): Face {
+      return {
         interactive: versioned,
-      });
-      writer.onDisconnect(() => execution.cancel('client disconnected'));
-      await followExecution(
-        execution,
-        generateStreamRenderer(writer, { steps, errors: versioned ? 'event' : 'bare' }),
-      );
+        interactiveRoute:
+          interactiveBase === null ? undefined : `${interactiveBase}${suffix === '/' ? '' : suffix}`,
+        renderResult: generateBody,
+        renderer: (writer, interactive) =>
+          generateStreamRenderer(writer, {
+            steps: steps ? steps() : { raw: true, filter: 'all' },
+            errors: versioned ? 'event' : 'bare',
+            interactive,
+          }),
+      };
     }
   }
 

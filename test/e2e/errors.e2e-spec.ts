@@ -226,7 +226,7 @@ describe('streams and the client', () => {
     }
   });
 
-  it.each(['/v1/workflow/stream', '/generate/full', '/chat/stream', '/v1/chat/completions'])(
+  it.each(['/generate/stream', '/generate/full', '/chat/stream', '/v1/chat/completions'])(
     'a client that disconnects from %s aborts the workflow through ctx.signal',
     async (path) => {
       const { registry, runs } = probeRegistry();

@@ -85,6 +85,9 @@ describe('OpenAPI', () => {
       const doc = await openapi(s);
       expect(Object.keys(doc.paths).sort()).toEqual(
         [
+          '/executions/{id}',
+          '/executions/{id}/interactions/{interactionId}/response',
+          '/executions/{id}/stream',
           '/health',
           '/v1/chat',
           '/v1/chat/stream',

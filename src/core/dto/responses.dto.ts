@@ -78,3 +78,27 @@ export const SSE_RESPONSE = {
   description: 'Server-Sent Events: `data:` output frames and `intermediate_data:` step lines',
   content: { 'text/event-stream': { schema: { type: 'string' as const } } },
 };
+
+export class ExecutionStatusDto {
+  @ApiProperty() execution_id!: string;
+  @ApiProperty({ enum: ['running', 'interaction_required', 'oauth_required', 'completed', 'failed'] })
+  status!: string;
+  @ApiPropertyOptional() interaction_id?: string;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'The prompt (input_type discriminator)',
+  })
+  prompt?: Record<string, unknown>;
+  @ApiPropertyOptional() response_url?: string;
+  @ApiPropertyOptional() auth_url?: string;
+  @ApiPropertyOptional() oauth_state?: string;
+  @ApiPropertyOptional({ description: 'The result, in the format of the route that started it' })
+  result?: unknown;
+  @ApiPropertyOptional() error?: string;
+}
+
+/** 202: the request paused for a person (or an OAuth authorization). */
+export class PausedExecutionDto extends ExecutionStatusDto {
+  @ApiProperty() status_url!: string;
+}

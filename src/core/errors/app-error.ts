@@ -5,6 +5,8 @@ export enum ErrorCode {
   BadRequest = 'bad_request',
   NotFound = 'not_found',
   AlreadyResolved = 'already_resolved',
+  Conflict = 'conflict',
+  TooManyWaiting = 'too_many_waiting',
   PayloadTooLarge = 'payload_too_large',
   MethodNotAllowed = 'method_not_allowed',
   Unauthorized = 'unauthorized',

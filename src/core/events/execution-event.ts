@@ -17,7 +17,8 @@ export type ExecutionEventBody =
   | { kind: 'interaction_resolved'; interactionId: string; response: unknown }
   | { kind: 'oauth_required'; authUrl: string; state: string; provider: string }
   | { kind: 'oauth_resolved'; state: string; provider: string }
-  | { kind: 'completed'; result: unknown }
+  /** `streamed`: whether the workflow emitted output items (else faces stream the result itself). */
+  | { kind: 'completed'; result: unknown; streamed: boolean }
   | { kind: 'failed'; error: ExecutionFailure }
   | { kind: 'cancelled'; reason: string };
 

@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { AppError, ErrorCode } from '../errors/app-error';
+import { matchesRoute } from '../../routes';
 
 export function statusOf(code: ErrorCode): number {
   switch (code) {
@@ -24,6 +25,10 @@ export function statusOf(code: ErrorCode): number {
       return HttpStatus.PAYLOAD_TOO_LARGE;
     case ErrorCode.MethodNotAllowed:
       return HttpStatus.METHOD_NOT_ALLOWED;
+    case ErrorCode.Conflict:
+      return HttpStatus.CONFLICT;
+    case ErrorCode.TooManyWaiting:
+      return HttpStatus.TOO_MANY_REQUESTS;
     case ErrorCode.Unauthorized:
       return HttpStatus.UNAUTHORIZED;
     case ErrorCode.Internal:
@@ -69,7 +74,7 @@ export class AppExceptionFilter implements ExceptionFilter {
     const error = this.toAppError(exception, req);
     if (error.code === ErrorCode.Internal)
       this.logger.error(exception instanceof Error ? exception.stack : exception);
-    if (error.code === ErrorCode.MethodNotAllowed) res.setHeader('Allow', error.extra.headers?.Allow ?? '');
+    for (const [name, value] of Object.entries(error.extra.headers ?? {})) res.setHeader(name, value);
     res.status(statusOf(error.code)).json(errorBody(error));
   }
 
@@ -78,7 +83,7 @@ export class AppExceptionFilter implements ExceptionFilter {
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       if (status === HttpStatus.NOT_FOUND) {
-        const allowed = this.routes.filter((r) => r.path === req.path).map((r) => r.method);
+        const allowed = this.routes.filter((r) => matchesRoute(r.path, req.path)).map((r) => r.method);
         if (allowed.length > 0) {
           return new AppError(ErrorCode.MethodNotAllowed, 'Method Not Allowed', {
             headers: { Allow: allowed.join(', ') },

@@ -16,8 +16,15 @@ export class SseWriter {
     res.once('close', () => this.stop());
   }
 
-  open(): void {
+  /**
+   * When set, every frame starts with `id: <eventId>` so a client that loses the connection can
+   * resume with `Last-Event-ID`.
+   */
+  eventId: number | undefined;
+
+  open(headers: Record<string, string> = {}): void {
     this.res.writeHead(200, {
+      ...headers,
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache, no-transform',
       Connection: 'keep-alive',
@@ -41,16 +48,20 @@ export class SseWriter {
   }
 
   data(value: unknown): void {
-    this.write(`data: ${typeof value === 'string' ? value : JSON.stringify(value)}\n\n`);
+    this.write(`${this.id()}data: ${typeof value === 'string' ? value : JSON.stringify(value)}\n\n`);
   }
 
   event(name: string, value: unknown): void {
-    this.write(`event: ${name}\ndata: ${JSON.stringify(value)}\n\n`);
+    this.write(`${this.id()}event: ${name}\ndata: ${JSON.stringify(value)}\n\n`);
   }
 
   /** A non-standard field line such as `intermediate_data: {...}`. */
   field(name: string, value: unknown): void {
-    this.write(`${name}: ${JSON.stringify(value)}\n\n`);
+    this.write(`${this.id()}${name}: ${JSON.stringify(value)}\n\n`);
+  }
+
+  private id(): string {
+    return this.eventId === undefined ? '' : `id: ${this.eventId}\n`;
   }
 
   /** A line outside SSE framing (NAT's bare JSON error on legacy streams). */

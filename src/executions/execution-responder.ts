@@ -1,0 +1,97 @@
+import { Injectable } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { isTerminal } from '../core/events/execution-event';
+import type { Identity } from '../core/identity/identity';
+import { requestMetadata } from '../core/http/request-metadata';
+import type { SseWriter } from '../core/http/sse-writer';
+import { ServerConfig } from '../config/server-config';
+import { outcome } from './outcome';
+import { ExecutionService, type Execution } from './execution.service';
+import { firstStop, pausedBody, streamExecution, type Render } from './execution-stream';
+import { ExecutionUrls } from './execution-urls';
+
+/** What an interactive renderer needs to name the execution in its events. */
+export interface InteractiveContext {
+  executionId: string;
+  urls: ExecutionUrls;
+}
+
+/** How one face shows an execution. */
+export interface Face {
+  /** Whether the route can deliver a person's answer (prompts fail elsewhere). */
+  interactive: boolean;
+  /** For non-interactive routes: the interactive route to name in the error. */
+  interactiveRoute?: string;
+  /** The face's body for a result. */
+  renderResult(result: unknown): unknown;
+  /** The face's stream renderer; `interactive` is set on interactive routes. */
+  renderer(writer: SseWriter, interactive: InteractiveContext | undefined): Render;
+}
+
+/**
+ * Answers an HTTP request with an execution, the same way for every face: 200 with the result, or on
+ * interactive routes 202 when the workflow pauses; streams that survive lost connections.
+ */
+@Injectable()
+export class ExecutionResponder {
+  readonly urls: ExecutionUrls;
+
+  constructor(
+    private readonly executions: ExecutionService,
+    private readonly config: ServerConfig,
+  ) {
+    this.urls = new ExecutionUrls(config.frontEnd.root_path);
+  }
+
+  async reply(
+    input: unknown,
+    identity: Identity,
+    req: Request,
+    face: Face,
+  ): Promise<{ status: 200 | 202; body: unknown }> {
+    const execution = await this.start(input, identity, req, face);
+    if (!face.interactive) return { status: 200, body: face.renderResult(outcome(await execution.done)) };
+    const stop = await firstStop(execution);
+    if (isTerminal(stop)) return { status: 200, body: face.renderResult(outcome(stop)) };
+    execution.expose({
+      renderResult: face.renderResult,
+      renderer: (writer) => face.renderer(writer, this.context(execution)),
+    });
+    return { status: 202, body: pausedBody(execution.id, stop, this.urls) };
+  }
+
+  async stream(input: unknown, identity: Identity, req: Request, res: Response, face: Face): Promise<void> {
+    let streaming: Promise<void> | undefined;
+    const frontEnd = this.config.frontEnd;
+    await this.start(input, identity, req, face, (execution) => {
+      const interactive = face.interactive ? this.context(execution) : undefined;
+      const renderer = (writer: SseWriter) => face.renderer(writer, interactive);
+      if (face.interactive) execution.expose({ renderResult: face.renderResult, renderer });
+      streaming = streamExecution(res, execution, renderer, {
+        keepAliveMs: frontEnd.sse_keepalive_seconds * 1000,
+        interactive: face.interactive,
+        cancelOnDisconnect: !face.interactive || frontEnd.on_disconnect === 'cancel',
+      });
+    });
+    await streaming;
+  }
+
+  private start(
+    input: unknown,
+    identity: Identity,
+    req: Request,
+    face: Face,
+    beforeRun?: (e: Execution) => void,
+  ) {
+    return this.executions.start(input, identity, {
+      request: requestMetadata(req),
+      interactive: face.interactive,
+      interactiveRoute: face.interactiveRoute,
+      beforeRun,
+    });
+  }
+
+  private context(execution: Execution): InteractiveContext {
+    return { executionId: execution.id, urls: this.urls };
+  }
+}

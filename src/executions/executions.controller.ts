@@ -1,0 +1,82 @@
+import { Controller, Delete, Get, Headers, HttpCode, Param, Query, Res } from '@nestjs/common';
+import {
+  ApiHeader,
+  ApiNoContentResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiProduces,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Response } from 'express';
+import { ExecutionStatusDto, DetailBodyDto, SSE_RESPONSE } from '../core/dto/responses.dto';
+import { AppError, ErrorCode } from '../core/errors/app-error';
+import type { Identity } from '../core/identity/identity';
+import { CurrentIdentity } from '../core/identity/current-identity.decorator';
+import { ServerConfig } from '../config/server-config';
+import { ExecutionService } from './execution.service';
+import { statusBody } from './execution-status';
+import { streamExecution } from './execution-stream';
+import { ExecutionUrls } from './execution-urls';
+
+@ApiTags('Executions')
+@ApiParam({ name: 'id', description: 'The execution id from a 202 body or an X-Execution-Id header' })
+@ApiNotFoundResponse({ type: DetailBodyDto, description: 'Unknown (or evicted) execution' })
+@Controller('executions')
+export class ExecutionsController {
+  private readonly urls: ExecutionUrls;
+
+  constructor(
+    private readonly executions: ExecutionService,
+    private readonly config: ServerConfig,
+  ) {
+    this.urls = new ExecutionUrls(config.frontEnd.root_path);
+  }
+
+  @Get(':id')
+  @ApiOperation({
+    summary: 'Poll an execution: running, interaction_required, oauth_required, completed or failed',
+  })
+  @ApiOkResponse({ type: ExecutionStatusDto })
+  async status(@CurrentIdentity() identity: Identity, @Param('id') id: string) {
+    return statusBody(await this.executions.record(identity, id), this.urls);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Cancel a running or waiting execution (its status becomes failed)' })
+  @ApiNoContentResponse({ description: 'Cancelled' })
+  async cancel(@CurrentIdentity() identity: Identity, @Param('id') id: string): Promise<void> {
+    await this.executions.cancel(identity, id);
+  }
+
+  @Get(':id/stream')
+  @ApiOperation({
+    summary: 'Re-attach to an interactive stream: the frames after Last-Event-ID, then the live ones',
+  })
+  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'The id of the last frame received' })
+  @ApiProduces('text/event-stream')
+  @ApiOkResponse(SSE_RESPONSE)
+  async stream(
+    @CurrentIdentity() identity: Identity,
+    @Param('id') id: string,
+    @Res() res: Response,
+    @Headers('last-event-id') lastEventId?: string,
+    @Query('last_event_id') lastEventIdQuery?: string,
+  ): Promise<void> {
+    await this.executions.record(identity, id);
+    const execution = this.executions.find(id);
+    const renderer = this.executions.exposureOf(id)?.renderer;
+    if (!execution || !renderer) {
+      throw new AppError(ErrorCode.NotFound, `Execution ${id} has no stream to re-attach to`);
+    }
+    const after = Number.parseInt(lastEventId ?? lastEventIdQuery ?? '0', 10);
+    await streamExecution(res, execution, renderer, {
+      keepAliveMs: this.config.frontEnd.sse_keepalive_seconds * 1000,
+      interactive: true,
+      cancelOnDisconnect: this.config.frontEnd.on_disconnect === 'cancel',
+      afterSeq: Number.isFinite(after) && after > 0 ? after : 0,
+    });
+  }
+}

@@ -1,0 +1,17 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsDefined, IsObject } from 'class-validator';
+
+/** `{"response": {...}}`: the answer is checked against its prompt by InteractionService. */
+export class InteractionResponseDto {
+  @ApiProperty({
+    description:
+      'The answer, discriminated by `type` (or `input_type`): text {text}; binary_choice, radio, dropdown ' +
+      '{selected_option}; checkbox {selected_options} (or selected_option as a list); notification {}; cancel {}',
+    type: 'object',
+    additionalProperties: true,
+    example: { type: 'text', text: 'Yes, include Q4 projections' },
+  })
+  @IsDefined()
+  @IsObject()
+  response!: Record<string, unknown>;
+}

@@ -1,0 +1,42 @@
+import { Controller, HttpCode, Param, Post } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiNoContentResponse,
+  ApiNotFoundResponse,
+  ApiOperation,
+  ApiTags,
+  ApiUnprocessableEntityResponse,
+} from '@nestjs/swagger';
+import { DetailBodyDto, ValidationErrorBodyDto } from '../core/dto/responses.dto';
+import type { Identity } from '../core/identity/identity';
+import { CurrentIdentity } from '../core/identity/current-identity.decorator';
+import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
+import { InteractionResponseDto } from './dto/interaction-response.dto';
+import { InteractionService } from './interaction.service';
+
+@ApiTags('Executions')
+@Controller('executions/:id/interactions/:interactionId/response')
+export class InteractionsController {
+  constructor(private readonly interactions: InteractionService) {}
+
+  @Post()
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Answer a pending prompt; the workflow resumes' })
+  @ApiBody({ type: InteractionResponseDto })
+  @ApiNoContentResponse({ description: 'Accepted; the workflow resumes' })
+  @ApiBadRequestResponse({ type: DetailBodyDto, description: 'The interaction has already been resolved' })
+  @ApiNotFoundResponse({ type: DetailBodyDto, description: 'Unknown execution or interaction' })
+  @ApiUnprocessableEntityResponse({
+    type: ValidationErrorBodyDto,
+    description: 'The answer does not fit the prompt',
+  })
+  async respond(
+    @CurrentIdentity() identity: Identity,
+    @Param('id') executionId: string,
+    @Param('interactionId') interactionId: string,
+    @JsonBody(new ValidateBodyPipe(InteractionResponseDto)) body: InteractionResponseDto,
+  ): Promise<void> {
+    await this.interactions.respond(identity, executionId, interactionId, body.response);
+  }
+}
