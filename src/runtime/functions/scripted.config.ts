@@ -7,11 +7,13 @@ import {
   IsInt,
   IsNumber,
   IsString,
+  Matches,
   Min,
   ValidateNested,
 } from 'class-validator';
 import { Optional } from '../../core/validation/optional.decorator';
 import type { StepKind } from '../intermediate-step';
+import { PromptConfig } from '../prompts';
 
 export const STEP_KINDS: StepKind[] = ['tool', 'function', 'llm', 'custom', 'task', 'span'];
 
@@ -44,7 +46,15 @@ export class FailConfig {
   @Optional() @IsString() error_type?: string;
 }
 
-export const STEP_ACTIONS = ['step', 'stream', 'sleep', 'fail'] as const;
+/** `- prompt:` asks a person (any NAT prompt type) and saves the answer under `save_as`. */
+export class ScriptedPromptConfig extends PromptConfig {
+  @Optional()
+  @IsString()
+  @Matches(/^[A-Za-z_][\w-]*$/, { message: 'save_as must be a simple name (letters, digits, _ and -)' })
+  save_as?: string;
+}
+
+export const STEP_ACTIONS = ['step', 'stream', 'sleep', 'fail', 'prompt'] as const;
 export type StepAction = (typeof STEP_ACTIONS)[number];
 
 /** One entry of `steps:`: an object with exactly one action key. */
@@ -53,6 +63,7 @@ export class ScriptedStepConfig {
   @Optional() @ValidateNested() @Type(() => StreamConfig) stream?: StreamConfig;
   @Optional() @ValidateNested() @Type(() => SleepConfig) sleep?: SleepConfig;
   @Optional() @ValidateNested() @Type(() => FailConfig) fail?: FailConfig;
+  @Optional() @ValidateNested() @Type(() => ScriptedPromptConfig) prompt?: ScriptedPromptConfig;
 }
 
 export class ScriptedConfig {
@@ -65,6 +76,8 @@ export class ScriptedConfig {
   steps!: ScriptedStepConfig[];
   /** The result: `{{input}}` quotes the input text; later issues add answers by name. */
   @Optional() @IsString() output?: string;
+  /** The result when a person cancels a prompt that allows it; later steps are skipped. */
+  @Optional() @IsString() cancel_output?: string;
   /** Also stream the rendered output as the last output item (default true). */
   @Optional() @IsBoolean() stream_output?: boolean;
 }

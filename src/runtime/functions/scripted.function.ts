@@ -4,6 +4,7 @@ import { IsArray, IsOptional, IsString, ValidateIf, ValidateNested, IsDefined } 
 import { ChatMessageDto, lastUserText, type ChatRequestDto } from '../../core/dto/chat-request.dto';
 import type { ConfigProblem, FunctionType } from '../function-type';
 import type { WorkflowContext } from '../workflow-context';
+import { answerVariables, promptProblems } from '../prompts';
 import { renderDeep, renderTemplate, templateNames } from '../template';
 import { sleep, wordChunks } from '../text';
 import { STEP_ACTIONS, ScriptedConfig, type ScriptedStepConfig } from './scripted.config';
@@ -43,7 +44,11 @@ function inputText(input: ScriptedInputDto): string {
   return input.messages?.length ? lastUserText(input.messages) : '';
 }
 
-async function runStep(step: ScriptedStepConfig, ctx: WorkflowContext, vars: Record<string, unknown>) {
+async function runStep(
+  step: ScriptedStepConfig,
+  ctx: WorkflowContext,
+  vars: Record<string, unknown>,
+): Promise<'next' | 'cancelled'> {
   if (step.step) {
     const { name, kind = 'tool', input, payload, duration_seconds = 0 } = step.step;
     await ctx.step(
@@ -73,13 +78,19 @@ async function runStep(step: ScriptedStepConfig, ctx: WorkflowContext, vars: Rec
       renderTemplate(step.fail.message, vars),
       step.fail.error_type ?? 'WorkflowError',
     );
+  } else if (step.prompt) {
+    const { save_as, ...prompt } = step.prompt;
+    const answer = await ctx.prompt({ ...prompt, text: renderTemplate(prompt.text, vars) });
+    if (save_as) vars[save_as] = answerVariables(answer);
+    if (answer.type === 'cancel') return 'cancelled';
   }
+  return 'next';
 }
 
-/** The scripted workflow: drives every path (steps, streaming, failures, later prompts) without an LLM. */
+/** The scripted workflow: drives every path (steps, streaming, failures, prompts) without an LLM. */
 export const scriptedFunction: FunctionType<ScriptedConfig> = {
   type: 'scripted',
-  description: 'Runs a fixed list of steps: intermediate steps, streamed text, sleeps, failures.',
+  description: 'Runs a fixed list of steps: intermediate steps, streamed text, prompts, sleeps, failures.',
   config: ScriptedConfig,
   check(config) {
     const problems: ConfigProblem[] = [];
@@ -93,16 +104,26 @@ export const scriptedFunction: FunctionType<ScriptedConfig> = {
           message: `a step needs exactly one of ${STEP_ACTIONS.join(', ')}; found ${actions.join(', ') || 'none'}`,
         });
       }
-      const text = step.stream?.text ?? step.fail?.message;
+      const text = step.stream?.text ?? step.fail?.message ?? step.prompt?.text;
       for (const name of text ? templateNames(text) : []) {
-        if (!known.has(name))
+        if (!known.has(name)) {
           problems.push({
             loc: ['steps', i],
             message: `template names "${name}", which no earlier step defines`,
           });
+        }
+      }
+      if (step.prompt) {
+        for (const p of promptProblems(step.prompt)) {
+          problems.push({ loc: ['steps', i, 'prompt', p.field], message: p.message });
+        }
+        if (step.prompt.save_as) known.add(step.prompt.save_as);
       }
     });
-    for (const name of templateNames(config.output ?? '')) {
+    for (const name of [
+      ...templateNames(config.output ?? ''),
+      ...templateNames(config.cancel_output ?? ''),
+    ]) {
       if (!known.has(name) && name !== 'streamed') {
         problems.push({ loc: ['output'], message: `template names "${name}", which no step defines` });
       }
@@ -117,9 +138,15 @@ export const scriptedFunction: FunctionType<ScriptedConfig> = {
       fromChat: (request: ChatRequestDto) => ({ messages: request.messages }),
       async run(input, ctx) {
         const vars: Record<string, unknown> = { input: inputText(input as ScriptedInputDto) };
-        for (const step of config.steps) await runStep(step, ctx, vars);
-        if (config.output === undefined) return String(vars.streamed ?? '');
-        const output = renderTemplate(config.output, vars);
+        let template = config.output;
+        for (const step of config.steps) {
+          if ((await runStep(step, ctx, vars)) === 'cancelled') {
+            template = config.cancel_output ?? 'Cancelled.';
+            break;
+          }
+        }
+        if (template === undefined) return String(vars.streamed ?? '');
+        const output = renderTemplate(template, vars);
         if (config.stream_output !== false) ctx.emit(output);
         return output;
       },
