@@ -37,8 +37,7 @@ export class AppModule {
     if (routes.legacyChat) controllers.push(createChatController(routes.legacyChat, false, routes.chat));
     if (routes.completions) {
       const interactive = config.settings.general.front_end.enable_interactive_extensions;
-      const instead = routes.chat && `${routes.chat}/stream`;
-      controllers.push(createCompletionsController(routes.completions, interactive, instead));
+      controllers.push(createCompletionsController(routes.completions, interactive, routes.chat));
     }
     return {
       module: AppModule,

@@ -54,7 +54,9 @@ export async function createApp(
   });
   app.set('x-powered-by', false);
   app.set('query parser', 'simple');
-  app.enableCors(corsOptions(frontEnd.cors));
+  const { cors } = frontEnd;
+  // With no origin allowed there is nothing to answer, so no CORS middleware runs at all.
+  if (cors.allow_origins.length > 0 || cors.allow_origin_regex) app.enableCors(corsOptions(cors));
   app.use(jsonBodyParser(frontEnd.max_body_bytes));
   app.useGlobalFilters(new AppExceptionFilter(routeTable(resolveRoutes(frontEnd))));
   app.enableShutdownHooks();

@@ -5,11 +5,34 @@ const JSON_PATH = '/v1/workflow';
 const JSON_REQUEST = JSON.stringify({ message: 'hello world' });
 const JSON_RESPONSE = JSON.stringify({ value: 'hello world' });
 
-/** The streaming workload: 1,000 SSE frames of `data: {"value":"chunk "}`. */
+/** The streaming workload: 1,000 SSE frames of `data: {"value":"chunk "}` (each may carry an `id:`). */
 const STREAM_PATH = '/v1/workflow/stream';
 const STREAM_REQUEST = JSON.stringify({ input_message: 'x' });
 const STREAM_CHUNKS = 1000;
-const STREAM_FRAME = `data: ${JSON.stringify({ value: 'chunk ' })}\n\n`;
+const STREAM_DATA = JSON.stringify({ value: 'chunk ' });
+
+/**
+ * Checks a stream body: exactly STREAM_CHUNKS events, each with one `data:` line equal to
+ * STREAM_DATA, and otherwise only `id:` lines. Says whether the events are numbered `id: 1, 2, …`
+ * so the raw baseline can write the same bytes.
+ */
+function checkStream(body) {
+  const events = body.split('\n\n');
+  if (events.pop() !== '') return { ok: false, problem: 'the body does not end with a blank line' };
+  let ids = 0;
+  for (const [i, event] of events.entries()) {
+    const lines = event.split('\n');
+    const data = lines.filter((l) => l.startsWith('data: '));
+    const other = lines.filter((l) => !l.startsWith('data: ') && !l.startsWith('id: '));
+    if (data.length !== 1 || data[0] !== `data: ${STREAM_DATA}` || other.length > 0)
+      return { ok: false, problem: `event ${i + 1} is ${JSON.stringify(event)}` };
+    if (lines.includes(`id: ${i + 1}`)) ids++;
+  }
+  if (events.length !== STREAM_CHUNKS)
+    return { ok: false, problem: `${events.length} events instead of ${STREAM_CHUNKS}` };
+  if (ids !== 0 && ids !== events.length) return { ok: false, problem: 'only some events carry an id' };
+  return { ok: true, ids: ids > 0 };
+}
 
 const ECHO_YAML = 'workflow:\n  _type: echo\n';
 const SCRIPTED_YAML = [
@@ -30,7 +53,8 @@ module.exports = {
   STREAM_PATH,
   STREAM_REQUEST,
   STREAM_CHUNKS,
-  STREAM_FRAME,
+  STREAM_DATA,
+  checkStream,
   ECHO_YAML,
   SCRIPTED_YAML,
 };

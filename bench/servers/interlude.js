@@ -11,6 +11,7 @@ module.exports = async function start(variant) {
   const { builtinRegistry } = require(path.join(DIST, 'runtime', 'builtin-functions.js'));
   const yaml = variant === 'stream' ? SCRIPTED_YAML : ECHO_YAML;
   const config = parseConfig(yaml, `bench-${variant}.yml`, builtinRegistry());
-  const app = await createApp(config, { logger: false });
+  // Nest exits silently when its logger is off and the app cannot start: BENCH_LOG=1 shows why.
+  const app = await createApp(config, { logger: process.env.BENCH_LOG ? ['error', 'warn'] : false });
   return app.getHttpServer();
 };

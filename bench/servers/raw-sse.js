@@ -1,12 +1,18 @@
 'use strict';
 const http = require('node:http');
+const { randomUUID } = require('node:crypto');
 const { STREAM_PATH, STREAM_CHUNKS } = require('../lib/shared');
 
 /**
  * Baseline: plain node:http SSE. Parses the JSON body, sends the same headers as Interlude, flushes
  * them, then writes the same 1,000 frames (one JSON.stringify and one write per frame) and ends.
+ * `variant` lists what Interlude's stream carries that this should copy: `ids` (an `id: n` line per
+ * frame) and `execid` (an `X-Execution-Id` header), comma-separated.
  */
-module.exports = function start() {
+module.exports = function start(variant = '') {
+  const features = new Set(variant.split(',').filter(Boolean));
+  const ids = features.has('ids');
+  const execId = features.has('execid');
   return http.createServer((req, res) => {
     if (req.method !== 'POST' || req.url !== STREAM_PATH) {
       res.writeHead(404).end();
@@ -16,15 +22,20 @@ module.exports = function start() {
     req.on('data', (c) => parts.push(c));
     req.on('end', () => {
       JSON.parse(Buffer.concat(parts).toString('utf8'));
-      res.writeHead(200, {
+      const headers = {
         'Content-Type': 'text/event-stream; charset=utf-8',
         'Cache-Control': 'no-cache, no-transform',
         Connection: 'keep-alive',
         'X-Accel-Buffering': 'no',
-      });
+      };
+      if (execId) headers['X-Execution-Id'] = randomUUID();
+      res.writeHead(200, headers);
       res.flushHeaders();
       res.socket?.setNoDelay(true);
-      for (let i = 0; i < STREAM_CHUNKS; i++) res.write(`data: ${JSON.stringify({ value: 'chunk ' })}\n\n`);
+      for (let i = 0; i < STREAM_CHUNKS; i++) {
+        const id = ids ? `id: ${i + 1}\n` : '';
+        res.write(`${id}data: ${JSON.stringify({ value: 'chunk ' })}\n\n`);
+      }
       res.end();
     });
   });

@@ -34,7 +34,9 @@ export class ExecutionEventLog {
 
   append(body: ExecutionEventBody): ExecutionEvent | undefined {
     if (this.final) return undefined;
-    const event = { ...body, seq: ++this.seq } as ExecutionEvent;
+    // Publishers hand over fresh objects, so the sequence number is stamped on in place.
+    const event = body as ExecutionEvent;
+    event.seq = ++this.seq;
     this.events.push(event);
     if (isTerminal(event)) this.final = event;
     for (const listener of this.listeners) listener(event);

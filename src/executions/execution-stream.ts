@@ -38,7 +38,11 @@ export async function streamExecution(
         render(event);
       },
       options.afterSeq,
-    ).then(resolve);
+    ).then(() => {
+      // The renderer ends the response on the terminal event; a resume past it has to end it here.
+      if (!writer.isClosed) writer.end();
+      resolve();
+    });
   });
 }
 

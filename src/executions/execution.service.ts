@@ -11,6 +11,7 @@ import type { Prompt } from '../runtime/prompts';
 import type { RequestMetadata } from '../runtime/workflow-context';
 import { runWorkflow, type ExecutionSink } from '../runtime/workflow-runner';
 import { ExecutionEventLog } from './execution-event-log';
+import { LazyAbort } from './lazy-abort';
 import { TERMINAL_STATUSES, type ExecutionRecord } from './execution-record';
 import { ExecutionStore } from './execution.store';
 
@@ -58,7 +59,9 @@ export class ExecutionCancelled extends Error {
 
 interface Entry {
   execution: Execution;
-  controller: AbortController;
+  abort: LazyAbort;
+  /** Prompts the workflow is waiting on right now. */
+  waiting: number;
   exposure?: Exposure;
   ended: boolean;
   expiresAt?: number;
@@ -107,14 +110,14 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     };
     await this.store.create(record);
 
-    const controller = new AbortController();
+    const abort = new LazyAbort();
     const events = new ExecutionEventLog();
     let streamed = false;
     const publish = (event: ExecutionEventBody) => {
       if (event.kind === 'output') streamed = true;
       events.append(event);
     };
-    const entry: Entry = { controller, ended: false } as Entry;
+    const entry: Entry = { abort, ended: false, waiting: 0 } as Entry;
     entry.execution = {
       id: record.id,
       events,
@@ -126,7 +129,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     options.beforeRun?.(entry.execution);
     const sink: ExecutionSink = {
       publish,
-      prompt: (prompt, signal) => this.prompt(record.id, prompt, signal, publish, options),
+      prompt: (prompt, signal) => this.prompt(entry, prompt, signal, publish, options),
       authenticate: () =>
         Promise.reject(
           options.interactive
@@ -145,7 +148,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
         executionId: record.id,
         identity,
         request: options.request,
-        signal: controller.signal,
+        signal: () => abort.signal,
         sink,
       }))();
     void this.settle(entry, run, () => streamed);
@@ -180,7 +183,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async prompt(
-    id: string,
+    entry: Entry,
     prompt: Prompt,
     signal: AbortSignal,
     publish: (event: ExecutionEventBody) => void,
@@ -189,7 +192,12 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     if (!options.interactive && prompt.input_type !== 'notification') {
       throw this.notInteractive('ask a person (ctx.prompt)', options);
     }
-    return this.interactions.ask({ id, publish }, prompt, signal);
+    entry.waiting++;
+    try {
+      return await this.interactions.ask({ id: entry.execution.id, publish }, prompt, signal);
+    } finally {
+      entry.waiting--;
+    }
   }
 
   private async checkCapacity(identity: Identity): Promise<void> {
@@ -206,7 +214,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
 
   /** Turns the workflow's outcome into its terminal event and record (unless it was cancelled first). */
   private async settle(entry: Entry, run: Promise<unknown>, streamed: () => boolean): Promise<void> {
-    const { execution, controller } = entry;
+    const { execution } = entry;
     let end: Partial<ExecutionRecord>;
     try {
       const result = await run;
@@ -222,14 +230,14 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     }
     entry.ended = true;
     // Anything the workflow left waiting (a prompt raced by a parallel branch) is closed with it.
-    controller.abort(new ExecutionCancelled('execution ended'));
+    if (entry.waiting > 0) entry.abort.abort(new ExecutionCancelled('execution ended'));
     await this.finish(entry, end);
   }
 
   private async cancelEntry(entry: Entry, reason: string): Promise<void> {
     if (entry.ended) return;
     entry.ended = true;
-    entry.controller.abort(new ExecutionCancelled(reason));
+    entry.abort.abort(new ExecutionCancelled(reason));
     entry.execution.events.append({ kind: 'cancelled', reason });
     await this.finish(entry, {
       status: 'failed',

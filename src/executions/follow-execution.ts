@@ -12,5 +12,8 @@ export function followExecution(
       onEvent(event);
       if (isTerminal(event)) resolve();
     }, afterSeq);
+    // Resuming after the terminal event (Last-Event-ID of the last frame): nothing to replay, it is over.
+    const terminal = execution.events.terminal;
+    if (terminal && terminal.seq <= afterSeq) resolve();
   });
 }

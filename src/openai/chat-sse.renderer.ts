@@ -4,11 +4,12 @@ import { writeInteractiveEvent } from '../executions/execution-stream';
 import type { ExecutionUrls } from '../executions/execution-urls';
 import type { StepAdaptor } from '../runtime/step-adaptor';
 import { writeStreamError, type StreamErrorStyle } from '../workflows/generate-sse.renderer';
-import { chunkText, ChunkFactory } from './chat-output';
+import { chunkText, type ChunkFactory } from './chat-output';
 import { openAiError } from './openai-error';
 
 export interface ChatStreamOptions {
-  model: string;
+  /** One per completion, so a re-attached stream continues the same completion. */
+  chunks: ChunkFactory;
   adaptor: StepAdaptor;
   /**
    * `bare` / `event`: NAT's chat streams (legacy / versioned); `openai`: `/v1/chat/completions`, whose
@@ -23,8 +24,7 @@ export interface ChatStreamOptions {
 
 /** Renders one execution as a stream of `chat.completion.chunk` frames with `intermediate_data:` steps. */
 export function chatStreamRenderer(writer: SseWriter, options: ChatStreamOptions) {
-  const chunks = new ChunkFactory(options.model);
-  const { interactive } = options;
+  const { chunks, interactive } = options;
   const finish = () => {
     writer.data(chunks.stop());
     if (options.done) writer.data('[DONE]');

@@ -6,7 +6,7 @@ import { ServerConfig } from '../config/server-config';
 import { ExecutionResponder, type Face } from '../executions/execution-responder';
 import { StepAdaptor } from '../runtime/step-adaptor';
 import type { StreamErrorStyle } from '../workflows/generate-sse.renderer';
-import { modelOf, toChatCompletion } from './chat-output';
+import { ChunkFactory, modelOf, toChatCompletion } from './chat-output';
 import { chatStreamRenderer } from './chat-sse.renderer';
 
 export interface ChatFaceOptions {
@@ -42,13 +42,14 @@ export class ChatService {
 
   private face(request: ChatRequestDto, options: ChatFaceOptions): Face {
     const { mode, custom_event_types } = this.config.frontEnd.step_adaptor;
+    const chunks = new ChunkFactory(modelOf(request));
     return {
       interactive: options.interactive,
       interactiveRoute: options.interactiveRoute,
       renderResult: (result) => toChatCompletion(result, request),
       renderer: (writer, interactive) =>
         chatStreamRenderer(writer, {
-          model: modelOf(request),
+          chunks,
           adaptor: new StepAdaptor(mode, custom_event_types),
           errors: options.errors,
           done: options.done,

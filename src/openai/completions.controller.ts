@@ -26,7 +26,7 @@ export function createCompletionsController(
   /** `enable_interactive_extensions`: 202 and typed events here too (off by default, as in NAT). */
   interactive: boolean,
   /** The interactive chat route to name when a workflow asks here while extensions are off. */
-  interactiveRoute: string | null,
+  chatRoute: string | null,
 ): Type {
   @ApiTags('OpenAI')
   @UseFilters(OpenAiExceptionFilter)
@@ -57,7 +57,8 @@ export function createCompletionsController(
     ): Promise<void> {
       const options: ChatFaceOptions = {
         interactive,
-        interactiveRoute: interactiveRoute ?? undefined,
+        interactiveRoute:
+          chatRoute === null ? undefined : `${chatRoute}${request.stream === true ? '/stream' : ''}`,
         errors: 'openai',
         done: true,
       };

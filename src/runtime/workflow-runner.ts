@@ -33,7 +33,8 @@ export interface RunInit {
   executionId: string;
   identity: Identity;
   request: RequestMetadata;
-  signal: AbortSignal;
+  /** The run's signal, or a function that makes it when first needed. */
+  signal: AbortSignal | (() => AbortSignal);
   sink: ExecutionSink;
 }
 
@@ -52,15 +53,19 @@ class Context implements WorkflowContext {
   readonly executionId: string;
   readonly identity: Identity;
   readonly request: RequestMetadata;
-  readonly signal: AbortSignal;
+  private readonly signalOf: RunInit['signal'];
   private readonly sink: ExecutionSink;
 
   constructor(init: RunInit) {
     this.executionId = init.executionId;
     this.identity = init.identity;
     this.request = init.request;
-    this.signal = init.signal;
+    this.signalOf = init.signal;
     this.sink = init.sink;
+  }
+
+  get signal(): AbortSignal {
+    return typeof this.signalOf === 'function' ? this.signalOf() : this.signalOf;
   }
 
   async step<T>(

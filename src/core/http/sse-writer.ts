@@ -3,11 +3,16 @@ import type { ServerResponse } from 'node:http';
 /**
  * Writes Server-Sent Events by hand: NeMo Agent Toolkit's streams need non-standard lines
  * (`intermediate_data:`, bare JSON errors) that Nest's @Sse() cannot write. Headers go out before the
- * workflow starts, every frame is flushed as produced, and silence gets a `: keep-alive` comment.
+ * workflow starts, frames go out as produced (those produced in the same tick in one write, the
+ * first one at once), and silence gets a `: keep-alive` comment.
  */
 export class SseWriter {
   private keepAlive?: NodeJS.Timeout;
   private closed = false;
+  private pending = '';
+  private flushScheduled = false;
+  private sentFirst = false;
+  private readonly flushNow = () => this.flush();
 
   constructor(
     private readonly res: ServerResponse,
@@ -60,8 +65,12 @@ export class SseWriter {
     this.write(`${this.id()}${name}: ${JSON.stringify(value)}\n\n`);
   }
 
+  /** The id goes on the first frame of an event only, so ids never repeat. */
   private id(): string {
-    return this.eventId === undefined ? '' : `id: ${this.eventId}\n`;
+    if (this.eventId === undefined) return '';
+    const line = `id: ${this.eventId}\n`;
+    this.eventId = undefined;
+    return line;
   }
 
   /** A line outside SSE framing (NAT's bare JSON error on legacy streams). */
@@ -70,12 +79,33 @@ export class SseWriter {
   }
 
   end(): void {
+    this.flush();
     this.stop();
     if (!this.res.writableEnded) this.res.end();
   }
 
   private write(chunk: string): void {
     if (this.isClosed) return;
+    if (!this.sentFirst) {
+      // The first frame leaves at once rather than when the current burst of frames ends.
+      this.sentFirst = true;
+      this.res.write(chunk);
+      this.res.socket?.uncork();
+      this.arm();
+      return;
+    }
+    this.pending += chunk;
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      process.nextTick(this.flushNow);
+    }
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    if (this.pending === '' || this.isClosed) return;
+    const chunk = this.pending;
+    this.pending = '';
     this.res.write(chunk);
     this.arm();
   }

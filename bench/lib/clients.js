@@ -1,0 +1,141 @@
+'use strict';
+const http = require('node:http');
+const autocannon = require('autocannon');
+
+const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
+
+/** Nearest-rank percentile of an ascending array. */
+function percentile(sorted, q) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+
+/**
+ * One POST with a raw http.request. Times (ms, from the moment the request was ended) to the
+ * response headers, to the first body chunk and to the end of the body.
+ */
+function timedPost({ agent, port, path, body, keepBody = false }) {
+  const payload = Buffer.from(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request({
+      agent,
+      host: '127.0.0.1',
+      port,
+      path,
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Content-Length': payload.length },
+    });
+    let t0 = 0;
+    req.on('error', reject);
+    req.on('response', (res) => {
+      const headers = nowMs() - t0;
+      let first;
+      let bytes = 0;
+      const parts = [];
+      res.on('data', (chunk) => {
+        if (first === undefined) first = nowMs() - t0;
+        bytes += chunk.length;
+        if (keepBody) parts.push(chunk);
+      });
+      res.on('error', reject);
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode,
+          headers,
+          firstByte: first ?? NaN,
+          total: nowMs() - t0,
+          bytes,
+          body: keepBody ? Buffer.concat(parts).toString('utf8') : undefined,
+          responseHeaders: res.headers,
+        }),
+      );
+    });
+    req.end(payload);
+    t0 = nowMs();
+  });
+}
+
+/** `count` sequential requests on `agent` (one keep-alive connection); checks every stream's length. */
+async function sequentialRuns({ agent, port, path, body, expectBytes, count }) {
+  const runs = [];
+  for (let i = 0; i < count; i++) {
+    const r = await timedPost({ agent, port, path, body });
+    if (r.status !== 200 || r.bytes !== expectBytes)
+      throw new Error(`stream answered ${r.status} with ${r.bytes} bytes, expected 200 with ${expectBytes}`);
+    runs.push(r);
+  }
+  return runs;
+}
+
+/** TTFB and time-to-headers percentiles of sequential runs, and their summed duration. */
+function summarizeRuns(runs) {
+  const sorted = (key) => runs.map((r) => r[key]).sort((a, b) => a - b);
+  const ttfb = sorted('firstByte');
+  const headers = sorted('headers');
+  return {
+    count: runs.length,
+    ttfbP50: percentile(ttfb, 0.5),
+    ttfbP99: percentile(ttfb, 0.99),
+    headersP50: percentile(headers, 0.5),
+    headersP99: percentile(headers, 0.99),
+    streamP50: percentile(sorted('total'), 0.5),
+    totalMs: runs.reduce((sum, r) => sum + r.total, 0),
+  };
+}
+
+/** `connections` clients each streaming back to back until `durationMs` is up. Returns bytes and time. */
+async function concurrentStreams({ port, path, body, expectBytes, connections, durationMs }) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const started = nowMs();
+  const deadline = started + durationMs;
+  let streams = 0;
+  let bytes = 0;
+  const loop = async () => {
+    while (nowMs() < deadline) {
+      const r = await timedPost({ agent, port, path, body });
+      if (r.status !== 200 || r.bytes !== expectBytes)
+        throw new Error(
+          `stream answered ${r.status} with ${r.bytes} bytes, expected 200 with ${expectBytes}`,
+        );
+      streams++;
+      bytes += r.bytes;
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: connections }, loop));
+    return { streams, bytes, elapsedMs: nowMs() - started };
+  } finally {
+    agent.destroy();
+  }
+}
+
+/**
+ * One autocannon run (in this process, so on this process's core). The result is not aggregated:
+ * run.js merges the rounds of one server with autocannon.aggregateResult().
+ */
+function cannon({ port, path, body, connections, duration }) {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url: `http://127.0.0.1:${port}${path}`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        connections,
+        duration,
+        skipAggregateResult: true,
+      },
+      (err, result) => (err ? reject(err) : resolve(result)),
+    );
+  });
+}
+
+module.exports = {
+  nowMs,
+  percentile,
+  timedPost,
+  sequentialRuns,
+  summarizeRuns,
+  concurrentStreams,
+  cannon,
+};
