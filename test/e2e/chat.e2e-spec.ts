@@ -1,5 +1,13 @@
 import { dataOf, linesWith, postJson, postStream, type StreamResult } from '../utils/sse';
-import { ECHO_OPENAI_YAML, ECHO_YAML, scriptedYaml, startApp, type TestApp } from '../utils/test-app';
+import {
+  ECHO_OPENAI_YAML,
+  ECHO_YAML,
+  scriptedYaml,
+  startApp,
+  type TestApp,
+  FAILURE_POINTS,
+  failingYaml,
+} from '../utils/test-app';
 
 interface Chunk {
   id: string;
@@ -188,22 +196,10 @@ describe('chat routes with a scripted workflow', () => {
   );
 });
 
-describe.each([
-  ['after a tool step', `- step: { name: lookup, kind: tool, input: { q: '{{input}}' }, payload: 1 }`],
-  ['after streaming part of the answer', `- stream: { text: 'partial answer' }`],
-  ['at once', ''],
-])('chat routes when the workflow fails %s', (_name, before) => {
+describe.each(FAILURE_POINTS)('chat routes when the workflow fails %s', (_name, before) => {
   let t: TestApp;
   const failure = { code: 'workflow_error', message: 'tool exploded', details: 'ValueError' };
-  beforeAll(
-    async () =>
-      (t = await startApp(
-        scriptedYaml(
-          `${before}\n- fail: { message: 'tool exploded', error_type: ValueError }`.trim(),
-          'never',
-        ),
-      )),
-  );
+  beforeAll(async () => (t = await startApp(failingYaml(before))));
   afterAll(() => t.close());
 
   it.each(['/v1/chat', '/chat'])('POST %s answers 422 with the workflow error', async (path) => {

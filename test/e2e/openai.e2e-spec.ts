@@ -1,6 +1,14 @@
 import OpenAI from 'openai';
 import { dataOf, postJson, postStream, type StreamResult } from '../utils/sse';
-import { ECHO_OPENAI_YAML, ECHO_YAML, scriptedYaml, startApp, type TestApp } from '../utils/test-app';
+import {
+  ECHO_OPENAI_YAML,
+  ECHO_YAML,
+  scriptedYaml,
+  startApp,
+  type TestApp,
+  FAILURE_POINTS,
+  failingYaml,
+} from '../utils/test-app';
 
 interface Chunk {
   id: string;
@@ -184,21 +192,9 @@ describe('/v1/chat/completions with a scripted workflow', () => {
   });
 });
 
-describe.each([
-  ['after a tool step', `- step: { name: lookup, kind: tool, input: { q: '{{input}}' }, payload: 1 }`],
-  ['after streaming part of the answer', `- stream: { text: 'partial answer' }`],
-  ['at once', ''],
-])('/v1/chat/completions when the workflow fails %s', (_name, before) => {
+describe.each(FAILURE_POINTS)('/v1/chat/completions when the workflow fails %s', (_name, before) => {
   let t: TestApp;
-  beforeAll(
-    async () =>
-      (t = await startApp(
-        scriptedYaml(
-          `${before}\n- fail: { message: 'tool exploded', error_type: ValueError }`.trim(),
-          'never',
-        ),
-      )),
-  );
+  beforeAll(async () => (t = await startApp(failingYaml(before))));
   afterAll(() => t.close());
 
   it('raw non-streaming: 422 with an OpenAI workflow_error body', async () => {

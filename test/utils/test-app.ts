@@ -70,3 +70,18 @@ export async function eventually<T>(
     }
   }
 }
+
+/** Where in a run a scripted workflow can fail: after a step, mid-answer, or at once. */
+export const FAILURE_POINTS: [string, string][] = [
+  ['after a tool step', `- step: { name: lookup, kind: tool, input: { q: '{{input}}' }, payload: 1 }`],
+  ['after streaming part of the answer', `- stream: { text: 'partial answer' }`],
+  ['at once', ''],
+];
+
+/** A scripted workflow that does `before`, then fails with "tool exploded" (ValueError). */
+export function failingYaml(before: string): string {
+  return scriptedYaml(
+    `${before}\n- fail: { message: 'tool exploded', error_type: ValueError }`.trim(),
+    'never',
+  );
+}
