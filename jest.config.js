@@ -13,7 +13,7 @@ const swc = [
 ];
 const common = {
   transform: { '^.+\\.(t|j)s$': swc },
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|jose)/)'],
   testEnvironment: 'node',
   setupFiles: ['reflect-metadata'],
 };

@@ -1,4 +1,7 @@
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { IdentityGuard } from './core/identity/identity.guard';
+import { IdentityResolver } from './core/identity/identity.resolver';
 import { ConfigModule } from './config/config.module';
 import type { AppConfig } from './config/config.loader';
 import { ExecutionResponder } from './executions/execution-responder';
@@ -43,7 +46,7 @@ export class AppModule {
       module: AppModule,
       imports: [ConfigModule.forRoot(config), ExecutionsModule],
       controllers,
-      providers: [ChatService, ExecutionResponder],
+      providers: [ChatService, ExecutionResponder, IdentityResolver, { provide: APP_GUARD, useClass: IdentityGuard }],
     };
   }
 }

@@ -150,6 +150,13 @@ export function parseConfig(
     const fn = build(['functions', name], name, component);
     if (fn) functions.set(name, fn);
   }
+  const jwt = top.ok ? top.value.general.auth.jwt : undefined;
+  if (jwt && jwt.verify !== false && [jwt.secret, jwt.public_key, jwt.jwks_url].filter(Boolean).length !== 1) {
+    found.push({
+      loc: ['general', 'auth', 'jwt'],
+      message: 'needs exactly one of secret, public_key or jwks_url (or verify: false to decode without verifying)',
+    });
+  }
   // LLM clients and auth providers are built by their own modules; here each needs at least a _type.
   for (const section of ['llms', 'authentication']) {
     const entries = isMapping(sections[section]) ? (sections[section] as Record<string, unknown>) : {};

@@ -5,6 +5,7 @@ import {
   IsDefined,
   IsIn,
   IsInt,
+  IsNumber,
   IsObject,
   IsOptional,
   IsString,
@@ -14,6 +15,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { IsDuration } from '../core/validation/duration';
 import { Optional } from '../core/validation/optional.decorator';
 import { STEP_ADAPTOR_MODES, type StepAdaptorMode } from '../runtime/step-adaptor';
 
@@ -95,7 +97,55 @@ export class FrontEndConfig {
   @Optional() @IsIn(['continue', 'cancel']) on_disconnect: 'continue' | 'cancel' = 'continue';
 }
 
+export const JWT_ALGORITHMS = [
+  'HS256',
+  'HS384',
+  'HS512',
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
+
+/** How Bearer JWTs are verified. Exactly one key source, unless `verify: false` (decode only). */
+export class JwtConfig {
+  /** A shared secret for HS256/384/512. */
+  @Optional() @IsString() secret?: string;
+  /** A PEM public key (SPKI) for RS*, PS*, ES* or EdDSA. */
+  @Optional() @IsString() public_key?: string;
+  /** A JWKS endpoint; keys are cached and re-fetched when a token names an unknown key. */
+  @Optional()
+  @IsString()
+  @Matches(/^https?:\/\//, { message: 'jwks_url must be an http(s) URL' })
+  jwks_url?: string;
+  @Optional() @IsString() issuer?: string;
+  @Optional() @IsArray() @IsString({ each: true }) audience?: string[];
+  @Optional() @IsArray() @IsIn(JWT_ALGORITHMS, { each: true }) algorithms?: string[];
+  @Optional() @Min(0) @IsInt() clock_tolerance_seconds = 30;
+  /** false: decode without verifying (what NeMo Agent Toolkit does). Only for trusted gateways. */
+  @Optional() @IsBoolean() verify = true;
+}
+
+export class AuthConfig {
+  @Optional() @ValidateNested() @Type(() => JwtConfig) jwt?: JwtConfig;
+  /** Anonymous requests get 401. */
+  @Optional() @IsBoolean() require_identity = false;
+  /** Who may read /monitor/users: user ids, or `role:<name>` for a JWT role. Unset: anyone. */
+  @Optional() @IsArray() @IsString({ each: true }) admin?: string[];
+}
+
 export class GeneralConfig {
+  @Optional() @ValidateNested() @Type(() => AuthConfig) auth = new AuthConfig();
+  /** Idle time after which a user's per-user workflow instance is dropped (seconds, "30m", "PT30M"…). */
+  @Optional() @IsDuration() per_user_workflow_timeout: number | string = 1800;
+  /** How often idle per-user workflow instances are looked for. */
+  @Optional() @IsDuration() per_user_workflow_cleanup_interval: number | string = 300;
   @Optional() @ValidateNested() @Type(() => FrontEndConfig) front_end = new FrontEndConfig();
   @Optional() @IsBoolean() enable_per_user_monitoring = false;
   /** Seconds a finished execution stays readable before it is evicted. */

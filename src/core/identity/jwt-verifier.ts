@@ -1,0 +1,98 @@
+import { Logger } from '@nestjs/common';
+import {
+  createRemoteJWKSet,
+  decodeJwt,
+  decodeProtectedHeader,
+  errors,
+  importSPKI,
+  jwtVerify,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+} from 'jose';
+import type { JwtConfig } from '../../config/config.schema';
+import { AppError, ErrorCode } from '../errors/app-error';
+
+const HMAC = ['HS256', 'HS384', 'HS512'];
+const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+
+/** 401 with a `WWW-Authenticate` challenge (RFC 6750) naming what is wrong. */
+export function invalidToken(description: string): AppError {
+  const quoted = description.replace(/["\\]/g, "'");
+  return new AppError(ErrorCode.Unauthorized, description, {
+    headers: { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${quoted}"` },
+  });
+}
+
+/** Whether a bearer token is shaped like a JWT (a JOSE header that decodes), as opposed to an API key. */
+export function looksLikeJwt(token: string): boolean {
+  if (!/^[\w-]+\.[\w-]+\.[\w-]*$/.test(token)) return false;
+  try {
+    return typeof decodeProtectedHeader(token).alg === 'string';
+  } catch {
+    return false;
+  }
+}
+
+/** Verifies Bearer JWTs as `general.auth.jwt` says; never trusts a token it cannot verify unless told to. */
+export class JwtVerifier {
+  private readonly logger = new Logger('Auth');
+  private key?: Uint8Array | JWTVerifyGetKey | ReturnType<typeof importSPKI>;
+
+  constructor(private readonly config: JwtConfig | undefined) {
+    if (!config) return;
+    if (config.verify === false) {
+      this.logger.warn(
+        'general.auth.jwt.verify is false: Bearer JWTs are decoded WITHOUT verifying their signature. ' +
+          'Only do this behind a gateway that verifies them.',
+      );
+      return;
+    }
+    if (config.secret) this.key = new TextEncoder().encode(config.secret);
+    else if (config.jwks_url) {
+      this.key = createRemoteJWKSet(new URL(config.jwks_url), { cacheMaxAge: 10 * 60_000, cooldownDuration: 30_000 });
+    } else if (config.public_key) {
+      const alg = config.algorithms?.find((a) => ASYMMETRIC.includes(a)) ?? 'RS256';
+      this.key = importSPKI(config.public_key, alg);
+    }
+  }
+
+  async verify(token: string): Promise<JWTPayload> {
+    const config = this.config;
+    if (!config) {
+      throw invalidToken(
+        'This server does not accept JWTs until it can verify them: configure general.auth.jwt ' +
+          '(secret, public_key or jwks_url), or verify: false behind a gateway that verifies them.',
+      );
+    }
+    if (config.verify === false) {
+      try {
+        return decodeJwt(token);
+      } catch {
+        throw invalidToken('The token is not a valid JWT');
+      }
+    }
+    try {
+      const algorithms = config.algorithms ?? (config.secret ? HMAC : ASYMMETRIC);
+      const key = await this.key;
+      const { payload } = await jwtVerify(token, key as Parameters<typeof jwtVerify>[1], {
+        algorithms,
+        issuer: config.issuer,
+        audience: config.audience,
+        clockTolerance: config.clock_tolerance_seconds,
+      });
+      return payload;
+    } catch (err) {
+      throw invalidToken(describe(err));
+    }
+  }
+}
+
+function describe(err: unknown): string {
+  if (err instanceof errors.JWTExpired) return 'The token has expired';
+  if (err instanceof errors.JWTClaimValidationFailed) return `The token's "${err.claim}" claim is not accepted`;
+  if (err instanceof errors.JWSSignatureVerificationFailed) return 'The token signature is not valid';
+  if (err instanceof errors.JOSEAlgNotAllowed) return "The token's algorithm is not accepted";
+  if (err instanceof errors.JWKSNoMatchingKey) return 'No key matches the token';
+  if (err instanceof errors.JOSEError) return `The token is not accepted (${err.code})`;
+  return 'The token could not be verified';
+}
