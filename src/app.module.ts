@@ -46,7 +46,12 @@ export class AppModule {
       module: AppModule,
       imports: [ConfigModule.forRoot(config), ExecutionsModule],
       controllers,
-      providers: [ChatService, ExecutionResponder, IdentityResolver, { provide: APP_GUARD, useClass: IdentityGuard }],
+      providers: [
+        ChatService,
+        ExecutionResponder,
+        IdentityResolver,
+        { provide: APP_GUARD, useClass: IdentityGuard },
+      ],
     };
   }
 }

@@ -299,7 +299,7 @@ workflow:
     });
     expect(problemAt(err, 'general.enable_per_user_monitorng').line).toBe(8);
     expect(problemAt(err, 'functions.helper._type')).toMatchObject({
-      message: expect.stringMatching(/no_such_type.*echo, scripted/),
+      message: expect.stringMatching(/no_such_type.*known types: echo, per_user_counter, scripted/),
       line: 11,
     });
     expect(problemAt(err, 'functions.plan.steps[0]').message).toMatch(/nobody/);
@@ -325,7 +325,9 @@ workflow:
 
   it('names the known types for an unknown workflow _type', () => {
     const problem = problemAt(errorOf('workflow:\n  _type: react_agent\n'), 'workflow._type');
-    expect(problem.message).toBe('unknown _type "react_agent"; known types: echo, scripted');
+    expect(problem.message).toBe(
+      'unknown _type "react_agent"; known types: echo, per_user_counter, scripted',
+    );
     expect(problem.line).toBe(2);
   });
 

@@ -31,8 +31,18 @@ export class ConfigError extends Error {
 export interface AppConfig {
   file: string;
   settings: ConfigFile;
+  /** The workflow as built at start-up (its input schema documents the routes). */
   workflow: BuiltFunction;
+  /** `per_user: true`: each user gets an instance of their own, built by `buildWorkflow`. */
+  perUser: boolean;
+  buildWorkflow(): BuiltFunction;
   functions: Map<string, BuiltFunction>;
+}
+
+interface Built {
+  fn: BuiltFunction;
+  make(): BuiltFunction;
+  perUser: boolean;
 }
 
 type Loc = (string | number)[];
@@ -117,12 +127,12 @@ export function parseConfig(
   if (!top.ok) found.push(...top.issues.map((i) => ({ loc: i.loc, message: i.msg })));
 
   const functions = new Map<string, BuiltFunction>();
-  let workflow: BuiltFunction | undefined;
+  let workflow: Built | undefined;
   // Components are checked even when the rest of the file has problems, so every problem is reported.
   const sections = (top.ok ? top.value : plain) as Record<string, unknown>;
   const isMapping = (v: unknown): v is Record<string, unknown> =>
     v !== null && typeof v === 'object' && !Array.isArray(v);
-  const build = (loc: Loc, name: string, component: unknown): BuiltFunction | undefined => {
+  const build = (loc: Loc, name: string, component: unknown): Built | undefined => {
     const typeName = (component as { _type?: unknown } | null)?._type;
     if (component === null || typeof component !== 'object' || typeof typeName !== 'string') {
       found.push({ loc, message: 'must be a mapping with a _type' });
@@ -136,25 +146,37 @@ export function parseConfig(
       });
       return undefined;
     }
-    const checked = validatePlain(type.config, component, loc, { forbidUnknown: true });
+    // `per_user` is the server's business, valid on any component.
+    const { per_user: perUser, ...settings } = component as Record<string, unknown>;
+    if (perUser !== undefined && typeof perUser !== 'boolean') {
+      found.push({ loc: [...loc, 'per_user'], message: 'Input should be a valid boolean' });
+    }
+    const checked = validatePlain(type.config, settings, loc, { forbidUnknown: true });
     if (!checked.ok) {
       found.push(...checked.issues.map((i) => ({ loc: i.loc, message: i.msg })));
       return undefined;
     }
     const problems = type.check?.(checked.value) ?? [];
     for (const p of problems) found.push({ loc: [...loc, ...p.loc], message: p.message });
-    return problems.length ? undefined : type.build(checked.value, { name });
+    if (problems.length) return undefined;
+    const make = () => type.build(checked.value, { name });
+    return { fn: make(), make, perUser: perUser === true };
   };
   const declared = isMapping(sections.functions) ? sections.functions : {};
   for (const [name, component] of Object.entries(declared)) {
-    const fn = build(['functions', name], name, component);
-    if (fn) functions.set(name, fn);
+    const built = build(['functions', name], name, component);
+    if (built) functions.set(name, built.fn);
   }
   const jwt = top.ok ? top.value.general.auth.jwt : undefined;
-  if (jwt && jwt.verify !== false && [jwt.secret, jwt.public_key, jwt.jwks_url].filter(Boolean).length !== 1) {
+  if (
+    jwt &&
+    jwt.verify !== false &&
+    [jwt.secret, jwt.public_key, jwt.jwks_url].filter(Boolean).length !== 1
+  ) {
     found.push({
       loc: ['general', 'auth', 'jwt'],
-      message: 'needs exactly one of secret, public_key or jwks_url (or verify: false to decode without verifying)',
+      message:
+        'needs exactly one of secret, public_key or jwks_url (or verify: false to decode without verifying)',
     });
   }
   // LLM clients and auth providers are built by their own modules; here each needs at least a _type.
@@ -175,7 +197,14 @@ export function parseConfig(
       found.map((p) => ({ path: formatPath(p.loc), message: p.message, line: lineOf(doc, counter, p.loc) })),
     );
   }
-  return { file, settings: top.value, workflow, functions };
+  return {
+    file,
+    settings: top.value,
+    workflow: workflow.fn,
+    perUser: workflow.perUser,
+    buildWorkflow: workflow.make,
+    functions,
+  };
 }
 
 export function loadConfig(

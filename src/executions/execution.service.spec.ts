@@ -4,6 +4,7 @@ import { parseConfig } from '../config/config.loader';
 import { builtinRegistry } from '../runtime/builtin-functions';
 import { ExecutionService } from './execution.service';
 import { MemoryExecutionStore } from './memory-execution.store';
+import { WorkflowInstances } from './workflow-instances';
 import { InProcessInteractionBroker } from '../interactions/interaction.broker';
 import { InteractionService } from '../interactions/interaction.service';
 import type { WorkflowContext } from '../runtime/workflow-context';
@@ -14,7 +15,10 @@ function service(yaml: string) {
   const config = new ServerConfig(parseConfig(yaml, 'test.yml', builtinRegistry()));
   const store = new MemoryExecutionStore();
   const interactions = new InteractionService(store, new InProcessInteractionBroker());
-  return { store, executions: new ExecutionService(store, interactions, config) };
+  return {
+    store,
+    executions: new ExecutionService(store, interactions, new WorkflowInstances(config), config),
+  };
 }
 
 const SLOW = `

@@ -12,6 +12,7 @@ import type { RequestMetadata } from '../runtime/workflow-context';
 import { runWorkflow, type ExecutionSink } from '../runtime/workflow-runner';
 import { ExecutionEventLog } from './execution-event-log';
 import { LazyAbort } from './lazy-abort';
+import { WorkflowInstances } from './workflow-instances';
 import { TERMINAL_STATUSES, type ExecutionRecord } from './execution-record';
 import { ExecutionStore } from './execution.store';
 
@@ -78,6 +79,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   constructor(
     private readonly store: ExecutionStore,
     private readonly interactions: InteractionService,
+    private readonly instances: WorkflowInstances,
     private readonly config: ServerConfig,
   ) {}
 
@@ -96,7 +98,8 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
 
   async start(input: unknown, identity: Identity, options: StartOptions): Promise<Execution> {
     if (options.interactive) await this.checkCapacity(identity);
-    const workflow = options.workflow ?? this.config.workflow;
+    const workflow = options.workflow ?? this.instances.acquire(identity);
+    const release = options.workflow ? () => undefined : () => this.instances.release(identity);
     const now = Date.now();
     const record: ExecutionRecord = {
       id: randomUUID(),
@@ -151,7 +154,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
         signal: () => abort.signal,
         sink,
       }))();
-    void this.settle(entry, run, () => streamed);
+    void this.settle(entry, run, () => streamed).finally(release);
     return entry.execution;
   }
 

@@ -6,6 +6,7 @@ import { ExecutionService } from './execution.service';
 import { ExecutionStore } from './execution.store';
 import { ExecutionsController } from './executions.controller';
 import { MemoryExecutionStore } from './memory-execution.store';
+import { WorkflowInstances } from './workflow-instances';
 
 /**
  * The engine and its rendezvous: executions and interactions share the store, so they are wired in
@@ -17,8 +18,9 @@ import { MemoryExecutionStore } from './memory-execution.store';
     { provide: ExecutionStore, useFactory: () => new MemoryExecutionStore() },
     { provide: InteractionBroker, useFactory: () => new InProcessInteractionBroker() },
     InteractionService,
+    WorkflowInstances,
     ExecutionService,
   ],
-  exports: [ExecutionService, ExecutionStore, InteractionService],
+  exports: [ExecutionService, ExecutionStore, InteractionService, WorkflowInstances],
 })
 export class ExecutionsModule {}

@@ -20,10 +20,18 @@ export class IdentityGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<Request & { identity?: Identity }>();
     const identity = await this.resolver.resolve(req.headers);
     req.identity = identity;
-    if (identity.userId === null && this.config.general.auth.require_identity && !OPEN_PATHS.some((p) => p.test(req.path))) {
-      throw new AppError(ErrorCode.Unauthorized, 'This server requires you to identify yourself (a session cookie or a token)', {
-        headers: { 'WWW-Authenticate': 'Bearer' },
-      });
+    if (
+      identity.userId === null &&
+      this.config.general.auth.require_identity &&
+      !OPEN_PATHS.some((p) => p.test(req.path))
+    ) {
+      throw new AppError(
+        ErrorCode.Unauthorized,
+        'This server requires you to identify yourself (a session cookie or a token)',
+        {
+          headers: { 'WWW-Authenticate': 'Bearer' },
+        },
+      );
     }
     return true;
   }

@@ -22,7 +22,8 @@ export class IdentityResolver {
   }
 
   async resolve(headers: IncomingHttpHeaders): Promise<Identity> {
-    const session = typeof headers.cookie === 'string' ? parseCookies(headers.cookie)[SESSION_COOKIE] : undefined;
+    const session =
+      typeof headers.cookie === 'string' ? parseCookies(headers.cookie)[SESSION_COOKIE] : undefined;
     if (session) return { userId: natUserId(session), source: 'cookie', claims: {} };
 
     const authorization = headers.authorization;
@@ -30,7 +31,8 @@ export class IdentityResolver {
       const [scheme, ...rest] = authorization.trim().split(/\s+/);
       const credentials = rest.join(' ');
       if (/^bearer$/i.test(scheme) && credentials) {
-        if (!looksLikeJwt(credentials)) return { userId: natUserId(credentials), source: 'api_key', claims: {} };
+        if (!looksLikeJwt(credentials))
+          return { userId: natUserId(credentials), source: 'api_key', claims: {} };
         const claims = await this.jwt.verify(credentials);
         const key = [claims.sub, claims.email, claims.preferred_username].find(
           (v): v is string => typeof v === 'string' && v !== '',
@@ -41,13 +43,18 @@ export class IdentityResolver {
       if (/^basic$/i.test(scheme) && credentials) {
         return { userId: natUserId(credentials), source: 'basic', claims: {} };
       }
-      throw new AppError(ErrorCode.Unauthorized, `Unsupported Authorization scheme "${scheme}": use Bearer or Basic`, {
-        headers: { 'WWW-Authenticate': 'Bearer' },
-      });
+      throw new AppError(
+        ErrorCode.Unauthorized,
+        `Unsupported Authorization scheme "${scheme}": use Bearer or Basic`,
+        {
+          headers: { 'WWW-Authenticate': 'Bearer' },
+        },
+      );
     }
 
     const apiKey = headers['x-api-key'];
-    if (typeof apiKey === 'string' && apiKey !== '') return { userId: natUserId(apiKey), source: 'api_key', claims: {} };
+    if (typeof apiKey === 'string' && apiKey !== '')
+      return { userId: natUserId(apiKey), source: 'api_key', claims: {} };
     return ANONYMOUS;
   }
 }

@@ -7,4 +7,8 @@ export interface Identity {
   claims: Record<string, unknown>;
 }
 
-export const ANONYMOUS: Identity = Object.freeze({ userId: null, source: 'anonymous', claims: Object.freeze({}) });
+export const ANONYMOUS: Identity = Object.freeze({
+  userId: null,
+  source: 'anonymous',
+  claims: Object.freeze({}),
+});

@@ -49,7 +49,10 @@ export class JwtVerifier {
     }
     if (config.secret) this.key = new TextEncoder().encode(config.secret);
     else if (config.jwks_url) {
-      this.key = createRemoteJWKSet(new URL(config.jwks_url), { cacheMaxAge: 10 * 60_000, cooldownDuration: 30_000 });
+      this.key = createRemoteJWKSet(new URL(config.jwks_url), {
+        cacheMaxAge: 10 * 60_000,
+        cooldownDuration: 30_000,
+      });
     } else if (config.public_key) {
       const alg = config.algorithms?.find((a) => ASYMMETRIC.includes(a)) ?? 'RS256';
       this.key = importSPKI(config.public_key, alg);
@@ -89,7 +92,8 @@ export class JwtVerifier {
 
 function describe(err: unknown): string {
   if (err instanceof errors.JWTExpired) return 'The token has expired';
-  if (err instanceof errors.JWTClaimValidationFailed) return `The token's "${err.claim}" claim is not accepted`;
+  if (err instanceof errors.JWTClaimValidationFailed)
+    return `The token's "${err.claim}" claim is not accepted`;
   if (err instanceof errors.JWSSignatureVerificationFailed) return 'The token signature is not valid';
   if (err instanceof errors.JOSEAlgNotAllowed) return "The token's algorithm is not accepted";
   if (err instanceof errors.JWKSNoMatchingKey) return 'No key matches the token';

@@ -1,0 +1,43 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsDefined, IsIn, IsString } from 'class-validator';
+import { Optional } from '../../core/validation/optional.decorator';
+import type { ChatRequestDto } from '../../core/dto/chat-request.dto';
+import { lastUserText } from '../../core/dto/chat-request.dto';
+import type { FunctionType } from '../function-type';
+
+export class PerUserCounterConfig {
+  @IsString() _type!: string;
+  @Optional() @IsString() description?: string;
+}
+
+export class CounterInputDto {
+  @ApiProperty({ enum: ['increment', 'get'], example: 'increment' })
+  @IsDefined()
+  @IsIn(['increment', 'get'], { message: "Input should be 'increment' or 'get'" })
+  action!: 'increment' | 'get';
+}
+
+/**
+ * A counter that lives in its workflow instance: declared `per_user: true`, each user counts alone
+ * (`config/examples/per-user-counter.yml`). Answers `{count, user_id}` as it is.
+ */
+export const perUserCounterFunction: FunctionType<PerUserCounterConfig> = {
+  type: 'per_user_counter',
+  description: 'Counts per user: {"action": "increment" | "get"} → {"count", "user_id"}.',
+  config: PerUserCounterConfig,
+  build(config) {
+    let count = 0;
+    return {
+      type: 'per_user_counter',
+      description: config.description ?? 'A per-user counter.',
+      input: { kind: 'schema', dto: CounterInputDto },
+      fromChat: (request: ChatRequestDto) => ({
+        action: lastUserText(request.messages).trim() === 'get' ? 'get' : 'increment',
+      }),
+      async run(input, ctx) {
+        if ((input as CounterInputDto).action === 'increment') count++;
+        return { count, user_id: ctx.identity.userId };
+      },
+    };
+  },
+};
