@@ -4,7 +4,9 @@
  *   node bench/child.js <server> [variant]
  * IPC protocol: sends {type:'ready', port}; answers {type:'cpu'} with process.cpuUsage();
  * {type:'profile-start'} / {type:'profile-stop', file} record a V8 CPU profile of just the measured
- * window (node:inspector); {type:'stop'} closes the server and exits.
+ * window (node:inspector); {type:'memory'} answers process.memoryUsage(), taken after a full GC when
+ * the child runs with --expose-gc ({gc: true|false} in the answer says which); {type:'heap-snapshot',
+ * file} writes a V8 heap snapshot; {type:'stop'} closes the server and exits.
  */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -20,6 +22,18 @@ function post(method, params) {
 async function onMessage(server, msg) {
   if (msg.type === 'cpu') {
     process.send({ type: 'cpu', usage: process.cpuUsage() });
+  } else if (msg.type === 'memory') {
+    const gc = typeof globalThis.gc === 'function';
+    if (gc) {
+      // Twice: the first pass can leave objects that only die once their finalizers have run.
+      globalThis.gc();
+      await require('node:timers/promises').setImmediate();
+      globalThis.gc();
+    }
+    process.send({ type: 'memory', gc, usage: process.memoryUsage() });
+  } else if (msg.type === 'heap-snapshot') {
+    const file = require('node:v8').writeHeapSnapshot(msg.file);
+    process.send({ type: 'heap-snapshot-written', file });
   } else if (msg.type === 'profile-start') {
     const inspector = require('node:inspector');
     session = new inspector.Session();

@@ -6,18 +6,24 @@
  *     NestJS 12 route, all under the same autocannon load. Ratios are to the bare NestJS route.
  *  2. Streaming: the scripted workflow streaming 1,000 SSE frames against a raw node:http SSE server
  *     writing the same frames. Time to first byte over sequential requests, and chunks per second.
+ *  3. Human in the loop (bench/hitl.js): 10,000 executions waiting on a prompt: memory per waiting
+ *     execution, status polls per second, time from an answer to the workflow's next event.
  *
  * Every server runs in its own child process pinned to core 1; this process (the load) is pinned to
  * core 0 (when `taskset` exists). Server CPU time comes from the child's process.cpuUsage().
  *
- * Options: --quick (short smoke run, RESULTS.md untouched), --profile (record a V8 CPU profile of
- * every server's measured window into bench/profiles/, RESULTS.md untouched), then e.g.
+ * Options: --quick (short smoke run, RESULTS.md untouched), --only json,stream,hitl (just those parts;
+ * only their sections of RESULTS.md are rewritten), --heap-snapshot (with hitl: V8 heap snapshots of
+ * the server before and while it holds the waiting executions, bench/profiles/hitl-*.heapsnapshot, to
+ * compare with bench/heap-summary.js),
+ * --profile (record a V8 CPU profile of every server's measured window into bench/profiles/, RESULTS.md
+ * untouched; skips hitl), then e.g.
  *   node bench/profile-summary.js bench/profiles/interlude-echo.cpuprofile --vs bench/profiles/nest.cpuprofile
  * The "other CPU" columns are CPU time used on the machine by anything but the server and this load
  * process during the window: a noise gauge.
  * Env: BENCH_CONNECTIONS, BENCH_DURATION, BENCH_WARMUP (seconds) override the JSON load.
  */
-const { spawn, spawnSync, execFileSync } = require('node:child_process');
+const { spawnSync, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
@@ -34,16 +40,27 @@ const {
 } = require('./lib/shared');
 const autocannon = require('autocannon');
 const { timedPost, sequentialRuns, summarizeRuns, concurrentStreams, cannon } = require('./lib/clients');
+const { ROOT, CLIENT_CORE, SERVER_CORE, TASKSET, startServer, affinity } = require('./lib/servers');
+const hitl = require('./hitl');
 
-const ROOT = path.resolve(__dirname, '..');
 const RESULTS = path.join(__dirname, 'RESULTS.md');
 const PROFILES = path.join(__dirname, 'profiles');
-const CLIENT_CORE = '0';
-const SERVER_CORE = '1';
 
-const args = new Set(process.argv.slice(2));
+const argv = process.argv.slice(2);
+const args = new Set(argv);
 const QUICK = args.has('--quick');
 const PROFILE = args.has('--profile');
+const HEAP_SNAPSHOT = args.has('--heap-snapshot');
+const PARTS = ['json', 'stream', 'hitl'];
+const ONLY = (() => {
+  const at = argv.findIndex((a) => a === '--only' || a.startsWith('--only='));
+  if (at < 0) return new Set(PROFILE ? ['json', 'stream'] : PARTS);
+  const list = (argv[at].includes('=') ? argv[at].split('=')[1] : (argv[at + 1] ?? '')).split(',');
+  const unknown = list.filter((p) => !PARTS.includes(p));
+  if (unknown.length || list.length === 0)
+    throw new Error(`--only takes a comma list of ${PARTS.join(', ')}; got ${list.join(',')}`);
+  return new Set(list);
+})();
 
 const num = (name, fallback) => (process.env[name] ? Number(process.env[name]) : fallback);
 const LOAD = {
@@ -62,71 +79,8 @@ const STREAM = {
   durationMs: QUICK ? 2000 : 10000,
 };
 
-const TASKSET = (() => {
-  const found = spawnSync('sh', ['-c', 'command -v taskset'], { encoding: 'utf8' });
-  return found.status === 0 ? found.stdout.trim() : undefined;
-})();
-
 // ---------------------------------------------------------------------------------------------------
-// Servers under test
-
-/** Starts bench/child.js as its own (pinned) process and waits for its port. */
-function startServer(name, variant) {
-  const argv = [path.join(__dirname, 'child.js'), name, ...(variant ? [variant] : [])];
-  const [cmd, cmdArgs] = TASKSET
-    ? [TASKSET, ['-c', SERVER_CORE, process.execPath, ...argv]]
-    : [process.execPath, argv];
-  const child = spawn(cmd, cmdArgs, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const waiters = [];
-  child.on('message', (msg) => waiters.shift()?.(msg));
-  const request = (msg) =>
-    new Promise((resolve) => {
-      waiters.push(resolve);
-      child.send(msg);
-    });
-  return new Promise((resolve, reject) => {
-    const onExit = (code) =>
-      reject(
-        new Error(
-          `${name} exited with ${code} before it was ready (BENCH_LOG=1 node bench/run.js --quick shows Nest's errors)`,
-        ),
-      );
-    child.once('exit', onExit);
-    waiters.push((msg) => {
-      child.off('exit', onExit);
-      resolve({
-        name,
-        port: msg.port,
-        pid: child.pid,
-        cpuMicros: async () => {
-          const { usage } = await request({ type: 'cpu' });
-          return usage.user + usage.system;
-        },
-        profileStart: () => request({ type: 'profile-start' }),
-        profileStop: (file) => request({ type: 'profile-stop', file }),
-        stop: () =>
-          new Promise((done) => {
-            if (child.exitCode !== null) return done();
-            const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-            child.once('exit', () => {
-              clearTimeout(timer);
-              done();
-            });
-            child.send({ type: 'stop' });
-          }),
-      });
-    });
-  });
-}
-
-function affinity(pid) {
-  try {
-    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    return /Cpus_allowed_list:\s*(\S+)/.exec(status)?.[1] ?? '?';
-  } catch {
-    return '?';
-  }
-}
+// Servers under test (bench/lib/servers.js starts them)
 
 /** Busy CPU time of the whole machine (all cores, incl. steal) in µs, from /proc/stat. */
 function machineBusyMicros() {
@@ -571,16 +525,16 @@ ${targetTable}
   return { text, passed: targets.filter((t) => t[2]).length, total: targets.length };
 }
 
-function writeResults(section) {
-  const intro = `# Interlude benchmark
+const INTRO = `# Interlude benchmark
 
-Run with \`npm run bench\` (builds, then runs \`bench/run.js\`; about a minute and a half). The machine is
+Run with \`npm run bench\` (builds, then runs \`bench/run.js\`; about two and a half minutes). The machine is
 shared and noisy, so every figure is compared with baselines measured in the same run, with the
 same load, rather than with absolute numbers from another day. \`node bench/run.js --profile\` runs
 every server under the V8 profiler (numbers then are not representative) and
 \`node bench/profile-summary.js bench/profiles/interlude-echo.cpuprofile --vs bench/profiles/nest.cpuprofile\`
 lists where the time goes, per request, against the bare NestJS route (\`interlude-stream\` against
-\`raw-sse*\`: per chunk).
+\`raw-sse*\`: per chunk). \`node bench/run.js --only hitl\` runs only the human-in-the-loop part (add
+\`--heap-snapshot\` for a heap snapshot of the server holding the waiting executions).
 
 Reading the numbers:
 
@@ -594,11 +548,17 @@ Reading the numbers:
   high values there should be repeated before its ratios are trusted.
 
 `;
-  let before = intro;
+
+/**
+ * Puts `section` (which starts with its `## ` heading) into RESULTS.md in place of the section whose
+ * heading matches `heading`, up to the next `## ` heading; at the end when there is none yet.
+ */
+function writeSection(heading, section) {
+  let before = INTRO;
   let after = '';
   if (fs.existsSync(RESULTS)) {
     const old = fs.readFileSync(RESULTS, 'utf8');
-    const start = old.search(/^## Latest run\b/m);
+    const start = old.search(heading);
     if (start >= 0) {
       before = old.slice(0, start);
       const rest = old.slice(start + 1);
@@ -616,6 +576,8 @@ Reading the numbers:
 async function main() {
   if (!fs.existsSync(path.join(ROOT, 'dist', 'main.js')))
     throw new Error('dist/ is missing: run `npm run build`');
+  if (ONLY.has('json') !== ONLY.has('stream'))
+    throw new Error('json and stream make one section of RESULTS.md: --only takes both or neither');
   const env = machine();
   console.log(`Interlude bench — ${env.cpu}, ${env.cores} cores, Node ${env.node}, load ${env.load}`);
   console.log(
@@ -623,19 +585,39 @@ async function main() {
       ? `load generator on core ${CLIENT_CORE}, servers on core ${SERVER_CORE}`
       : 'taskset missing: not pinned',
   );
+  const sections = [];
 
-  console.log(`JSON: ${JSON_SERVERS.map((s) => s.label).join(', ')}`);
-  const json = await measureJson(JSON_SERVERS);
-  console.log(`Streams: ${STREAM_SERVERS.map((s) => s.label).join(', ')}`);
-  const stream = await measureStreams(STREAM_SERVERS);
+  if (ONLY.has('json')) {
+    console.log(`JSON: ${JSON_SERVERS.map((s) => s.label).join(', ')}`);
+    const json = await measureJson(JSON_SERVERS);
+    console.log(`Streams: ${STREAM_SERVERS.map((s) => s.label).join(', ')}`);
+    const stream = await measureStreams(STREAM_SERVERS);
+    sections.push({ heading: /^## Latest run\b/m, ...report(env, json, stream) });
+  }
 
-  const { text, passed, total } = report(env, json, stream);
-  console.log(`\n${text}`);
+  if (ONLY.has('hitl')) {
+    console.log(
+      'Human in the loop: Interlude with waiting executions (status polls: and a bare NestJS GET route)',
+    );
+    const result = await hitl.measureHitl({
+      quick: QUICK,
+      heapSnapshots: HEAP_SNAPSHOT ? PROFILES : undefined,
+    });
+    const pin = TASKSET
+      ? `servers pinned to core ${SERVER_CORE}, load generator to core ${CLIENT_CORE}`
+      : 'not pinned (taskset not found)';
+    const heading = new RegExp(`^${hitl.HEADING}\\b`, 'm');
+    sections.push({ heading, ...hitl.hitlSection(env, result, { quick: QUICK, pin }) });
+  }
+
+  for (const { text } of sections) console.log(`\n${text}`);
   if (QUICK || PROFILE) {
     console.log(`(${QUICK ? '--quick' : '--profile'}: ${path.relative(ROOT, RESULTS)} left unchanged)`);
     if (PROFILE) console.log(`profiles in ${path.relative(ROOT, PROFILES)}/`);
   } else {
-    writeResults(text);
+    for (const { heading, text } of sections) writeSection(heading, text);
+    const passed = sections.reduce((sum, s) => sum + s.passed, 0);
+    const total = sections.reduce((sum, s) => sum + s.total, 0);
     console.log(`Wrote ${path.relative(ROOT, RESULTS)} — ${passed}/${total} targets met.`);
   }
 }

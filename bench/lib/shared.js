@@ -46,6 +46,24 @@ const SCRIPTED_YAML = [
   '',
 ].join('\n');
 
+/**
+ * Human in the loop: a text prompt, then a short stream and the output. The waiting limit is raised
+ * past the 10,000 executions the benchmark parks (the default, 10,000, would answer the last with 429).
+ */
+const HITL_ANSWER = 'Ann';
+const HITL_RESULT = JSON.stringify({ value: `Hello ${HITL_ANSWER}` });
+const HITL_YAML = [
+  'general:',
+  '  max_waiting_executions: 20000',
+  'workflow:',
+  '  _type: scripted',
+  '  steps:',
+  "    - prompt: { input_type: text, text: 'Your name?', save_as: name }",
+  "    - stream: { text: 'hi {{name}}' }",
+  "  output: 'Hello {{name}}'",
+  '',
+].join('\n');
+
 module.exports = {
   JSON_PATH,
   JSON_REQUEST,
@@ -57,4 +75,7 @@ module.exports = {
   checkStream,
   ECHO_YAML,
   SCRIPTED_YAML,
+  HITL_ANSWER,
+  HITL_RESULT,
+  HITL_YAML,
 };

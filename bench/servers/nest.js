@@ -1,11 +1,13 @@
 'use strict';
 require('reflect-metadata');
 const { NestFactory } = require('@nestjs/core');
-const { Body, Controller, HttpCode, Module, Post } = require('@nestjs/common');
+const { Body, Controller, Get, HttpCode, Module, Param, Post } = require('@nestjs/common');
 
 /**
  * Baseline: a minimal NestJS 12 app on Express (default body parser, no logger) with one @Post
  * controller returning {value: body.message}. Plain JS, so the decorators are applied by hand.
+ * Variant `get`: one @Get('executions/:id') route instead, answering a canned body the size and
+ * shape of Interlude's status poll of a waiting execution (the status-poll baseline).
  */
 class BenchController {
   answer(body) {
@@ -21,8 +23,36 @@ Controller('v1/workflow')(BenchController);
 class BenchModule {}
 Module({ controllers: [BenchController] })(BenchModule);
 
-module.exports = async function start() {
-  const app = await NestFactory.create(BenchModule, { logger: false });
+const INTERACTION_ID = '00000000-0000-4000-8000-000000000000';
+const PROMPT = {
+  input_type: 'text',
+  text: 'Your name?',
+  timeout: null,
+  error: 'This prompt is no longer available.',
+  placeholder: null,
+  required: true,
+};
+class StatusController {
+  status(id) {
+    return {
+      execution_id: id,
+      status: 'interaction_required',
+      interaction_id: INTERACTION_ID,
+      prompt: PROMPT,
+      response_url: `/executions/${id}/interactions/${INTERACTION_ID}/response`,
+    };
+  }
+}
+const status = Object.getOwnPropertyDescriptor(StatusController.prototype, 'status');
+Get(':id')(StatusController.prototype, 'status', status);
+Param('id')(StatusController.prototype, 'status', 0);
+Controller('executions')(StatusController);
+
+class StatusModule {}
+Module({ controllers: [StatusController] })(StatusModule);
+
+module.exports = async function start(variant) {
+  const app = await NestFactory.create(variant === 'get' ? StatusModule : BenchModule, { logger: false });
   await app.init();
   return app.getHttpServer();
 };
