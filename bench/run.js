@@ -534,7 +534,8 @@ every server under the V8 profiler (numbers then are not representative) and
 \`node bench/profile-summary.js bench/profiles/interlude-echo.cpuprofile --vs bench/profiles/nest.cpuprofile\`
 lists where the time goes, per request, against the bare NestJS route (\`interlude-stream\` against
 \`raw-sse*\`: per chunk). \`node bench/run.js --only hitl\` runs only the human-in-the-loop part (add
-\`--heap-snapshot\` for a heap snapshot of the server holding the waiting executions).
+\`--heap-snapshot\` for heap snapshots of the server before and while it holds the waiting
+executions, compared by \`bench/heap-summary.js\`).
 
 Reading the numbers:
 

@@ -22,14 +22,6 @@ describe('each user sees only their own executions', () => {
     return res.json as unknown as Paused;
   }
 
-  const attempts = (p: Paused) =>
-    [
-      ['GET status', () => fetch(`${t.url}${p.status_url}`, { headers: {} })],
-      ['GET stream', () => fetch(`${t.url}${p.status_url}/stream`, { headers: {} })],
-      ['POST answer', () => fetch(`${t.url}${p.response_url}`, { method: 'POST', headers: {}, body: '' })],
-      ['DELETE', () => fetch(`${t.url}${p.status_url}`, { method: 'DELETE', headers: {} })],
-    ] as const;
-
   function as(headers: Record<string, string>, p: Paused) {
     const json = { 'content-type': 'application/json' };
     const answer = JSON.stringify({ response: { type: 'text', text: 'Mallory' } });
@@ -63,7 +55,6 @@ describe('each user sees only their own executions', () => {
     expect((await mine.answer()).status).toBe(204);
     const done = await (await mine.status()).json();
     expect(done).toMatchObject({ status: 'completed', result: { value: 'Hello Mallory' } });
-    expect(attempts(p)).toHaveLength(4);
   });
 
   it('the owner can cancel; the execution stays hidden from others afterwards', async () => {
