@@ -598,7 +598,7 @@ async function main() {
 
   if (ONLY.has('hitl')) {
     console.log(
-      'Human in the loop: Interlude with waiting executions (status polls: and a bare NestJS GET route)',
+      'Human in the loop: Interlude with waiting executions; status polls also against a bare NestJS GET route',
     );
     const result = await hitl.measureHitl({
       quick: QUICK,

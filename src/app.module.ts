@@ -6,7 +6,7 @@ import { ConfigModule } from './config/config.module';
 import type { AppConfig } from './config/config.loader';
 import { ExecutionResponder } from './executions/execution-responder';
 import { ExecutionsModule } from './executions/executions.module';
-import { HealthController } from './monitoring/health.controller';
+import { MonitoringModule } from './monitoring/monitoring.module';
 import { ChatService } from './openai/chat.service';
 import { createChatController } from './openai/chat.controller';
 import { createCompletionsController } from './openai/completions.controller';
@@ -19,7 +19,7 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     const routes = resolveRoutes(config.settings.general.front_end);
     const workflow = config.workflow;
-    const controllers: Type[] = [HealthController];
+    const controllers: Type[] = [];
     const interactiveBase = routes.workflow;
     if (routes.workflow) {
       controllers.push(
@@ -44,7 +44,11 @@ export class AppModule {
     }
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), ExecutionsModule],
+      imports: [
+        ConfigModule.forRoot(config),
+        ExecutionsModule,
+        MonitoringModule.forRoot({ perUserMonitoring: config.settings.general.enable_per_user_monitoring }),
+      ],
       controllers,
       providers: [
         ChatService,

@@ -75,6 +75,8 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   /** Live executions, and finished ones whose id a client holds, until their record expires. */
   private readonly entries = new Map<string, Entry>();
   private sweeper?: NodeJS.Timeout;
+  /** Since start-up, for /metrics. */
+  readonly counts = { started: 0, completed: 0, failed: 0, cancelled: 0 };
 
   constructor(
     private readonly store: ExecutionStore,
@@ -112,6 +114,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       interactions: {},
     };
     await this.store.create(record);
+    this.counts.started++;
 
     const abort = new LazyAbort();
     const events = new ExecutionEventLog();
@@ -223,12 +226,14 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       const result = await run;
       if (entry.ended) return;
       execution.events.append({ kind: 'completed', result, streamed: streamed() });
+      this.counts.completed++;
       end = { status: 'completed', result: entry.exposure ? entry.exposure.renderResult(result) : result };
     } catch (err) {
       if (entry.ended) return;
       const failure = WorkflowError.from(err);
       const error = { message: failure.message, type: failure.extra.errorType ?? 'Error' };
       execution.events.append({ kind: 'failed', error });
+      this.counts.failed++;
       end = { status: 'failed', error };
     }
     entry.ended = true;
@@ -242,6 +247,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     entry.ended = true;
     entry.abort.abort(new ExecutionCancelled(reason));
     entry.execution.events.append({ kind: 'cancelled', reason });
+    this.counts.cancelled++;
     await this.finish(entry, {
       status: 'failed',
       error: { message: 'Execution cancelled', type: 'ExecutionCancelled' },

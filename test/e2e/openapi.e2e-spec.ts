@@ -89,6 +89,8 @@ describe('OpenAPI', () => {
           '/executions/{id}/interactions/{interactionId}/response',
           '/executions/{id}/stream',
           '/health',
+          '/health/ready',
+          '/metrics',
           '/v1/chat',
           '/v1/chat/stream',
           '/v1/workflow',

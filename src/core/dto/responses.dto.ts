@@ -37,6 +37,12 @@ export class HealthDto {
   @ApiProperty({ example: 'healthy' }) status!: string;
 }
 
+export class ReadinessDto {
+  @ApiProperty({ enum: ['ready', 'unavailable'] }) status!: string;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, example: { executions: 'ok' } })
+  checks!: Record<string, string>;
+}
+
 export class ChatCompletionMessageDto {
   @ApiProperty({ example: 'assistant' }) role!: string;
   @ApiProperty() content!: string;

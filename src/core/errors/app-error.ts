@@ -10,6 +10,8 @@ export enum ErrorCode {
   PayloadTooLarge = 'payload_too_large',
   MethodNotAllowed = 'method_not_allowed',
   Unauthorized = 'unauthorized',
+  Forbidden = 'forbidden',
+  Unavailable = 'unavailable',
   NotInteractive = 'not_interactive',
   Internal = 'internal_error',
 }

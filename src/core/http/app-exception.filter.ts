@@ -31,6 +31,10 @@ export function statusOf(code: ErrorCode): number {
       return HttpStatus.TOO_MANY_REQUESTS;
     case ErrorCode.Unauthorized:
       return HttpStatus.UNAUTHORIZED;
+    case ErrorCode.Forbidden:
+      return HttpStatus.FORBIDDEN;
+    case ErrorCode.Unavailable:
+      return HttpStatus.SERVICE_UNAVAILABLE;
     case ErrorCode.Internal:
       return HttpStatus.INTERNAL_SERVER_ERROR;
     default: {

@@ -1,0 +1,34 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+export class MonitorSessionDto {
+  @ApiProperty() created_at!: string;
+  @ApiProperty() last_activity!: string;
+  @ApiProperty({ description: 'Requests in flight' }) ref_count!: number;
+  @ApiProperty() is_active!: boolean;
+}
+
+export class MonitorRequestsDto {
+  @ApiProperty() total_requests!: number;
+  @ApiProperty() active_requests!: number;
+  @ApiProperty() avg_latency_ms!: number;
+  @ApiProperty() error_count!: number;
+}
+
+export class MonitorMemoryDto {
+  @ApiProperty() per_user_functions_count!: number;
+  @ApiProperty() per_user_function_groups_count!: number;
+  @ApiProperty() exit_stack_size!: number;
+}
+
+export class MonitorUserDto {
+  @ApiProperty() user_id!: string;
+  @ApiProperty({ type: MonitorSessionDto }) session!: MonitorSessionDto;
+  @ApiProperty({ type: MonitorRequestsDto }) requests!: MonitorRequestsDto;
+  @ApiProperty({ type: MonitorMemoryDto }) memory!: MonitorMemoryDto;
+}
+
+export class MonitorUsersDto {
+  @ApiProperty() timestamp!: string;
+  @ApiProperty() total_active_users!: number;
+  @ApiProperty({ type: [MonitorUserDto] }) users!: MonitorUserDto[];
+}

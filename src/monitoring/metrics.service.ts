@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { ExecutionService } from '../executions/execution.service';
+import { ExecutionStore } from '../executions/execution.store';
+
+/**
+ * Prometheus metrics, names prefixed `interlude_`, no user ids in labels. One registry per app, so
+ * several servers in one process (tests) do not collide.
+ */
+@Injectable()
+export class MetricsService {
+  readonly registry = new Registry();
+  readonly httpRequests = new Counter({
+    name: 'interlude_http_requests_total',
+    help: 'HTTP requests by route, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly httpDuration = new Histogram({
+    name: 'interlude_http_request_duration_seconds',
+    help: 'HTTP request latency (streams: until the stream ends) by route and method',
+    labelNames: ['route', 'method'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers: [this.registry],
+  });
+  readonly websocketConnections = new Gauge({
+    name: 'interlude_websocket_connections',
+    help: 'Open WebSocket connections',
+    registers: [this.registry],
+  });
+  readonly oauthFlows = new Counter({
+    name: 'interlude_oauth_flows_total',
+    help: 'OAuth authorization flows by outcome',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(executions: ExecutionService, store: ExecutionStore) {
+    collectDefaultMetrics({ register: this.registry, prefix: 'interlude_' });
+    new Gauge({
+      name: 'interlude_executions',
+      help: 'Executions by state: started and finished (completed, failed, cancelled) since start-up, running now',
+      labelNames: ['status'] as const,
+      registers: [this.registry],
+      collect() {
+        const counts = executions.counts;
+        this.set({ status: 'started' }, counts.started);
+        this.set({ status: 'completed' }, counts.completed);
+        this.set({ status: 'failed' }, counts.failed);
+        this.set({ status: 'cancelled' }, counts.cancelled);
+        this.set({ status: 'running' }, counts.started - counts.completed - counts.failed - counts.cancelled);
+      },
+    });
+    new Gauge({
+      name: 'interlude_waiting_executions',
+      help: 'Executions waiting for a person (a prompt or an OAuth authorization)',
+      registers: [this.registry],
+      async collect() {
+        this.set(await store.countWaiting());
+      },
+    });
+  }
+
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

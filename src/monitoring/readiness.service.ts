@@ -1,0 +1,41 @@
+import { Injectable } from '@nestjs/common';
+import { ExecutionStore } from '../executions/execution.store';
+
+export type ReadinessCheck = () => Promise<void>;
+
+/** What `/health/ready` checks: the stores, and whatever other modules register (the database). */
+@Injectable()
+export class ReadinessService {
+  private readonly checks = new Map<string, ReadinessCheck>();
+
+  constructor(store: ExecutionStore) {
+    this.register('executions', async () => {
+      await store.countWaiting();
+    });
+  }
+
+  register(name: string, check: ReadinessCheck): void {
+    this.checks.set(name, check);
+  }
+
+  /** Every check with its outcome; a check that takes longer than `timeoutMs` fails. */
+  async run(timeoutMs = 2000): Promise<{ ready: boolean; checks: Record<string, string> }> {
+    const results = await Promise.all(
+      [...this.checks].map(async ([name, check]) => {
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer in ${timeoutMs} ms`)), timeoutMs);
+        });
+        try {
+          await Promise.race([check(), timeout]);
+          return [name, 'ok'] as const;
+        } catch (err) {
+          return [name, `failed: ${(err as Error).message}`] as const;
+        } finally {
+          clearTimeout(timer);
+        }
+      }),
+    );
+    return { ready: results.every(([, r]) => r === 'ok'), checks: Object.fromEntries(results) };
+  }
+}
