@@ -6,6 +6,7 @@ import { ConfigModule } from './config/config.module';
 import type { AppConfig } from './config/config.loader';
 import { ExecutionResponder } from './executions/execution-responder';
 import { ExecutionsModule } from './executions/executions.module';
+import { FeedbackModule } from './feedback/feedback.module';
 import { MonitoringModule } from './monitoring/monitoring.module';
 import { ChatService } from './openai/chat.service';
 import { createChatController } from './openai/chat.controller';
@@ -47,6 +48,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         ExecutionsModule,
+        FeedbackModule,
         MonitoringModule.forRoot({ perUserMonitoring: config.settings.general.enable_per_user_monitoring }),
       ],
       controllers,

@@ -16,6 +16,7 @@ import {
 } from 'class-validator';
 import { IsDuration } from '../core/validation/duration';
 import { Optional } from '../core/validation/optional.decorator';
+import { IsDatabaseUrl } from '../db/database-url';
 import { STEP_ADAPTOR_MODES, type StepAdaptorMode } from '../runtime/step-adaptor';
 
 const ROUTE = /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/;
@@ -139,6 +140,19 @@ export class AuthConfig {
   @Optional() @IsArray() @IsString({ each: true }) admin?: string[];
 }
 
+/** What happens to each feedback besides being stored. */
+export class FeedbackConfig {
+  /** Each feedback is also POSTed here as JSON (fire and forget; failures are logged). Empty: none. */
+  @IsOptional()
+  @ValidateIf((o: FeedbackConfig) => o.webhook_url !== '')
+  @IsString()
+  @Matches(/^https?:\/\//, { message: 'webhook_url must be an http(s) URL' })
+  webhook_url?: string | null;
+  /** Extra headers for the webhook call (e.g. Authorization); string values. */
+  @Optional() @IsObject() webhook_headers: Record<string, string> = {};
+  @Optional() @Min(1) @IsInt() webhook_timeout_seconds = 5;
+}
+
 export class GeneralConfig {
   @Optional() @ValidateNested() @Type(() => AuthConfig) auth = new AuthConfig();
   /** Idle time after which a user's per-user workflow instance is dropped (seconds, "30m", "PT30M"…). */
@@ -152,6 +166,12 @@ export class GeneralConfig {
   /** Beyond these, new interactive requests get 429 with Retry-After. */
   @Optional() @Min(1) @IsInt() max_waiting_executions = 10_000;
   @Optional() @Min(1) @IsInt() max_waiting_executions_per_user = 100;
+  /**
+   * `sqlite:<file>`, `sqlite::memory:` or `postgres://…[?schema=name]`. Only this decides: DATABASE_URL
+   * is used when the file says so (`db_url: ${DATABASE_URL:-sqlite:./data/interlude.db}`).
+   */
+  @Optional() @IsDatabaseUrl() db_url = 'sqlite::memory:';
+  @Optional() @ValidateNested() @Type(() => FeedbackConfig) feedback = new FeedbackConfig();
   // Accepted for NeMo Agent Toolkit config compatibility; they configure nothing here yet.
   @IsOptional() @IsBoolean() use_uvloop?: boolean;
   @IsOptional() @IsObject() telemetry?: Record<string, unknown>;

@@ -88,6 +88,7 @@ describe('OpenAPI', () => {
           '/executions/{id}',
           '/executions/{id}/interactions/{interactionId}/response',
           '/executions/{id}/stream',
+          '/feedback',
           '/health',
           '/health/ready',
           '/metrics',

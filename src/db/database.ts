@@ -1,0 +1,94 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Logger } from '@nestjs/common';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Dialect } from 'kysely';
+import { Pool } from 'pg';
+import { parseDatabaseUrl, redactDatabaseUrl, SQLITE_MEMORY, type DatabaseTarget } from './database-url';
+import { InCodeMigrationProvider } from './migrations';
+import type { Tables } from './tables';
+
+export type DatabaseDialect = DatabaseTarget['dialect'];
+
+/** How long a SQLite writer waits for another connection's lock before failing with SQLITE_BUSY. */
+const SQLITE_BUSY_TIMEOUT_MS = 5000;
+
+function sqliteDialect(file: string): Dialect {
+  if (file !== SQLITE_MEMORY) mkdirSync(dirname(file), { recursive: true });
+  const db = new BetterSqlite3(file);
+  // WAL lets readers run beside the writer; NORMAL sync is durable across process crashes in WAL mode.
+  if (file !== SQLITE_MEMORY) db.pragma('journal_mode = WAL');
+  db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  return new SqliteDialect({ database: db });
+}
+
+function postgresDialect(connectionString: string, schema: string | undefined): Dialect {
+  const pool = new Pool({
+    connectionString,
+    // Every connection resolves unqualified table names in our schema only.
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  return new PostgresDialect({ pool });
+}
+
+/**
+ * The server's one database: SQLite (embedded) or PostgreSQL behind the same Kysely queries.
+ * Opened, and migrated to the latest schema, at start-up; closed on shutdown by DatabaseModule.
+ */
+export class Database {
+  private static readonly logger = new Logger('Database');
+
+  private constructor(
+    readonly db: Kysely<Tables>,
+    readonly dialect: DatabaseDialect,
+  ) {}
+
+  static async open(url: string): Promise<Database> {
+    const target = parseDatabaseUrl(url);
+    let db: Kysely<Tables> | undefined;
+    try {
+      const dialect =
+        target.dialect === 'sqlite'
+          ? sqliteDialect(target.file)
+          : postgresDialect(target.connectionString, target.schema);
+      db = new Kysely<Tables>({ dialect });
+      const database = new Database(db, target.dialect);
+      if (target.dialect === 'sqlite' && target.file === SQLITE_MEMORY) {
+        Database.logger.warn('db_url is sqlite::memory:: feedback is lost when the server stops');
+      }
+      const applied = await database.migrate(target.dialect === 'postgres' ? target.schema : undefined);
+      Database.logger.log(
+        `${redactDatabaseUrl(url)}: ${applied.length ? `applied ${applied.join(', ')}` : 'schema up to date'}`,
+      );
+      return database;
+    } catch (err) {
+      await db?.destroy().catch(() => undefined);
+      throw new Error(`Cannot open the database ${redactDatabaseUrl(url)}: ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
+  }
+
+  /** Runs the migrations not yet applied; returns their names. */
+  private async migrate(schema: string | undefined): Promise<string[]> {
+    // Kysely looks for its migration table in every schema unless told which one: name ours.
+    const migrationTableSchema =
+      this.dialect === 'postgres'
+        ? (schema ?? (await sql<{ s: string }>`select current_schema() as s`.execute(this.db)).rows[0]?.s)
+        : undefined;
+    const migrator = new Migrator({
+      db: this.db,
+      provider: new InCodeMigrationProvider(this.dialect),
+      migrationTableSchema,
+    });
+    const { error, results = [] } = await migrator.migrateToLatest();
+    if (error) throw error;
+    return results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  }
+
+  close(): Promise<void> {
+    return this.db.destroy();
+  }
+}

@@ -1,0 +1,27 @@
+import type { Kysely, Migration, MigrationProvider } from 'kysely';
+import type { DatabaseDialect } from './database';
+import * as feedback from './migrations/0001-feedback';
+
+interface DialectMigration {
+  up(db: Kysely<unknown>, dialect: DatabaseDialect): Promise<void>;
+  down?(db: Kysely<unknown>, dialect: DatabaseDialect): Promise<void>;
+}
+
+/** In order; a name, once released, never changes (it is recorded in kysely_migration). */
+const MIGRATIONS: [string, DialectMigration][] = [['0001-feedback', feedback]];
+
+/** The migrations compiled into the server, so no migrations folder has to ship beside it. */
+export class InCodeMigrationProvider implements MigrationProvider {
+  constructor(private readonly dialect: DatabaseDialect) {}
+
+  async getMigrations(): Promise<Record<string, Migration>> {
+    const migrations: Record<string, Migration> = {};
+    for (const [name, m] of MIGRATIONS) {
+      migrations[name] = {
+        up: (db) => m.up(db, this.dialect),
+        down: m.down ? (db) => m.down!(db, this.dialect) : undefined,
+      };
+    }
+    return migrations;
+  }
+}

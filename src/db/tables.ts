@@ -1,0 +1,26 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/**
+ * Timestamps are written as ISO 8601 strings; PostgreSQL (timestamptz) reads them back as Dates,
+ * SQLite (text) as the strings written.
+ */
+export type Timestamp = ColumnType<Date | string, string, never>;
+
+export interface FeedbackTable {
+  id: Generated<number>;
+  observability_trace_id: string;
+  reaction_type: string | null;
+  comment: string | null;
+  /** NeMo Agent Toolkit user id of whoever sent it; null when anonymous. */
+  user_id: string | null;
+  created_at: Timestamp;
+}
+
+/** Every table, as Kysely sees them. Migrations in ./migrations create them. */
+export interface Tables {
+  feedback: FeedbackTable;
+}
+
+export function isoTimestamp(value: Date | string): string {
+  return (value instanceof Date ? value : new Date(value)).toISOString();
+}

@@ -1,0 +1,58 @@
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { ServerConfig } from '../config/server-config';
+import type { FeedbackItem } from './feedback.service';
+
+/**
+ * Forwards each feedback to `general.feedback.webhook_url`. Fire and forget: the sender's request never
+ * waits for it or fails because of it; a failure or a timeout is logged. Shutdown waits for calls under way.
+ */
+@Injectable()
+export class FeedbackWebhook implements OnApplicationShutdown {
+  private readonly logger = new Logger('Feedback');
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly url: string | undefined;
+  private readonly headers: Record<string, string>;
+  private readonly timeoutMs: number;
+
+  constructor(config: ServerConfig) {
+    const { webhook_url, webhook_headers, webhook_timeout_seconds } = config.general.feedback;
+    this.url = webhook_url || undefined;
+    this.headers = Object.fromEntries(Object.entries(webhook_headers).map(([k, v]) => [k, String(v)]));
+    this.timeoutMs = webhook_timeout_seconds * 1000;
+  }
+
+  forward(item: FeedbackItem): void {
+    if (!this.url) return;
+    const call = this.post(this.url, item).finally(() => this.inFlight.delete(call));
+    this.inFlight.add(call);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async post(url: string, item: FeedbackItem): Promise<void> {
+    try {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { ...this.headers, 'content-type': 'application/json' },
+        body: JSON.stringify(item),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      await res.body?.cancel();
+      if (!res.ok) {
+        this.logger.warn(
+          `Feedback webhook answered ${res.status} for trace ${item.observability_trace_id}; not retried`,
+        );
+      }
+    } catch (err) {
+      const reason =
+        (err as Error).name === 'TimeoutError'
+          ? `no answer within ${this.timeoutMs / 1000} s`
+          : String((err as Error).cause ?? (err as Error).message);
+      this.logger.warn(
+        `Feedback webhook failed for trace ${item.observability_trace_id} (${reason}); not retried`,
+      );
+    }
+  }
+}

@@ -1,0 +1,55 @@
+import { Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiUnprocessableEntityResponse,
+} from '@nestjs/swagger';
+import { ValidationErrorBodyDto } from '../core/dto/responses.dto';
+import type { Identity } from '../core/identity/identity';
+import { CurrentIdentity } from '../core/identity/current-identity.decorator';
+import { JsonBody } from '../core/http/json-body';
+import { FeedbackQueryDto, FeedbackRequestDto } from './dto/feedback-request.dto';
+import { FeedbackAddedDto, FeedbackListDto } from './dto/feedback-response.dto';
+import { FeedbackBodyPipe, FeedbackQueryPipe } from './feedback.pipes';
+import { FeedbackService, type FeedbackItem } from './feedback.service';
+
+/** NeMo Agent Toolkit's wording ("Added reaction '👍' to call <id>"), extended to comments. */
+export function addedMessage(item: FeedbackItem): string {
+  const what = [
+    item.reaction_type !== null ? `reaction '${item.reaction_type}'` : undefined,
+    item.comment !== null ? 'comment' : undefined,
+  ].filter(Boolean);
+  return `Added ${what.join(' and ')} to call ${item.observability_trace_id}`;
+}
+
+@ApiTags('Feedback')
+@Controller('feedback')
+export class FeedbackController {
+  constructor(private readonly feedback: FeedbackService) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Add a reaction, a comment or both to an answer, by its observability trace id' })
+  @ApiBody({ type: FeedbackRequestDto })
+  @ApiOkResponse({ type: FeedbackAddedDto })
+  @ApiUnprocessableEntityResponse({
+    type: ValidationErrorBodyDto,
+    description: 'No trace id, neither a reaction nor a comment, or a comment over 1024 characters',
+  })
+  async add(
+    @CurrentIdentity() identity: Identity,
+    @JsonBody(new FeedbackBodyPipe()) body: FeedbackRequestDto,
+  ): Promise<FeedbackAddedDto> {
+    return { message: addedMessage(await this.feedback.add(identity, body)) };
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'The feedback given on one answer, oldest first' })
+  @ApiOkResponse({ type: FeedbackListDto })
+  @ApiUnprocessableEntityResponse({ type: ValidationErrorBodyDto, description: 'No observability_trace_id' })
+  async list(@Query(new FeedbackQueryPipe()) query: FeedbackQueryDto): Promise<FeedbackListDto> {
+    return { items: await this.feedback.listForTrace(query.observability_trace_id) };
+  }
+}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { DatabaseModule } from '../db/database.module';
+import { FeedbackController } from './feedback.controller';
+import { FeedbackWebhook } from './feedback-webhook';
+import { FeedbackService } from './feedback.service';
+
+@Module({
+  imports: [DatabaseModule],
+  controllers: [FeedbackController],
+  providers: [FeedbackService, FeedbackWebhook],
+})
+export class FeedbackModule {}

@@ -1,0 +1,402 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Logger } from '@nestjs/common';
+import BetterSqlite3 from 'better-sqlite3';
+import { Client } from 'pg';
+import { postJson } from '../utils/sse';
+import { configFrom, ECHO_YAML, eventually, startApp, type TestApp } from '../utils/test-app';
+
+const ALICE = { cookie: 'nat-session=alice' };
+const ALICE_ID = '7b031fd4-714b-598e-b755-a517d069edc5';
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+const aTraceId = () => randomUUID();
+const withDb = (dbUrl: string, general = '') => `general:\n  db_url: '${dbUrl}'\n${general}${ECHO_YAML}`;
+
+function sendFeedback(t: TestApp, body: unknown, headers: Record<string, string> = {}) {
+  return postJson(`${t.url}/feedback`, body, headers);
+}
+
+async function listFeedback(t: TestApp, query: string) {
+  const res = await fetch(`${t.url}/feedback${query}`);
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+async function itemsFor(t: TestApp, traceId: string): Promise<Record<string, unknown>[]> {
+  const res = await listFeedback(t, `?observability_trace_id=${encodeURIComponent(traceId)}`);
+  expect(res.status).toBe(200);
+  return res.json.items as Record<string, unknown>[];
+}
+
+describe('POST /feedback', () => {
+  let t: TestApp;
+  beforeAll(async () => (t = await startApp(ECHO_YAML)));
+  afterAll(() => t.close());
+
+  it("answers as NeMo Agent Toolkit does: Added reaction '👍' to call <id>", async () => {
+    const res = await sendFeedback(t, {
+      observability_trace_id: '01933b2e-1234-5678-9abc-def012345678',
+      reaction_type: '👍',
+    });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ message: "Added reaction '👍' to call 01933b2e-1234-5678-9abc-def012345678" });
+  });
+
+  it('a comment alone is "Added comment to call <id>"; both together name both', async () => {
+    const id = aTraceId();
+    const comment = await sendFeedback(t, { observability_trace_id: id, comment: 'Spot on' });
+    expect(comment.json).toEqual({ message: `Added comment to call ${id}` });
+    const both = await sendFeedback(t, {
+      observability_trace_id: id,
+      reaction_type: '👎',
+      comment: 'Too long',
+    });
+    expect(both.json).toEqual({ message: `Added reaction '👎' and comment to call ${id}` });
+  });
+
+  it('feedback on a trace this server never saw is accepted and listed', async () => {
+    const id = `unknown-${aTraceId()}`;
+    expect((await sendFeedback(t, { observability_trace_id: id, reaction_type: '👍' })).status).toBe(200);
+    expect(await itemsFor(t, id)).toHaveLength(1);
+  });
+
+  it('without observability_trace_id it is 422, in FastAPI shape', async () => {
+    const res = await sendFeedback(t, { reaction_type: '👍' });
+    expect(res.status).toBe(422);
+    expect(res.json).toEqual({
+      detail: [
+        { type: 'missing', loc: ['body', 'observability_trace_id'], msg: 'Field required', input: null },
+      ],
+    });
+  });
+
+  it.each([
+    ['an empty trace id', 'string_too_short', { observability_trace_id: '', reaction_type: '👍' }],
+    ['a trace id that is not a string', 'string_type', { observability_trace_id: 42, reaction_type: '👍' }],
+    ['a reaction that is not a string', 'string_type', { observability_trace_id: 'x', reaction_type: 1 }],
+  ])('%s is 422 %s', async (_name, type, body) => {
+    const res = await sendFeedback(t, body);
+    expect(res.status).toBe(422);
+    expect((res.json.detail as { type: string }[])[0].type).toBe(type);
+  });
+
+  it.each([
+    ['neither', {}],
+    ['both empty', { reaction_type: '', comment: '' }],
+    ['both null', { reaction_type: null, comment: null }],
+    ['a blank comment', { comment: '   ' }],
+  ])('with no reaction and no comment (%s) it is 422 saying what to send', async (_name, fields) => {
+    const res = await sendFeedback(t, { observability_trace_id: aTraceId(), ...fields });
+    expect(res.status).toBe(422);
+    expect(res.json.detail).toEqual([
+      expect.objectContaining({
+        type: 'value_error',
+        loc: ['body'],
+        msg: 'Value error, Provide a reaction_type, a comment, or both',
+      }),
+    ]);
+  });
+
+  it('a comment may have 1024 characters (counted as a reader would), not 1025', async () => {
+    const id = aTraceId();
+    const fits = await sendFeedback(t, { observability_trace_id: id, comment: '😀'.repeat(1024) });
+    expect(fits.status).toBe(200);
+    const tooLong = await sendFeedback(t, { observability_trace_id: id, comment: 'x'.repeat(1025) });
+    expect(tooLong.status).toBe(422);
+    expect(tooLong.json.detail).toEqual([
+      expect.objectContaining({
+        type: 'string_too_long',
+        loc: ['body', 'comment'],
+        msg: 'String should have at most 1024 characters',
+        ctx: { max_length: 1024 },
+      }),
+    ]);
+    expect(await itemsFor(t, id)).toHaveLength(1);
+  });
+
+  it('a body that is not JSON, or not an object, is 422', async () => {
+    expect((await sendFeedback(t, '{"observability_trace_id": ')).status).toBe(422);
+    const list = await sendFeedback(t, [{ observability_trace_id: 'x', reaction_type: '👍' }]);
+    expect(list.status).toBe(422);
+    expect((list.json.detail as { type: string }[])[0].type).toBe('model_attributes_type');
+  });
+});
+
+describe('GET /feedback', () => {
+  let t: TestApp;
+  beforeAll(async () => (t = await startApp(ECHO_YAML)));
+  afterAll(() => t.close());
+
+  it('without observability_trace_id it is 422, in FastAPI shape', async () => {
+    const res = await listFeedback(t, '');
+    expect(res.status).toBe(422);
+    expect(res.json).toEqual({
+      detail: [
+        { type: 'missing', loc: ['query', 'observability_trace_id'], msg: 'Field required', input: null },
+      ],
+    });
+    expect((await listFeedback(t, '?observability_trace_id=')).status).toBe(422);
+  });
+
+  it('a trace nobody gave feedback on has no items', async () => {
+    expect(await itemsFor(t, aTraceId())).toEqual([]);
+  });
+});
+
+/** A database the feedback tests run against, and how to throw it away. */
+interface Backend {
+  dbUrl: string;
+  cleanup(): Promise<void>;
+}
+
+function sqliteFile(): Backend {
+  const dir = mkdtempSync(join(tmpdir(), 'interlude-feedback-'));
+  return {
+    dbUrl: `sqlite:${join(dir, 'nested', 'interlude.db')}`,
+    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** A schema of its own in DATABASE_URL's database, so parallel runs never see each other's rows. */
+function postgresSchema(databaseUrl: string): Backend {
+  const schema = `feedback_e2e_${randomBytes(6).toString('hex')}`;
+  const url = new URL(databaseUrl);
+  url.searchParams.set('schema', schema);
+  return {
+    dbUrl: url.toString(),
+    cleanup: async () => {
+      const client = new Client({ connectionString: databaseUrl });
+      await client.connect();
+      try {
+        await client.query(`drop schema if exists ${schema} cascade`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+const DATABASE_URL = process.env.DATABASE_URL;
+const backends: [string, () => Backend][] = [['a SQLite file', sqliteFile]];
+if (DATABASE_URL) backends.push(['PostgreSQL', () => postgresSchema(DATABASE_URL)]);
+
+describe.each(backends)('feedback kept in %s', (_name, makeBackend) => {
+  let backend: Backend;
+  let t: TestApp;
+  beforeAll(async () => {
+    backend = makeBackend();
+    t = await startApp(withDb(backend.dbUrl));
+  });
+  afterAll(async () => {
+    await t?.close();
+    await backend?.cleanup();
+  });
+
+  it("is stored with the sender's user id (null when anonymous) and listed oldest first", async () => {
+    const id = aTraceId();
+    await sendFeedback(t, { observability_trace_id: id, reaction_type: '👍' }, ALICE);
+    await sendFeedback(t, { observability_trace_id: id, comment: 'Could be shorter' });
+    await sendFeedback(t, { observability_trace_id: aTraceId(), reaction_type: '👎' }, ALICE);
+
+    const items = await itemsFor(t, id);
+    expect(items).toEqual([
+      {
+        observability_trace_id: id,
+        reaction_type: '👍',
+        comment: null,
+        user_id: ALICE_ID,
+        created_at: expect.stringMatching(ISO),
+      },
+      {
+        observability_trace_id: id,
+        reaction_type: null,
+        comment: 'Could be shorter',
+        user_id: null,
+        created_at: expect.stringMatching(ISO),
+      },
+    ]);
+    expect(Date.parse(items[0].created_at as string)).toBeLessThanOrEqual(
+      Date.parse(items[1].created_at as string),
+    );
+    expect(Math.abs(Date.now() - Date.parse(items[1].created_at as string))).toBeLessThan(60_000);
+  });
+
+  it('survives a restart of the server', async () => {
+    const id = aTraceId();
+    await sendFeedback(t, { observability_trace_id: id, reaction_type: '🎉', comment: 'Kept' }, ALICE);
+    await t.close();
+    t = await startApp(withDb(backend.dbUrl));
+    expect(await itemsFor(t, id)).toEqual([
+      expect.objectContaining({ reaction_type: '🎉', comment: 'Kept' }),
+    ]);
+  });
+});
+
+if (!DATABASE_URL) {
+  describe('feedback kept in PostgreSQL', () => {
+    it('is not run here: DATABASE_URL is not set', () => {
+      console.log('skipped: DATABASE_URL not set, so feedback was not tried against PostgreSQL');
+    });
+  });
+}
+
+describe('the SQLite file', () => {
+  it('is in WAL mode and created with its folder', async () => {
+    const backend = sqliteFile();
+    const t = await startApp(withDb(backend.dbUrl));
+    await sendFeedback(t, { observability_trace_id: aTraceId(), reaction_type: '👍' });
+    await t.close();
+    const db = new BetterSqlite3(backend.dbUrl.slice('sqlite:'.length), { readonly: true });
+    try {
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    } finally {
+      db.close();
+      await backend.cleanup();
+    }
+  });
+});
+
+describe('general.db_url', () => {
+  const yaml = `general:\n  db_url: \${DATABASE_URL:-sqlite:./data/interlude.db}\n${ECHO_YAML}`;
+
+  it('decides alone; DATABASE_URL counts only where the file names it', () => {
+    expect(configFrom(ECHO_YAML, { DATABASE_URL: 'postgres://db/x' }).settings.general.db_url).toBe(
+      'sqlite::memory:',
+    );
+    expect(configFrom(yaml, { DATABASE_URL: 'postgres://db/x' }).settings.general.db_url).toBe(
+      'postgres://db/x',
+    );
+    expect(configFrom(yaml, {}).settings.general.db_url).toBe('sqlite:./data/interlude.db');
+  });
+
+  it('an unknown kind of database stops start-up, naming the forms accepted', () => {
+    expect(() => configFrom(`general:\n  db_url: mysql://db/x\n${ECHO_YAML}`)).toThrow(
+      /general\.db_url: db_url must be one of sqlite:<file>, sqlite::memory: or postgres:/,
+    );
+  });
+});
+
+/** A local HTTP server standing in for the webhook's receiver. */
+async function aReceiver(answer: (req: http.IncomingMessage, res: http.ServerResponse) => void) {
+  const received: { headers: http.IncomingHttpHeaders; body: unknown }[] = [];
+  const server = http.createServer((req, res) => {
+    let text = '';
+    req.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body: JSON.parse(text) });
+      answer(req, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    received,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+const webhookYaml = (url: string) =>
+  withDb(
+    'sqlite::memory:',
+    `  feedback:\n    webhook_url: ${url}\n` +
+      `    webhook_headers: { authorization: 'Bearer hook-secret' }\n    webhook_timeout_seconds: 1\n`,
+  );
+
+describe('feedback webhook', () => {
+  let warn: jest.SpyInstance;
+  beforeEach(() => (warn = jest.spyOn(Logger.prototype, 'warn')));
+  afterEach(() => warn.mockRestore());
+
+  it('is off when webhook_url is null or expands to nothing; a URL that is not http(s) stops start-up', () => {
+    const general = (value: string) => `general:\n  feedback:\n    webhook_url: ${value}\n${ECHO_YAML}`;
+    expect(() => configFrom(general('null'))).not.toThrow();
+    expect(configFrom(general('${FEEDBACK_WEBHOOK_URL:-}'), {}).settings.general.feedback.webhook_url).toBe(
+      '',
+    );
+    expect(() => configFrom(general('ftp://example.com/hook'))).toThrow(
+      /webhook_url must be an http\(s\) URL/,
+    );
+  });
+
+  it('each feedback is POSTed as JSON, with the configured headers', async () => {
+    const receiver = await aReceiver((_req, res) => res.writeHead(204).end());
+    const t = await startApp(webhookYaml(receiver.url));
+    try {
+      const id = aTraceId();
+      await sendFeedback(t, { observability_trace_id: id, reaction_type: '👍', comment: 'Nice' }, ALICE);
+      const [call] = await eventually(() => {
+        expect(receiver.received).toHaveLength(1);
+        return receiver.received;
+      });
+      expect(call.headers['content-type']).toBe('application/json');
+      expect(call.headers.authorization).toBe('Bearer hook-secret');
+      expect(call.body).toEqual({
+        observability_trace_id: id,
+        reaction_type: '👍',
+        comment: 'Nice',
+        user_id: ALICE_ID,
+        created_at: expect.stringMatching(ISO),
+      });
+      expect(call.body).toEqual((await itemsFor(t, id))[0]);
+    } finally {
+      await t.close();
+      await receiver.close();
+    }
+  });
+
+  it('a receiver that fails is logged; the feedback is still accepted and stored', async () => {
+    const receiver = await aReceiver((_req, res) => res.writeHead(500).end('boom'));
+    const t = await startApp(webhookYaml(receiver.url));
+    try {
+      const id = aTraceId();
+      expect((await sendFeedback(t, { observability_trace_id: id, reaction_type: '👍' })).status).toBe(200);
+      await eventually(() =>
+        expect(warn).toHaveBeenCalledWith(expect.stringContaining(`answered 500 for trace ${id}`)),
+      );
+      expect(await itemsFor(t, id)).toHaveLength(1);
+    } finally {
+      await t.close();
+      await receiver.close();
+    }
+  });
+
+  it('a receiver that never answers does not hold the request up, and times out', async () => {
+    const receiver = await aReceiver(() => undefined);
+    const t = await startApp(webhookYaml(receiver.url));
+    try {
+      const started = Date.now();
+      const res = await sendFeedback(t, { observability_trace_id: aTraceId(), reaction_type: '👍' });
+      expect(res.status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(900);
+      await eventually(
+        () => expect(warn).toHaveBeenCalledWith(expect.stringContaining('no answer within 1 s')),
+        4000,
+      );
+    } finally {
+      await t.close();
+      await receiver.close();
+    }
+  });
+
+  it('an unreachable receiver is logged; the feedback is still accepted', async () => {
+    const receiver = await aReceiver((_req, res) => res.end());
+    await receiver.close();
+    const t = await startApp(webhookYaml(receiver.url));
+    try {
+      const id = aTraceId();
+      expect((await sendFeedback(t, { observability_trace_id: id, comment: 'hello?' })).status).toBe(200);
+      await eventually(() =>
+        expect(warn).toHaveBeenCalledWith(expect.stringContaining(`webhook failed for trace ${id}`)),
+      );
+    } finally {
+      await t.close();
+    }
+  });
+});
