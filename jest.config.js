@@ -13,7 +13,8 @@ const swc = [
 ];
 const common = {
   transform: { '^.+\\.(t|j)s$': swc },
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|jose)/)'],
+  // The OTLP exporter loads `http` with import(), which Jest's CommonJS sandbox refuses: SWC makes it a require().
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|jose|@opentelemetry/otlp-exporter-base)/)'],
   testEnvironment: 'node',
   setupFiles: ['reflect-metadata'],
 };

@@ -7,6 +7,7 @@ import { ANONYMOUS } from './core/identity/identity';
 import { builtinRegistry } from './runtime/builtin-functions';
 import { runWorkflow } from './runtime/workflow-runner';
 import { resultText } from './core/dto/chat-response';
+import { isLogLevel, LOG_LEVELS } from './core/logging/http-logging';
 import { createApp } from './main';
 
 const DEFAULT_CONFIG = resolve(__dirname, '..', 'config', 'default.yml');
@@ -43,7 +44,12 @@ program
   .action(async (opts: { config: string; host?: string; port?: number }) => {
     const config = load(opts.config);
     const frontEnd = config.settings.general.front_end;
-    const app = await createApp(config);
+    const level = process.env.LOG_LEVEL || 'info';
+    if (!isLogLevel(level)) {
+      process.stderr.write(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${level}")\n`);
+      process.exit(2);
+    }
+    const app = await createApp(config, { log: { level } });
     const host = opts.host ?? frontEnd.host;
     await app.listen(opts.port ?? frontEnd.port, host);
     const url = await app.getUrl();

@@ -4,15 +4,35 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import type { CorsOptions } from '@nestjs/common/interfaces/external/cors-options.interface.js';
 import type { LogLevel } from '@nestjs/common';
+import { Logger } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import type { AppConfig } from './config/config.loader';
 import type { CorsConfig } from './config/config.schema';
 import { AppExceptionFilter } from './core/http/app-exception.filter';
 import { jsonBodyParser } from './core/http/json-body';
+import {
+  checkedLogLevel,
+  createLogger,
+  httpLogger,
+  levelOfNestLevels,
+  type LogLevelName,
+} from './core/logging/http-logging';
+import { LoggingModule } from './core/logging/logging.module';
+import { startTracing } from './core/tracing/otel';
+import { TracingShutdown } from './core/tracing/tracing-shutdown';
 import { resolveRoutes, routeTable } from './routes';
 
 export interface CreateAppOptions {
+  /** Nest's switch, kept for callers: `false` silences every log line; a list logs from its lowest level. */
   logger?: LogLevel[] | false;
+  /** JSON log lines: the level (`LOG_LEVEL` for `interlude serve`; default info) and where they go. */
+  log?: { level?: string; destination?: DestinationStream };
+}
+
+function logLevel(options: CreateAppOptions): LogLevelName {
+  if (options.log?.level !== undefined) return checkedLogLevel(options.log.level);
+  return options.logger === undefined ? 'info' : levelOfNestLevels(options.logger);
 }
 
 function corsOptions(cors: CorsConfig): CorsOptions {
@@ -48,10 +68,20 @@ export async function createApp(
   options: CreateAppOptions = {},
 ): Promise<NestExpressApplication> {
   const frontEnd = config.settings.general.front_end;
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
-    bodyParser: false,
-    logger: options.logger ?? ['error', 'warn', 'log'],
-  });
+  const logging = {
+    level: logLevel(options),
+    destination: options.log?.destination,
+    oauthCallbackPath: frontEnd.oauth2_callback_path,
+  };
+  const logger = createLogger(logging);
+  const root = AppModule.forRoot(config);
+  root.imports = [LoggingModule.forRoot(logger), ...(root.imports ?? [])];
+  // OpenTelemetry export when OTEL_EXPORTER_OTLP_ENDPOINT is set; the spans left are flushed on close.
+  if (startTracing()) root.providers = [...(root.providers ?? []), TracingShutdown];
+  const app = await NestFactory.create<NestExpressApplication>(root, { bodyParser: false, bufferLogs: true });
+  app.useLogger(app.get(Logger));
+  // First, so that requests refused before routing (413, malformed JSON, CORS) are logged too.
+  app.use(httpLogger(logger, logging));
   app.set('x-powered-by', false);
   app.set('query parser', 'simple');
   const { cors } = frontEnd;

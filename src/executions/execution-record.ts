@@ -23,6 +23,8 @@ export interface OAuthWait {
 /** What the store keeps of an execution: enough to answer a status poll from any replica. */
 export interface ExecutionRecord {
   id: string;
+  /** The observability trace id the client got back (`Observability-Trace-Id`). */
+  traceId: string;
   /** The identity that started it; null for anonymous (then only its unguessable id reaches it). */
   ownerId: string | null;
   workflow: string;

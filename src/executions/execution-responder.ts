@@ -1,9 +1,12 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { isTerminal } from '../core/events/execution-event';
 import type { Identity } from '../core/identity/identity';
 import { requestMetadata } from '../core/http/request-metadata';
 import type { SseWriter } from '../core/http/sse-writer';
+import { RequestLog } from '../core/logging/request-log';
+import { activeOtelTraceId } from '../core/tracing/otel';
+import { observabilityTrace, TRACE_HEADER } from '../core/tracing/observability-trace';
 import { ServerConfig } from '../config/server-config';
 import { outcome } from './outcome';
 import { ExecutionService, type Execution } from './execution.service';
@@ -39,6 +42,7 @@ export class ExecutionResponder {
   constructor(
     private readonly executions: ExecutionService,
     private readonly config: ServerConfig,
+    @Optional() private readonly log?: RequestLog,
   ) {
     this.urls = new ExecutionUrls(config.frontEnd.root_path);
   }
@@ -67,7 +71,13 @@ export class ExecutionResponder {
       const interactive = face.interactive ? this.context(execution) : undefined;
       const renderer = (writer: SseWriter) => face.renderer(writer, interactive);
       if (face.interactive) execution.expose({ renderResult: face.renderResult, renderer });
-      streaming = streamExecution(res, execution, renderer, {
+      const withTrace = (writer: SseWriter) => {
+        // NAT names the trace once, before the first step (SSE parsers skip the unknown field). A
+        // re-attached stream sends only the frames the client missed, so only the first stream has it.
+        writer.field('observability_trace', { observability_trace_id: execution.traceId });
+        return renderer(writer);
+      };
+      streaming = streamExecution(res, execution, withTrace, {
         keepAliveMs: frontEnd.sse_keepalive_seconds * 1000,
         interactive: face.interactive,
         cancelOnDisconnect: !face.interactive || frontEnd.on_disconnect === 'cancel',
@@ -76,6 +86,7 @@ export class ExecutionResponder {
     await streaming;
   }
 
+  /** Starts the execution; its trace id goes out as a header on every answer, errors included. */
   private start(
     input: unknown,
     identity: Identity,
@@ -83,11 +94,18 @@ export class ExecutionResponder {
     face: Face,
     beforeRun?: (e: Execution) => void,
   ) {
+    const trace = observabilityTrace(req.headers, activeOtelTraceId);
+    req.res?.setHeader(TRACE_HEADER, trace.traceId);
+    this.log?.assign(req, { userId: identity.userId, traceId: trace.traceId });
     return this.executions.start(input, identity, {
       request: requestMetadata(req),
+      trace,
       interactive: face.interactive,
       interactiveRoute: face.interactiveRoute,
-      beforeRun,
+      beforeRun: (execution) => {
+        this.log?.assign(req, { executionId: execution.id });
+        beforeRun?.(execution);
+      },
     });
   }
 

@@ -17,6 +17,7 @@ const oauthEvent: ExecutionEvent = {
 function record(patch: Partial<ExecutionRecord>): ExecutionRecord {
   return {
     id: 'E',
+    traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
     ownerId: null,
     workflow: 'scripted',
     status: 'running',

@@ -4,6 +4,8 @@ import { AppError, ErrorCode, WorkflowError } from '../core/errors/app-error';
 import type { ExecutionEvent, ExecutionEventBody, TerminalEvent } from '../core/events/execution-event';
 import type { Identity } from '../core/identity/identity';
 import type { SseWriter } from '../core/http/sse-writer';
+import { startExecutionSpan, type ExecutionSpan } from '../core/tracing/execution-spans';
+import { newTraceId, type ObservabilityTrace } from '../core/tracing/observability-trace';
 import { ServerConfig } from '../config/server-config';
 import { executionNotFound, InteractionService, ownedBy } from '../interactions/interaction.service';
 import type { BuiltFunction } from '../runtime/function-type';
@@ -18,6 +20,8 @@ import { ExecutionStore } from './execution.store';
 
 export interface StartOptions {
   request: RequestMetadata;
+  /** The observability ids the face read from the request; a fresh trace id when left out. */
+  trace?: ObservabilityTrace;
   /** Whether the face can deliver a person's answer; on other routes a prompt fails the workflow. */
   interactive: boolean;
   /** The interactive route to name when a workflow asks on a route that is not (e.g. `/v1/workflow`). */
@@ -39,6 +43,8 @@ export interface Exposure {
 /** A running (or finished) execution as a face sees it: its id, its events, and a way to stop it. */
 export interface Execution {
   readonly id: string;
+  /** The observability trace id (`Observability-Trace-Id`). */
+  readonly traceId: string;
   readonly events: ExecutionEventLog;
   /** Resolves with the terminal event (completed, failed or cancelled). */
   readonly done: Promise<TerminalEvent>;
@@ -61,6 +67,7 @@ export class ExecutionCancelled extends Error {
 interface Entry {
   execution: Execution;
   abort: LazyAbort;
+  span: ExecutionSpan;
   /** Prompts the workflow is waiting on right now. */
   waiting: number;
   exposure?: Exposure;
@@ -103,8 +110,10 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     const workflow = options.workflow ?? this.instances.acquire(identity);
     const release = options.workflow ? () => undefined : () => this.instances.release(identity);
     const now = Date.now();
+    const trace = options.trace ?? { traceId: newTraceId() };
     const record: ExecutionRecord = {
       id: randomUUID(),
+      traceId: trace.traceId,
       ownerId: identity.userId,
       workflow: workflow.type,
       status: 'running',
@@ -123,9 +132,17 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       if (event.kind === 'output') streamed = true;
       events.append(event);
     };
-    const entry: Entry = { abort, ended: false, waiting: 0 } as Entry;
+    const span = startExecutionSpan({
+      executionId: record.id,
+      workflow: workflow.type,
+      userId: identity.userId,
+      trace,
+      headers: options.request.headers,
+    });
+    const entry: Entry = { abort, span, ended: false, waiting: 0 } as Entry;
     entry.execution = {
       id: record.id,
+      traceId: trace.traceId,
       events,
       done: events.done,
       cancel: (reason) => this.cancelEntry(entry, reason),
@@ -135,7 +152,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     options.beforeRun?.(entry.execution);
     const sink: ExecutionSink = {
       publish,
-      prompt: (prompt, signal) => this.prompt(entry, prompt, signal, publish, options),
+      prompt: (prompt) => this.prompt(entry, prompt, publish, options),
       authenticate: () =>
         Promise.reject(
           options.interactive
@@ -149,14 +166,17 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
             : this.notInteractive('authorize with OAuth (ctx.authenticate)', options),
         ),
     };
-    const run = (async () =>
+    const run = span.run(async () =>
       runWorkflow(workflow, input, {
         executionId: record.id,
         identity,
         request: options.request,
+        trace,
+        steps: span.steps,
         signal: () => abort.signal,
         sink,
-      }))();
+      }),
+    );
     void this.settle(entry, run, () => streamed).finally(release);
     return entry.execution;
   }
@@ -191,7 +211,6 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   private async prompt(
     entry: Entry,
     prompt: Prompt,
-    signal: AbortSignal,
     publish: (event: ExecutionEventBody) => void,
     options: StartOptions,
   ) {
@@ -200,7 +219,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     }
     entry.waiting++;
     try {
-      return await this.interactions.ask({ id: entry.execution.id, publish }, prompt, signal);
+      return await this.interactions.ask({ id: entry.execution.id, publish }, prompt, entry.abort);
     } finally {
       entry.waiting--;
     }
@@ -226,6 +245,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       const result = await run;
       if (entry.ended) return;
       execution.events.append({ kind: 'completed', result, streamed: streamed() });
+      entry.span.end({ kind: 'completed' });
       this.counts.completed++;
       end = { status: 'completed', result: entry.exposure ? entry.exposure.renderResult(result) : result };
     } catch (err) {
@@ -233,6 +253,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       const failure = WorkflowError.from(err);
       const error = { message: failure.message, type: failure.extra.errorType ?? 'Error' };
       execution.events.append({ kind: 'failed', error });
+      entry.span.end({ kind: 'failed', ...error });
       this.counts.failed++;
       end = { status: 'failed', error };
     }
@@ -247,6 +268,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     entry.ended = true;
     entry.abort.abort(new ExecutionCancelled(reason));
     entry.execution.events.append({ kind: 'cancelled', reason });
+    entry.span.end({ kind: 'cancelled', reason });
     this.counts.cancelled++;
     await this.finish(entry, {
       status: 'failed',

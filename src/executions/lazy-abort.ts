@@ -1,10 +1,18 @@
+/** What a waiter needs of a cancellation: whether it happened, and a call when it does. */
+export interface AbortWatch {
+  readonly aborted: boolean;
+  readonly abortReason: unknown;
+  onAbort(listener: (reason: unknown) => void): () => void;
+}
+
 /**
  * An AbortController made only when someone looks at its signal: most runs finish without anyone
  * listening, and the controller is a measurable share of a short request.
  */
-export class LazyAbort {
+export class LazyAbort implements AbortWatch {
   private controller?: AbortController;
   private reason?: unknown;
+  private listeners?: Set<(reason: unknown) => void>;
 
   get signal(): AbortSignal {
     if (!this.controller) {
@@ -18,9 +26,21 @@ export class LazyAbort {
     return this.reason !== undefined;
   }
 
+  get abortReason(): unknown {
+    return this.reason;
+  }
+
+  /** Calls `listener` on abort without making a signal; returns a function that stops listening. */
+  onAbort(listener: (reason: unknown) => void): () => void {
+    (this.listeners ??= new Set()).add(listener);
+    return () => this.listeners?.delete(listener);
+  }
+
   abort(reason: unknown): void {
     if (this.reason !== undefined) return;
     this.reason = reason;
     this.controller?.abort(reason);
+    for (const listener of this.listeners ?? []) listener(reason);
+    this.listeners = undefined;
   }
 }

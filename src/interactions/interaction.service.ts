@@ -13,6 +13,7 @@ import {
   type Prompt,
   type PromptAnswer,
 } from '../runtime/prompts';
+import type { AbortWatch } from '../executions/lazy-abort';
 import { InteractionBroker } from './interaction.broker';
 
 /** The execution a prompt belongs to, as the engine hands it over. */
@@ -39,7 +40,7 @@ export class InteractionService {
   ) {}
 
   /** Asks a person and waits (without blocking anything) for the answer, the deadline or a cancel. */
-  async ask(execution: AskingExecution, prompt: Prompt, signal: AbortSignal): Promise<PromptAnswer> {
+  async ask(execution: AskingExecution, prompt: Prompt, cancel: AbortWatch): Promise<PromptAnswer> {
     const interactionId = randomUUID();
     if (prompt.input_type === 'notification') {
       // Notifications are acknowledged at once: shown to the person, never waited on.
@@ -53,7 +54,7 @@ export class InteractionService {
       execution.publish({ kind: 'interaction_resolved', interactionId, response: { type: 'notification' } });
       return { type: 'notification' };
     }
-    signal.throwIfAborted();
+    if (cancel.aborted) throw cancel.abortReason;
     const deadline =
       prompt.timeout === null ? null : Date.now() + (prompt.timeout + PROMPT_GRACE_SECONDS) * 1000;
     const answer = this.broker.wait(interactionId);
@@ -73,15 +74,14 @@ export class InteractionService {
             () => void giveUp('expired', new PromptTimeoutError(prompt.timeout!)),
             deadline - Date.now(),
           );
-    const onAbort = () => void giveUp('cancelled', signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
+    const stopWatching = cancel.onAbort((reason) => void giveUp('cancelled', reason));
     try {
       const response = await answer;
       execution.publish({ kind: 'interaction_resolved', interactionId, response });
       return response;
     } finally {
       if (timer) clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
+      stopWatching();
     }
   }
 

@@ -1,4 +1,5 @@
 import type { Identity } from '../core/identity/identity';
+import type { ObservabilityTrace } from '../core/tracing/observability-trace';
 import type { IntermediateStepType, StepKind, StreamEventData } from './intermediate-step';
 import type { Prompt, PromptAnswer } from './prompts';
 
@@ -29,6 +30,11 @@ export interface WorkflowContext {
   readonly executionId: string;
   readonly identity: Identity;
   readonly request: RequestMetadata;
+  /**
+   * The run's observability ids: the trace id the client gets back (`Observability-Trace-Id`) and NAT's
+   * `conversation-id`, `user-message-id`, `workflow-run-id`, `workflow-parent-id`/`-name` headers.
+   */
+  readonly trace: ObservabilityTrace;
   /** Fires on cancel, on a streaming client's disconnect, and on shutdown. */
   readonly signal: AbortSignal;
   /** Runs `fn` inside a `<KIND>_START` / `<KIND>_END` pair; the END carries its result as output. */

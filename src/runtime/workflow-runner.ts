@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ExecutionEventBody } from '../core/events/execution-event';
 import type { Identity } from '../core/identity/identity';
+import { newTraceId, type ObservabilityTrace } from '../core/tracing/observability-trace';
 import type { BuiltFunction } from './function-type';
 import {
   endType,
@@ -29,10 +30,18 @@ export interface ExecutionSink {
   authenticate(provider: string, signal: AbortSignal): Promise<AuthResult>;
 }
 
+/** Wraps each `ctx.step` in a tracing span (OpenTelemetry, when it is on). */
+export interface StepTracer {
+  step<T>(name: string, kind: StepKind, fn: () => Promise<T>): Promise<T>;
+}
+
 export interface RunInit {
   executionId: string;
   identity: Identity;
   request: RequestMetadata;
+  /** The run's observability ids; a fresh trace id when left out. */
+  trace?: ObservabilityTrace;
+  steps?: StepTracer;
   /** The run's signal, or a function that makes it when first needed. */
   signal: AbortSignal | (() => AbortSignal);
   sink: ExecutionSink;
@@ -53,13 +62,17 @@ class Context implements WorkflowContext {
   readonly executionId: string;
   readonly identity: Identity;
   readonly request: RequestMetadata;
+  readonly trace: ObservabilityTrace;
   private readonly signalOf: RunInit['signal'];
   private readonly sink: ExecutionSink;
+  private readonly steps?: StepTracer;
 
   constructor(init: RunInit) {
     this.executionId = init.executionId;
     this.identity = init.identity;
     this.request = init.request;
+    this.trace = init.trace ?? { traceId: newTraceId() };
+    this.steps = init.steps;
     this.signalOf = init.signal;
     this.sink = init.sink;
   }
@@ -79,7 +92,9 @@ class Context implements WorkflowContext {
     const started = nowSeconds();
     this.publishStep(startType(kind), name, frame, null, { input: options.input }, options);
     try {
-      const output = await frames.run(frame, fn);
+      const output = await (this.steps
+        ? this.steps.step(name, kind, () => frames.run(frame, async () => fn()))
+        : frames.run(frame, fn));
       this.publishStep(endType(kind), name, frame, started, { input: options.input, output }, options);
       return output;
     } catch (err) {

@@ -1,4 +1,4 @@
-import { dataOf, linesWith, postJson, postStream, type StreamResult } from '../utils/sse';
+import { afterTrace, dataOf, linesWith, postJson, postStream, type StreamResult } from '../utils/sse';
 import {
   ECHO_OPENAI_YAML,
   ECHO_YAML,
@@ -126,7 +126,7 @@ describe.each([
     expect(streamedText(res)).toBe(input);
     expect((dataOf(res) as Chunk[])[0].model).toBe('m1');
     // interactive (versioned) streams number every frame so a dropped client can resume
-    expect(res.lines.every((l) => (done ? /^data: / : /^(id: \d+|data: .*)$/).test(l))).toBe(true);
+    expect(afterTrace(res).every((l) => (done ? /^data: / : /^(id: \d+|data: .*)$/).test(l))).toBe(true);
     if (done) {
       expect(res.lines[res.lines.length - 1]).toBe('data: [DONE]');
       expect(res.lines.filter((l) => l === 'data: [DONE]')).toHaveLength(1);
@@ -212,9 +212,9 @@ describe.each(FAILURE_POINTS)('chat routes when the workflow fails %s', (_name, 
     const res = await postStream(`${t.url}/chat/stream`, user('hi'));
     expect(res.status).toBe(200);
     expect(res.lines[res.lines.length - 1]).toBe(JSON.stringify(failure));
-    expect(res.lines.filter((l) => !l.startsWith('data: ') && !l.startsWith('intermediate_data: '))).toEqual([
-      JSON.stringify(failure),
-    ]);
+    expect(
+      afterTrace(res).filter((l) => !l.startsWith('data: ') && !l.startsWith('intermediate_data: ')),
+    ).toEqual([JSON.stringify(failure)]);
     expect(res.text).not.toContain('[DONE]');
     expect(res.text).not.toContain('"finish_reason":"stop"');
   });

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { dataOf, linesWith, postJson, postStream } from '../utils/sse';
+import { dataOf, linesWith, postJson, postStream, traceLine } from '../utils/sse';
 import { ECHO_YAML, eventually, scriptedYaml, startApp, type TestApp } from '../utils/test-app';
 import { probeRegistry } from '../utils/probe-function';
 
@@ -220,7 +220,8 @@ describe('streams and the client', () => {
     );
     try {
       const res = await postStream(`${t.url}/generate/stream`, { input_message: 'x' });
-      expect(res.text).toBe(': keep-alive\n\ndata: {"value":"after"}\n\n');
+      const trace = traceLine(res.headers.get('observability-trace-id')!);
+      expect(res.text).toBe(`${trace}\n\n: keep-alive\n\ndata: {"value":"after"}\n\n`);
     } finally {
       await t.close();
     }

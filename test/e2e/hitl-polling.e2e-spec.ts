@@ -717,7 +717,10 @@ describe('HITL: /v1/chat/completions with enable_interactive_extensions: true', 
     // ids never repeat: an event's first frame carries its id, the rest of its frames (the stop chunk
     // and [DONE] after the last chunk) none, so a client resuming after it gets none of them again
     const ids = stream.frames.map((f) => f.id).filter((id) => id !== undefined);
-    expect(stream.frames[0].id).toBe(1);
+    // the observability_trace preamble comes before every event, so it has no id of its own
+    expect(stream.frames[0].fields.observability_trace).toBeDefined();
+    expect(stream.frames[0].id).toBeUndefined();
+    expect(stream.frames[1].id).toBe(1);
     expect(new Set(ids).size).toBe(ids.length);
     expect([...ids].sort((a, b) => a! - b!)).toEqual(ids);
     expect(stream.frames[stream.frames.length - 1].id).toBeUndefined();

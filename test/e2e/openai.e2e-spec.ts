@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { dataOf, postJson, postStream, type StreamResult } from '../utils/sse';
+import { afterTrace, dataOf, postJson, postStream, type StreamResult } from '../utils/sse';
 import {
   ECHO_OPENAI_YAML,
   ECHO_YAML,
@@ -122,7 +122,7 @@ describe.each([
     });
     expect(rawStreamText(res)).toBe(input);
     expect((dataOf(res) as Chunk[])[0].model).toBe('x');
-    expect(res.lines.every((l) => l.startsWith('data: '))).toBe(true);
+    expect(afterTrace(res).every((l) => l.startsWith('data: '))).toBe(true);
   });
 
   it.each([false, undefined])('raw: stream: %s answers one JSON chat.completion', async (stream) => {
@@ -255,7 +255,9 @@ describe.each(FAILURE_POINTS)('/v1/chat/completions when the workflow fails %s',
     expect(last.choices[0].finish_reason).toBe('stop');
     expect(frames.indexOf(errors[0])).toBeLessThan(frames.length - 1);
     expect(res.lines[res.lines.length - 1]).toBe('data: [DONE]');
-    expect(res.lines.every((l) => l.startsWith('data: ') || l.startsWith('intermediate_data: '))).toBe(true);
+    expect(afterTrace(res).every((l) => l.startsWith('data: ') || l.startsWith('intermediate_data: '))).toBe(
+      true,
+    );
     expect(res.events.some((e) => e.event === 'error')).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { dataOf, linesWith, postJson, postStream } from '../utils/sse';
+import { afterTrace, dataOf, linesWith, postJson, postStream } from '../utils/sse';
 import { ECHO_YAML, scriptedYaml, startApp, type TestApp } from '../utils/test-app';
 
 describe('generate routes with the echo workflow', () => {
@@ -27,7 +27,7 @@ describe('generate routes with the echo workflow', () => {
       expect(values.join('')).toBe(input);
       // interactive (versioned) streams number every frame so a dropped client can resume
       const framing = path.startsWith('/v1/') ? /^(id: \d+|data: .*)$/ : /^data: /;
-      expect(res.lines.every((l) => framing.test(l))).toBe(true);
+      expect(afterTrace(res).every((l) => framing.test(l))).toBe(true);
       expect(res.text).not.toContain('[DONE]');
     },
   );

@@ -35,6 +35,19 @@ export async function postStream(
   };
 }
 
+/** The line every NAT-face stream starts with (NAT's `observability_trace`), naming the trace id. */
+export function traceLine(traceId: string): string {
+  return `observability_trace: ${JSON.stringify({ observability_trace_id: traceId })}`;
+}
+
+/** The stream's lines after its opening `observability_trace:` line (which must be there). */
+export function afterTrace(result: StreamResult): string[] {
+  const traceId = result.headers.get('observability-trace-id');
+  expect(traceId).toBeTruthy();
+  expect(result.lines[0]).toBe(traceLine(traceId!));
+  return result.lines.slice(1);
+}
+
 /** The JSON of every line that starts with `prefix: `. */
 export function linesWith(result: StreamResult, prefix: string): unknown[] {
   return result.lines
