@@ -70,6 +70,10 @@ interface Entry {
   span: ExecutionSpan;
   /** Prompts the workflow is waiting on right now. */
   waiting: number;
+  /** Whether the workflow emitted output items (faces then need not stream the result). */
+  streamed: boolean;
+  /** The caller whose per-user workflow instance this run holds, to release at the end. */
+  holder?: Identity;
   exposure?: Exposure;
   ended: boolean;
   expiresAt?: number;
@@ -108,7 +112,6 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   async start(input: unknown, identity: Identity, options: StartOptions): Promise<Execution> {
     if (options.interactive) await this.checkCapacity(identity);
     const workflow = options.workflow ?? this.instances.acquire(identity);
-    const release = options.workflow ? () => undefined : () => this.instances.release(identity);
     const now = Date.now();
     const trace = options.trace ?? { traceId: newTraceId() };
     const record: ExecutionRecord = {
@@ -127,11 +130,6 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
 
     const abort = new LazyAbort();
     const events = new ExecutionEventLog();
-    let streamed = false;
-    const publish = (event: ExecutionEventBody) => {
-      if (event.kind === 'output') streamed = true;
-      events.append(event);
-    };
     const span = startExecutionSpan({
       executionId: record.id,
       workflow: workflow.type,
@@ -139,7 +137,14 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       trace,
       headers: options.request.headers,
     });
-    const entry: Entry = { abort, span, ended: false, waiting: 0 } as Entry;
+    const entry = {
+      abort,
+      span,
+      ended: false,
+      waiting: 0,
+      streamed: false,
+      holder: options.workflow ? undefined : identity,
+    } as Entry;
     entry.execution = {
       id: record.id,
       traceId: trace.traceId,
@@ -150,7 +155,29 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     };
     this.entries.set(record.id, entry);
     options.beforeRun?.(entry.execution);
-    const sink: ExecutionSink = {
+    const sink = this.sinkFor(entry, options);
+    const run = span.run(async () =>
+      runWorkflow(workflow, input, {
+        executionId: record.id,
+        identity,
+        request: options.request,
+        trace,
+        steps: span.steps,
+        signal: () => abort.signal,
+        sink,
+      }),
+    );
+    void this.settle(entry, run);
+    return entry.execution;
+  }
+
+  /** Where the workflow's events, prompts and authorizations go. */
+  private sinkFor(entry: Entry, options: StartOptions): ExecutionSink {
+    const publish = (event: ExecutionEventBody) => {
+      if (event.kind === 'output') entry.streamed = true;
+      entry.execution.events.append(event);
+    };
+    return {
       publish,
       prompt: (prompt) => this.prompt(entry, prompt, publish, options),
       authenticate: () =>
@@ -166,19 +193,6 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
             : this.notInteractive('authorize with OAuth (ctx.authenticate)', options),
         ),
     };
-    const run = span.run(async () =>
-      runWorkflow(workflow, input, {
-        executionId: record.id,
-        identity,
-        request: options.request,
-        trace,
-        steps: span.steps,
-        signal: () => abort.signal,
-        sink,
-      }),
-    );
-    void this.settle(entry, run, () => streamed).finally(release);
-    return entry.execution;
   }
 
   /** The execution if this process runs it or still holds its event log. */
@@ -238,17 +252,19 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** Turns the workflow's outcome into its terminal event and record (unless it was cancelled first). */
-  private async settle(entry: Entry, run: Promise<unknown>, streamed: () => boolean): Promise<void> {
+  private async settle(entry: Entry, run: Promise<unknown>): Promise<void> {
     const { execution } = entry;
     let end: Partial<ExecutionRecord>;
     try {
       const result = await run;
+      this.releaseInstance(entry);
       if (entry.ended) return;
-      execution.events.append({ kind: 'completed', result, streamed: streamed() });
+      execution.events.append({ kind: 'completed', result, streamed: entry.streamed });
       entry.span.end({ kind: 'completed' });
       this.counts.completed++;
       end = { status: 'completed', result: entry.exposure ? entry.exposure.renderResult(result) : result };
     } catch (err) {
+      this.releaseInstance(entry);
       if (entry.ended) return;
       const failure = WorkflowError.from(err);
       const error = { message: failure.message, type: failure.extra.errorType ?? 'Error' };
@@ -261,6 +277,11 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     // Anything the workflow left waiting (a prompt raced by a parallel branch) is closed with it.
     if (entry.waiting > 0) entry.abort.abort(new ExecutionCancelled('execution ended'));
     await this.finish(entry, end);
+  }
+
+  private releaseInstance(entry: Entry): void {
+    if (entry.holder) this.instances.release(entry.holder);
+    entry.holder = undefined;
   }
 
   private async cancelEntry(entry: Entry, reason: string): Promise<void> {

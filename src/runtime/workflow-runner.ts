@@ -26,7 +26,8 @@ import type {
 /** Where the engine sends what a workflow does; the ExecutionService implements it. */
 export interface ExecutionSink {
   publish(event: ExecutionEventBody): void;
-  prompt(prompt: Prompt, signal: AbortSignal): Promise<PromptAnswer>;
+  /** Asks a person; the sink ends the wait when the run is cancelled. */
+  prompt(prompt: Prompt): Promise<PromptAnswer>;
   authenticate(provider: string, signal: AbortSignal): Promise<AuthResult>;
 }
 
@@ -118,8 +119,13 @@ class Context implements WorkflowContext {
     this.sink.publish({ kind: 'output', value: chunk });
   }
 
-  async prompt(request: PromptRequest): Promise<PromptAnswer> {
-    return this.sink.prompt(checkedPrompt(request), this.signal);
+  // Not async, and no signal handed over: a waiting execution should cost as little memory as it can.
+  prompt(request: PromptRequest): Promise<PromptAnswer> {
+    try {
+      return this.sink.prompt(checkedPrompt(request));
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
   }
 
   authenticate(provider: string): Promise<AuthResult> {
