@@ -256,6 +256,7 @@ async function startStream(spec) {
       server,
       target,
       ids: shape.ids,
+      trace: shape.trace,
       execId: 'x-execution-id' in check.responseHeaders,
       frameBytes: target.expectBytes / STREAM_CHUNKS,
     };
@@ -275,7 +276,9 @@ async function measureStreams([rawSpec, interludeSpec]) {
   try {
     const interlude = await startStream(interludeSpec);
     entries.push(interlude);
-    const copy = [interlude.ids && 'ids', interlude.execId && 'execid'].filter(Boolean).join(',');
+    const copy = [interlude.ids && 'ids', interlude.execId && 'execid', interlude.trace && 'trace']
+      .filter(Boolean)
+      .join(',');
     const raw = await startStream(copy ? { ...rawSpec, variant: copy } : rawSpec);
     entries.unshift(raw);
     if (raw.frameBytes !== interlude.frameBytes || raw.ids !== interlude.ids)

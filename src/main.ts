@@ -11,6 +11,11 @@ import type { AppConfig } from './config/config.loader';
 import type { CorsConfig } from './config/config.schema';
 import { AppExceptionFilter } from './core/http/app-exception.filter';
 import { jsonBodyParser } from './core/http/json-body';
+import { identityMiddleware } from './core/identity/identity.middleware';
+import { IdentityResolver } from './core/identity/identity.resolver';
+import { MetricsService } from './monitoring/metrics.service';
+import { requestTracking } from './monitoring/request-tracking';
+import { UserActivityService } from './monitoring/user-activity.service';
 import {
   checkedLogLevel,
   createLogger,
@@ -74,20 +79,33 @@ export async function createApp(
     oauthCallbackPath: frontEnd.oauth2_callback_path,
   };
   const logger = createLogger(logging);
+  // Logs that go nowhere cost nothing: with level silent no per-request logging runs at all.
+  const logs = logging.level !== 'silent';
   const root = AppModule.forRoot(config);
-  root.imports = [LoggingModule.forRoot(logger), ...(root.imports ?? [])];
+  root.imports = [
+    ...(logs ? [LoggingModule.forRoot(logger)] : [LoggingModule.silent()]),
+    ...(root.imports ?? []),
+  ];
   // OpenTelemetry export when OTEL_EXPORTER_OTLP_ENDPOINT is set; the spans left are flushed on close.
   if (startTracing()) root.providers = [...(root.providers ?? []), TracingShutdown];
-  const app = await NestFactory.create<NestExpressApplication>(root, { bodyParser: false, bufferLogs: true });
-  app.useLogger(app.get(Logger));
-  // First, so that requests refused before routing (413, malformed JSON, CORS) are logged too.
-  app.use(httpLogger(logger, logging));
+  const app = await NestFactory.create<NestExpressApplication>(root, {
+    bodyParser: false,
+    bufferLogs: logs,
+    logger: logs ? undefined : false,
+  });
+  if (logs) {
+    app.useLogger(app.get(Logger));
+    // First, so that requests refused before routing (413, malformed JSON, CORS) are logged too.
+    app.use(httpLogger(logger, logging));
+  }
   app.set('x-powered-by', false);
   app.set('query parser', 'simple');
   const { cors } = frontEnd;
   // With no origin allowed there is nothing to answer, so no CORS middleware runs at all.
   if (cors.allow_origins.length > 0 || cors.allow_origin_regex) app.enableCors(corsOptions(cors));
   app.use(jsonBodyParser(frontEnd.max_body_bytes));
+  app.use(identityMiddleware(app.get(IdentityResolver)));
+  app.use(requestTracking(app.get(MetricsService), app.get(UserActivityService)));
   app.useGlobalFilters(new AppExceptionFilter(routeTable(resolveRoutes(frontEnd))));
   app.enableShutdownHooks();
   const document = buildOpenApi(app, config);

@@ -19,6 +19,10 @@ const STREAM_DATA = JSON.stringify({ value: 'chunk ' });
 function checkStream(body) {
   const events = body.split('\n\n');
   if (events.pop() !== '') return { ok: false, problem: 'the body does not end with a blank line' };
+  // NAT's streams open with the observability trace id: `observability_trace: {...}`.
+  const trace =
+    events.length > 0 && /^observability_trace: \{"observability_trace_id":"[0-9a-f]{32}"\}$/.test(events[0]);
+  if (trace) events.shift();
   let ids = 0;
   for (const [i, event] of events.entries()) {
     const lines = event.split('\n');
@@ -31,7 +35,7 @@ function checkStream(body) {
   if (events.length !== STREAM_CHUNKS)
     return { ok: false, problem: `${events.length} events instead of ${STREAM_CHUNKS}` };
   if (ids !== 0 && ids !== events.length) return { ok: false, problem: 'only some events carry an id' };
-  return { ok: true, ids: ids > 0 };
+  return { ok: true, ids: ids > 0, trace };
 }
 
 const ECHO_YAML = 'workflow:\n  _type: echo\n';

@@ -61,6 +61,26 @@ export class MetricsService {
     });
   }
 
+  private readonly requestSeries = new Map<
+    string,
+    { count: { inc(): void }; duration: { observe(value: number): void } }
+  >();
+
+  /** Records one request; the labelled series are looked up once per route, method and status. */
+  recordRequest(route: string, method: string, status: number, seconds: number): void {
+    const key = `${method} ${route} ${status}`;
+    let series = this.requestSeries.get(key);
+    if (!series) {
+      series = {
+        count: this.httpRequests.labels({ route, method, status: String(status) }),
+        duration: this.httpDuration.labels({ route, method }),
+      };
+      this.requestSeries.set(key, series);
+    }
+    series.count.inc();
+    series.duration.observe(seconds);
+  }
+
   async render(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }

@@ -1,12 +1,10 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { ExecutionsModule } from '../executions/executions.module';
 import { HealthController } from './health.controller';
 import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
 import { MonitorController } from './monitor.controller';
 import { ReadinessService } from './readiness.service';
-import { RequestTrackingInterceptor } from './request-tracking.interceptor';
 import { UserActivityService } from './user-activity.service';
 
 /** Health, readiness, Prometheus metrics and (when enabled) per-user monitoring. */
@@ -21,13 +19,8 @@ export class MonitoringModule {
         MetricsController,
         ...(options.perUserMonitoring ? [MonitorController] : []),
       ],
-      providers: [
-        MetricsService,
-        UserActivityService,
-        ReadinessService,
-        { provide: APP_INTERCEPTOR, useClass: RequestTrackingInterceptor },
-      ],
-      exports: [MetricsService, ReadinessService],
+      providers: [MetricsService, UserActivityService, ReadinessService],
+      exports: [MetricsService, ReadinessService, UserActivityService],
     };
   }
 }

@@ -1,14 +1,16 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import type { Request } from 'express';
 import { ServerConfig } from '../../config/server-config';
 import { AppError, ErrorCode } from '../errors/app-error';
-import type { Identity } from './identity';
+import type { IdentifiedRequest } from './identity.middleware';
 import { IdentityResolver } from './identity.resolver';
 
 /** Routes that answer whoever asks: liveness and the API description. */
 const OPEN_PATHS = [/^\/health(\/|$)/, /^\/docs(\/|$|-)/, /^\/openapi\.json$/];
 
-/** Resolves the caller on every HTTP request and keeps anonymous callers out when identity is required. */
+/**
+ * Reports a credential that failed (resolved by identityMiddleware before routing) and keeps anonymous
+ * callers out when identity is required.
+ */
 @Injectable()
 export class IdentityGuard implements CanActivate {
   constructor(
@@ -17,9 +19,10 @@ export class IdentityGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const req = context.switchToHttp().getRequest<Request & { identity?: Identity }>();
-    const identity = await this.resolver.resolve(req.headers);
-    req.identity = identity;
+    const req = context.switchToHttp().getRequest<IdentifiedRequest>();
+    if (req.identityError) throw req.identityError;
+    // Resolved here only when the middleware did not run (an app assembled without createApp).
+    const identity = (req.identity ??= await this.resolver.resolve(req.headers));
     if (
       identity.userId === null &&
       this.config.general.auth.require_identity &&

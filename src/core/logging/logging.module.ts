@@ -14,6 +14,11 @@ import { RequestLog } from './request-log';
 @Global()
 @Module({})
 export class LoggingModule {
+  /** No logging: RequestLog still exists for the faces, and records ids for nobody. */
+  static silent(): DynamicModule {
+    return { module: LoggingModule, providers: [RequestLog], exports: [RequestLog] };
+  }
+
   static forRoot(logger: Logger): DynamicModule {
     return {
       module: LoggingModule,

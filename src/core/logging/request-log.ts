@@ -23,10 +23,11 @@ export class RequestLog {
   constructor(@Optional() private readonly pino?: PinoLogger) {}
 
   assign(req: IncomingMessage, fields: RequestLogFields): void {
+    if (!this.pino) return; // no logging configured
     const annotated = req as Annotated;
     annotated[FIELDS] = { ...annotated[FIELDS], ...fields };
     try {
-      this.pino?.assign(fields);
+      this.pino.assign(fields);
     } catch {
       // Outside a request's logging context (no logging middleware ran): the closing line still has them.
     }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 /** The response header every non-streaming face answers with (streams carry an `observability_trace:` line). */
 export const TRACE_HEADER = 'Observability-Trace-Id';
@@ -55,7 +55,8 @@ export function validWorkflowTraceId(value: string | undefined): string | undefi
 
 /** A fresh trace id: 32 lowercase hex digits, so it is also a valid W3C / OpenTelemetry trace id. */
 export function newTraceId(): string {
-  return randomBytes(16).toString('hex');
+  // randomUUID draws from a buffered entropy pool: far cheaper per request than randomBytes(16).
+  return randomUUID().replace(/-/g, '');
 }
 
 /** The OpenTelemetry form of a trace id (a UUID without its dashes). */

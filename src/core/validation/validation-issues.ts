@@ -1,5 +1,5 @@
 import { plainToInstance } from 'class-transformer';
-import { validateSync, type ValidationError } from 'class-validator';
+import { getMetadataStorage, validateSync, type ValidationError } from 'class-validator';
 import type { ValidationIssue } from '../errors/app-error';
 
 type Ctor<T> = new () => T;
@@ -85,6 +85,26 @@ function constraintArgs(
   return { ...ctx, min: num, max: num };
 }
 
+const flat = new WeakMap<Ctor<object>, boolean>();
+
+/** Whether a class validates no nested objects, so its instance can be a plain copy of the input. */
+function isFlat(cls: Ctor<object>): boolean {
+  let known = flat.get(cls);
+  if (known === undefined) {
+    const metadata = getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false);
+    known = !metadata.some((m) => m.type === 'nestedValidation');
+    flat.set(cls, known);
+  }
+  return known;
+}
+
+/** The input's own fields on an instance of `cls` (no `__proto__` key is ever assigned). */
+function shallowInstance<T extends object>(cls: Ctor<T>, value: Record<string, unknown>): T {
+  const instance = Object.create(cls.prototype as object) as Record<string, unknown>;
+  for (const key of Object.keys(value)) if (key !== '__proto__') instance[key] = value[key];
+  return instance as T;
+}
+
 /**
  * Validates a plain value against a class-validator class. Returns the typed instance or the issues.
  * The caller keeps the original value where extra fields must pass through untouched.
@@ -110,7 +130,10 @@ export function validatePlain<T extends object>(
       ],
     };
   }
-  const instance = plainToInstance(cls, value, { enableImplicitConversion: false });
+  const instance =
+    options.forbidUnknown !== true && isFlat(cls)
+      ? shallowInstance(cls, value as Record<string, unknown>)
+      : plainToInstance(cls, value, { enableImplicitConversion: false });
   const errors = validateSync(instance, {
     forbidUnknownValues: false,
     whitelist: options.forbidUnknown === true,

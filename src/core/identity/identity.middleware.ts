@@ -1,0 +1,26 @@
+import type { NextFunction, Request, Response } from 'express';
+import { ANONYMOUS, type Identity } from './identity';
+import type { IdentityResolver } from './identity.resolver';
+
+export type IdentifiedRequest = Request & { identity?: Identity; identityError?: unknown };
+
+/**
+ * Resolves who is asking before routing, so everything after (request tracking, logs, handlers) knows.
+ * A credential that fails (a bad JWT) is kept on the request and reported by IdentityGuard, in the
+ * route's own error shape.
+ */
+export function identityMiddleware(resolver: IdentityResolver) {
+  return (req: IdentifiedRequest, _res: Response, next: NextFunction): void => {
+    resolver.resolve(req.headers).then(
+      (identity) => {
+        req.identity = identity;
+        next();
+      },
+      (err: unknown) => {
+        req.identity = ANONYMOUS;
+        req.identityError = err;
+        next();
+      },
+    );
+  };
+}
