@@ -11,7 +11,7 @@ import { executionNotFound, InteractionService, ownedBy } from '../interactions/
 import type { BuiltFunction } from '../runtime/function-type';
 import type { Prompt } from '../runtime/prompts';
 import type { RequestMetadata } from '../runtime/workflow-context';
-import { runWorkflow, type ExecutionSink } from '../runtime/workflow-runner';
+import { runWorkflow, type ExecutionSink, type RunInit } from '../runtime/workflow-runner';
 import { ExecutionEventLog } from './execution-event-log';
 import { LazyAbort } from './lazy-abort';
 import { WorkflowInstances } from './workflow-instances';
@@ -62,6 +62,22 @@ export class ExecutionCancelled extends Error {
     super(`Execution cancelled: ${reason}`);
     this.name = 'ExecutionCancelled';
   }
+}
+
+/** The workflow's run; a sync throw becomes a rejection. */
+async function launch(workflow: BuiltFunction, input: unknown, init: RunInit): Promise<unknown> {
+  return runWorkflow(workflow, input, init);
+}
+
+function signalOf(abort: LazyAbort): () => AbortSignal {
+  return () => abort.signal;
+}
+
+/** What a running execution keeps of the route that started it. */
+interface RouteFacts {
+  interactive: boolean;
+  interactiveRoute?: string;
+  path: string;
 }
 
 interface Entry {
@@ -128,8 +144,6 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     await this.store.create(record);
     this.counts.started++;
 
-    const abort = new LazyAbort();
-    const events = new ExecutionEventLog();
     const span = startExecutionSpan({
       executionId: record.id,
       workflow: workflow.type,
@@ -137,42 +151,55 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       trace,
       headers: options.request.headers,
     });
+    const entry = this.entryFor(record.id, trace.traceId, span, options.workflow ? undefined : identity);
+    this.entries.set(record.id, entry);
+    options.beforeRun?.(entry.execution);
+    // Closures made here would keep `options` alive for the whole run, and with it the face's closures
+    // and the HTTP request they hold: the run is launched from helpers that capture only what it needs.
+    const sink = this.sinkFor(entry, {
+      interactive: options.interactive,
+      interactiveRoute: options.interactiveRoute,
+      path: options.request.path,
+    });
+    const init: RunInit = {
+      executionId: record.id,
+      identity,
+      request: options.request,
+      trace,
+      steps: span.steps,
+      signal: signalOf(entry.abort),
+      sink,
+    };
+    void this.settle(
+      entry,
+      span.run(() => launch(workflow, input, init)),
+    );
+    return entry.execution;
+  }
+
+  private entryFor(id: string, traceId: string, span: ExecutionSpan, holder: Identity | undefined): Entry {
+    const events = new ExecutionEventLog();
     const entry = {
-      abort,
+      abort: new LazyAbort(),
       span,
       ended: false,
       waiting: 0,
       streamed: false,
-      holder: options.workflow ? undefined : identity,
+      holder,
     } as Entry;
     entry.execution = {
-      id: record.id,
-      traceId: trace.traceId,
+      id,
+      traceId,
       events,
       done: events.done,
       cancel: (reason) => this.cancelEntry(entry, reason),
       expose: (exposure) => (entry.exposure = exposure),
     };
-    this.entries.set(record.id, entry);
-    options.beforeRun?.(entry.execution);
-    const sink = this.sinkFor(entry, options);
-    const run = span.run(async () =>
-      runWorkflow(workflow, input, {
-        executionId: record.id,
-        identity,
-        request: options.request,
-        trace,
-        steps: span.steps,
-        signal: () => abort.signal,
-        sink,
-      }),
-    );
-    void this.settle(entry, run);
-    return entry.execution;
+    return entry;
   }
 
   /** Where the workflow's events, prompts and authorizations go. */
-  private sinkFor(entry: Entry, options: StartOptions): ExecutionSink {
+  private sinkFor(entry: Entry, options: RouteFacts): ExecutionSink {
     const publish = (event: ExecutionEventBody) => {
       if (event.kind === 'output') entry.streamed = true;
       entry.execution.events.append(event);
@@ -226,7 +253,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     entry: Entry,
     prompt: Prompt,
     publish: (event: ExecutionEventBody) => void,
-    options: StartOptions,
+    options: RouteFacts,
   ) {
     if (!options.interactive && prompt.input_type !== 'notification') {
       throw this.notInteractive('ask a person (ctx.prompt)', options);
@@ -321,13 +348,13 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
-  private notInteractive(what: string, options: StartOptions): AppError {
+  private notInteractive(what: string, options: RouteFacts): AppError {
     const instead = options.interactiveRoute
       ? ` Use the interactive route ${options.interactiveRoute} instead.`
       : '';
     return new AppError(
       ErrorCode.NotInteractive,
-      `This workflow tried to ${what}, but ${options.request.path} is not an interactive route.${instead}`,
+      `This workflow tried to ${what}, but ${options.path} is not an interactive route.${instead}`,
       { errorType: 'NotInteractiveError' },
     );
   }
