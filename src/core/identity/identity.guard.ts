@@ -1,6 +1,7 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { ServerConfig } from '../../config/server-config';
 import { AppError, ErrorCode } from '../errors/app-error';
+import type { Identity } from './identity';
 import type { IdentifiedRequest } from './identity.middleware';
 import { IdentityResolver } from './identity.resolver';
 
@@ -18,11 +19,18 @@ export class IdentityGuard implements CanActivate {
     private readonly config: ServerConfig,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const req = context.switchToHttp().getRequest<IdentifiedRequest>();
     if (req.identityError) throw req.identityError;
+    if (req.identity) return this.admit(req, req.identity);
     // Resolved here only when the middleware did not run (an app assembled without createApp).
-    const identity = (req.identity ??= await this.resolver.resolve(req.headers));
+    return Promise.resolve(this.resolver.resolve(req.headers)).then((identity) => {
+      req.identity = identity;
+      return this.admit(req, identity);
+    });
+  }
+
+  private admit(req: IdentifiedRequest, identity: Identity): boolean {
     if (
       identity.userId === null &&
       this.config.general.auth.require_identity &&
@@ -31,9 +39,7 @@ export class IdentityGuard implements CanActivate {
       throw new AppError(
         ErrorCode.Unauthorized,
         'This server requires you to identify yourself (a session cookie or a token)',
-        {
-          headers: { 'WWW-Authenticate': 'Bearer' },
-        },
+        { headers: { 'WWW-Authenticate': 'Bearer' } },
       );
     }
     return true;

@@ -10,15 +10,29 @@ export type IdentifiedRequest = Request & { identity?: Identity; identityError?:
  * route's own error shape.
  */
 export function identityMiddleware(resolver: IdentityResolver) {
+  const refused = (req: IdentifiedRequest, err: unknown) => {
+    req.identity = ANONYMOUS;
+    req.identityError = err;
+  };
   return (req: IdentifiedRequest, _res: Response, next: NextFunction): void => {
-    resolver.resolve(req.headers).then(
+    let resolved: Identity | Promise<Identity>;
+    try {
+      resolved = resolver.resolve(req.headers);
+    } catch (err) {
+      refused(req, err);
+      return next();
+    }
+    if (!(resolved instanceof Promise)) {
+      req.identity = resolved;
+      return next();
+    }
+    resolved.then(
       (identity) => {
         req.identity = identity;
         next();
       },
       (err: unknown) => {
-        req.identity = ANONYMOUS;
-        req.identityError = err;
+        refused(req, err);
         next();
       },
     );

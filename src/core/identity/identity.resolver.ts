@@ -21,7 +21,11 @@ export class IdentityResolver {
     this.jwt = new JwtVerifier(config.general.auth.jwt);
   }
 
-  async resolve(headers: IncomingHttpHeaders): Promise<Identity> {
+  /**
+   * Synchronous for everything but a JWT, whose verification may fetch keys: most requests then cost
+   * no promise at all. Throws (or rejects) with a 401 AppError for a credential it refuses.
+   */
+  resolve(headers: IncomingHttpHeaders): Identity | Promise<Identity> {
     const session =
       typeof headers.cookie === 'string' ? parseCookies(headers.cookie)[SESSION_COOKIE] : undefined;
     if (session) return { userId: natUserId(session), source: 'cookie', claims: {} };
@@ -33,12 +37,7 @@ export class IdentityResolver {
       if (/^bearer$/i.test(scheme) && credentials) {
         if (!looksLikeJwt(credentials))
           return { userId: natUserId(credentials), source: 'api_key', claims: {} };
-        const claims = await this.jwt.verify(credentials);
-        const key = [claims.sub, claims.email, claims.preferred_username].find(
-          (v): v is string => typeof v === 'string' && v !== '',
-        );
-        if (!key) throw invalidToken('The token names no user: it needs sub, email or preferred_username');
-        return { userId: natUserId(key), source: 'jwt', claims: { ...claims } };
+        return this.fromJwt(credentials);
       }
       if (/^basic$/i.test(scheme) && credentials) {
         return { userId: natUserId(credentials), source: 'basic', claims: {} };
@@ -56,5 +55,14 @@ export class IdentityResolver {
     if (typeof apiKey === 'string' && apiKey !== '')
       return { userId: natUserId(apiKey), source: 'api_key', claims: {} };
     return ANONYMOUS;
+  }
+
+  private async fromJwt(token: string): Promise<Identity> {
+    const claims = await this.jwt.verify(token);
+    const key = [claims.sub, claims.email, claims.preferred_username].find(
+      (v): v is string => typeof v === 'string' && v !== '',
+    );
+    if (!key) throw invalidToken('The token names no user: it needs sub, email or preferred_username');
+    return { userId: natUserId(key), source: 'jwt', claims: { ...claims } };
   }
 }
