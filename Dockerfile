@@ -1,9 +1,12 @@
 # syntax=docker/dockerfile:1
 # Build stage: compile TypeScript with the full dev toolchain.
 FROM node:22-bookworm-slim AS build
+# better-sqlite3 compiles its native addon with node-gyp.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# `npm install` honours the lock file; `npm ci` rejects it where a registry lacks other platforms' builds.
+RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
@@ -13,13 +16,16 @@ FROM node:22-bookworm-slim
 ENV NODE_ENV=production \
     INTERLUDE_CONFIG=/app/config/default.yml \
     INTERLUDE_HOST=0.0.0.0 \
-    INTERLUDE_PORT=8000
+    INTERLUDE_PORT=8000 \
+    INTERLUDE_DB_URL=sqlite:/app/data/interlude.db
 WORKDIR /app
 COPY --from=build /src/node_modules ./node_modules
 COPY --from=build /src/dist ./dist
 COPY package.json ./
 # Mount your own config over /app/config (or point INTERLUDE_CONFIG at a file inside it).
 COPY config ./config
+RUN mkdir -p /app/data && chown node:node /app/data
+VOLUME ["/app/data"]
 USER node
 EXPOSE 8000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
