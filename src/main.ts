@@ -11,6 +11,7 @@ import type { AppConfig } from './config/config.loader';
 import type { CorsConfig } from './config/config.schema';
 import { AppExceptionFilter } from './core/http/app-exception.filter';
 import { jsonBodyParser } from './core/http/json-body';
+import { cacheValidationMetadata } from './core/validation/metadata-cache';
 import { identityMiddleware } from './core/identity/identity.middleware';
 import { IdentityResolver } from './core/identity/identity.resolver';
 import { MetricsService } from './monitoring/metrics.service';
@@ -73,6 +74,7 @@ export async function createApp(
   options: CreateAppOptions = {},
 ): Promise<NestExpressApplication> {
   const frontEnd = config.settings.general.front_end;
+  cacheValidationMetadata();
   const logging = {
     level: logLevel(options),
     destination: options.log?.destination,
