@@ -19,6 +19,7 @@ const common = {
   setupFiles: ['reflect-metadata'],
 };
 module.exports = {
+  reporters: ['default', '<rootDir>/test/summary-reporter.js'],
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
