@@ -1,4 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { DatabaseModule } from '../db/database.module';
 import { ExecutionsModule } from '../executions/executions.module';
 import { HealthController } from './health.controller';
 import { MetricsController } from './metrics.controller';
@@ -13,7 +14,7 @@ export class MonitoringModule {
   static forRoot(options: { perUserMonitoring: boolean }): DynamicModule {
     return {
       module: MonitoringModule,
-      imports: [ExecutionsModule],
+      imports: [ExecutionsModule, DatabaseModule],
       controllers: [
         HealthController,
         MetricsController,

@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { sql } from 'kysely';
+import { Database } from '../db/database';
 import { ExecutionStore } from '../executions/execution.store';
 
 export type ReadinessCheck = () => Promise<void>;
@@ -8,9 +10,12 @@ export type ReadinessCheck = () => Promise<void>;
 export class ReadinessService {
   private readonly checks = new Map<string, ReadinessCheck>();
 
-  constructor(store: ExecutionStore) {
+  constructor(store: ExecutionStore, database: Database) {
     this.register('executions', async () => {
       await store.countWaiting();
+    });
+    this.register('database', async () => {
+      await sql`select 1`.execute(database.db);
     });
   }
 
