@@ -74,3 +74,31 @@ describe('each user sees only their own executions', () => {
     expect((await as({}, p).answer()).status).toBe(204);
   });
 });
+
+describe('waiting limits per user', () => {
+  it('past max_waiting_executions_per_user a user gets 429 with Retry-After; others are not held back', async () => {
+    const t = await startApp(
+      ASKS.replace('workflow:', 'general:\n  max_waiting_executions_per_user: 1\nworkflow:'),
+    );
+    try {
+      const first = await postJson(`${t.url}/v1/workflow`, { input_message: 'x' }, ALICE);
+      expect(first.status).toBe(202);
+      const second = await postJson(`${t.url}/v1/workflow`, { input_message: 'y' }, ALICE);
+      expect(second.status).toBe(429);
+      expect(second.headers.get('retry-after')).toBe('30');
+      expect(String(second.json.detail)).toMatch(/1 executions waiting/);
+      expect((await postJson(`${t.url}/v1/workflow`, { input_message: 'z' }, BOB)).status).toBe(202);
+      // answering frees the place
+      const response = (first.json as unknown as Paused).response_url;
+      const answered = await fetch(`${t.url}${response}`, {
+        method: 'POST',
+        headers: { ...ALICE, 'content-type': 'application/json' },
+        body: JSON.stringify({ response: { type: 'text', text: 'Ann' } }),
+      });
+      expect(answered.status).toBe(204);
+      expect((await postJson(`${t.url}/v1/workflow`, { input_message: 'w' }, ALICE)).status).toBe(202);
+    } finally {
+      await t.close();
+    }
+  });
+});
