@@ -3,21 +3,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { Logger } from '@nestjs/common';
-import { IsOptional, IsString } from 'class-validator';
 import OpenAI from 'openai';
-import { lastUserText } from '../../src/core/dto/chat-request.dto';
 import type { ObservabilityTrace } from '../../src/core/tracing/observability-trace';
 import { createApp } from '../../src/main';
-import { builtinRegistry } from '../../src/runtime/builtin-functions';
-import type { FunctionType } from '../../src/runtime/function-type';
-import { ScriptedInputDto } from '../../src/runtime/functions/scripted.function';
 import { linesWith, postJson, postStream, traceLine, type StreamResult } from '../utils/sse';
+import { registryWith } from '../utils/test-function';
 import { configFrom, eventually, failingYaml, scriptedYaml, startApp, type TestApp } from '../utils/test-app';
-
-class TraceitConfig {
-  @IsString() _type!: string;
-  @IsOptional() @IsString() description?: string;
-}
 
 /** What the test workflow saw of its run. */
 interface Seen {
@@ -28,24 +19,12 @@ interface Seen {
 
 /** A workflow that runs one tool step, logs through Nest's Logger and answers with `ctx.trace`. */
 function traceitRegistry() {
-  const traceit: FunctionType<TraceitConfig> = {
-    type: 'traceit',
-    description: 'returns ctx.trace',
-    config: TraceitConfig,
-    build: () => ({
-      type: 'traceit',
-      description: 'returns ctx.trace',
-      input: { kind: 'schema', dto: ScriptedInputDto },
-      fromChat: (request) => ({ input_message: lastUserText(request.messages) }),
-      run: async (_input, ctx) => {
-        await ctx.step('lookup', 'tool', async () => 42);
-        new Logger('traceit').log('looked it up');
-        const seen: Seen = { trace: ctx.trace, executionId: ctx.executionId, userId: ctx.identity.userId };
-        return seen;
-      },
-    }),
-  };
-  return builtinRegistry().register(traceit);
+  return registryWith('traceit', async (_input, ctx) => {
+    await ctx.step('lookup', 'tool', async () => 42);
+    new Logger('traceit').log('looked it up');
+    const seen: Seen = { trace: ctx.trace, executionId: ctx.executionId, userId: ctx.identity.userId };
+    return seen;
+  });
 }
 
 const TRACEIT = 'workflow:\n  _type: traceit\n';
