@@ -8,6 +8,7 @@ import { ExecutionResponder } from './executions/execution-responder';
 import { ExecutionsModule } from './executions/executions.module';
 import { FeedbackModule } from './feedback/feedback.module';
 import { MonitoringModule } from './monitoring/monitoring.module';
+import { createOAuthCallbackController } from './oauth/oauth-callback.controller';
 import { ChatService } from './openai/chat.service';
 import { createChatController } from './openai/chat.controller';
 import { createCompletionsController } from './openai/completions.controller';
@@ -43,6 +44,7 @@ export class AppModule {
       const interactive = config.settings.general.front_end.enable_interactive_extensions;
       controllers.push(createCompletionsController(routes.completions, interactive, routes.chat));
     }
+    controllers.push(createOAuthCallbackController(routes.oauth2Callback));
     return {
       module: AppModule,
       imports: [

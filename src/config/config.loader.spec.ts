@@ -96,6 +96,8 @@ authentication:
   github:
     _type: oauth2_auth_code_flow
     client_id: abc
+    authorization_url: https://github.com/login/oauth/authorize
+    token_url: https://github.com/login/oauth/access_token
 workflow:
   _type: scripted
   description: A demo

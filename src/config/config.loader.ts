@@ -3,6 +3,7 @@ import { LineCounter, parseDocument, parse as parseYamlScalar, type Document } f
 import { validatePlain } from '../core/validation/validation-issues';
 import type { BuiltFunction } from '../runtime/function-type';
 import type { FunctionRegistry } from '../runtime/function-registry';
+import { AUTH_PROVIDER_TYPES, OAuth2AuthCodeFlowConfig } from './authentication.schema';
 import { ConfigFile } from './config.schema';
 
 export interface ConfigProblemAt {
@@ -185,6 +186,8 @@ export function parseConfig(
     for (const [name, entry] of Object.entries(entries)) {
       if (!isMapping(entry) || typeof entry._type !== 'string') {
         found.push({ loc: [section, name], message: 'must be a mapping with a _type' });
+      } else if (section === 'authentication') {
+        checkAuthProvider(['authentication', name], entry, found);
       }
     }
   }
@@ -205,6 +208,28 @@ export function parseConfig(
     buildWorkflow: workflow.make,
     functions,
   };
+}
+
+function checkAuthProvider(loc: Loc, entry: Record<string, unknown>, found: { loc: Loc; message: string }[]) {
+  if (!AUTH_PROVIDER_TYPES.includes(String(entry._type))) {
+    found.push({
+      loc: [...loc, '_type'],
+      message: `unknown _type "${String(entry._type)}"; known types: ${AUTH_PROVIDER_TYPES.join(', ')}`,
+    });
+    return;
+  }
+  const checked = validatePlain(OAuth2AuthCodeFlowConfig, entry, loc, { forbidUnknown: true });
+  if (!checked.ok) found.push(...checked.issues.map((i) => ({ loc: i.loc, message: i.msg })));
+  else if (
+    checked.value.token_endpoint_auth_method &&
+    checked.value.token_endpoint_auth_method !== 'none' &&
+    !checked.value.client_secret
+  ) {
+    found.push({
+      loc: [...loc, 'client_secret'],
+      message: `${checked.value.token_endpoint_auth_method} needs a client_secret`,
+    });
+  }
 }
 
 export function loadConfig(

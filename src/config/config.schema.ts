@@ -75,6 +75,13 @@ export class FrontEndConfig {
   @IsIn(FRONT_END_TYPES, { message: `_type must be one of: ${FRONT_END_TYPES.join(', ')}` })
   _type = 'http';
   @Optional() @IsString() host = 'localhost';
+  /** How browsers reach this server (OAuth redirect URIs); default `http://<host>:<port>`. */
+  @Optional()
+  @IsString()
+  @Matches(/^https?:\/\/[^\s]+[^/]$/, {
+    message: 'public_base_url must be an http(s) URL without a trailing slash',
+  })
+  public_base_url?: string;
   @Optional() @Min(0) @Max(65535) @IsInt() port = 8000;
   @Optional()
   @IsString()

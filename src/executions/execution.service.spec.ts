@@ -5,6 +5,7 @@ import { builtinRegistry } from '../runtime/builtin-functions';
 import { ExecutionService } from './execution.service';
 import { MemoryExecutionStore } from './memory-execution.store';
 import { WorkflowInstances } from './workflow-instances';
+import { OAuthService } from '../oauth/oauth.service';
 import { InProcessInteractionBroker } from '../interactions/interaction.broker';
 import { InteractionService } from '../interactions/interaction.service';
 import type { WorkflowContext } from '../runtime/workflow-context';
@@ -17,7 +18,13 @@ function service(yaml: string) {
   const interactions = new InteractionService(store, new InProcessInteractionBroker());
   return {
     store,
-    executions: new ExecutionService(store, interactions, new WorkflowInstances(config), config),
+    executions: new ExecutionService(
+      store,
+      interactions,
+      new WorkflowInstances(config),
+      new OAuthService(config, store),
+      config,
+    ),
   };
 }
 

@@ -14,6 +14,7 @@ import type { RequestMetadata } from '../runtime/workflow-context';
 import { runWorkflow, type ExecutionSink, type RunInit } from '../runtime/workflow-runner';
 import { ExecutionEventLog } from './execution-event-log';
 import { LazyAbort } from './lazy-abort';
+import { OAuthService } from '../oauth/oauth.service';
 import { WorkflowInstances } from './workflow-instances';
 import { TERMINAL_STATUSES, type ExecutionRecord } from './execution-record';
 import { ExecutionStore } from './execution.store';
@@ -78,6 +79,7 @@ interface RouteFacts {
   interactive: boolean;
   interactiveRoute?: string;
   path: string;
+  identity: Identity;
 }
 
 interface Entry {
@@ -109,6 +111,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     private readonly store: ExecutionStore,
     private readonly interactions: InteractionService,
     private readonly instances: WorkflowInstances,
+    private readonly oauth: OAuthService,
     private readonly config: ServerConfig,
   ) {}
 
@@ -160,6 +163,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       interactive: options.interactive,
       interactiveRoute: options.interactiveRoute,
       path: options.request.path,
+      identity,
     });
     const init: RunInit = {
       executionId: record.id,
@@ -207,18 +211,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     return {
       publish,
       prompt: (prompt) => this.prompt(entry, prompt, publish, options),
-      authenticate: () =>
-        Promise.reject(
-          options.interactive
-            ? new AppError(
-                ErrorCode.NotInteractive,
-                'OAuth authorization (ctx.authenticate) is not available yet.',
-                {
-                  errorType: 'NotImplementedError',
-                },
-              )
-            : this.notInteractive('authorize with OAuth (ctx.authenticate)', options),
-        ),
+      authenticate: (provider) => this.authenticate(entry, provider, publish, options),
     };
   }
 
@@ -247,6 +240,22 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     const entry = this.entries.get(id);
     if (!entry) throw executionNotFound(id);
     await this.cancelEntry(entry, 'cancelled by client');
+  }
+
+  private async authenticate(
+    entry: Entry,
+    provider: string,
+    publish: (event: ExecutionEventBody) => void,
+    options: RouteFacts,
+  ) {
+    if (!options.interactive) throw this.notInteractive('authorize with OAuth (ctx.authenticate)', options);
+    entry.waiting++;
+    try {
+      const execution = { id: entry.execution.id, identity: options.identity, publish };
+      return await this.oauth.authenticate(execution, provider, entry.abort);
+    } finally {
+      entry.waiting--;
+    }
   }
 
   private async prompt(
@@ -327,6 +336,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   private async finish(entry: Entry, patch: Partial<ExecutionRecord>): Promise<void> {
     const { id } = entry.execution;
     const now = Date.now();
+    this.oauth.forgetExecution(id);
     try {
       if (!entry.exposure) {
         this.entries.delete(id);

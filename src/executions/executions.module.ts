@@ -7,6 +7,7 @@ import { ExecutionStore } from './execution.store';
 import { ExecutionsController } from './executions.controller';
 import { MemoryExecutionStore } from './memory-execution.store';
 import { WorkflowInstances } from './workflow-instances';
+import { OAuthService } from '../oauth/oauth.service';
 
 /**
  * The engine and its rendezvous: executions and interactions share the store, so they are wired in
@@ -19,8 +20,9 @@ import { WorkflowInstances } from './workflow-instances';
     { provide: InteractionBroker, useFactory: () => new InProcessInteractionBroker() },
     InteractionService,
     WorkflowInstances,
+    OAuthService,
     ExecutionService,
   ],
-  exports: [ExecutionService, ExecutionStore, InteractionService, WorkflowInstances],
+  exports: [ExecutionService, ExecutionStore, InteractionService, WorkflowInstances, OAuthService],
 })
 export class ExecutionsModule {}

@@ -85,6 +85,7 @@ describe('OpenAPI', () => {
       const doc = await openapi(s);
       expect(Object.keys(doc.paths).sort()).toEqual(
         [
+          '/auth/redirect',
           '/executions/{id}',
           '/executions/{id}/interactions/{interactionId}/response',
           '/executions/{id}/stream',

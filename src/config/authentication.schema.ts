@@ -1,0 +1,48 @@
+import {
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsString,
+  Matches,
+  Min,
+  ValidateIf,
+} from 'class-validator';
+import { Optional } from '../core/validation/optional.decorator';
+
+const HTTP_URL = /^https?:\/\/[^\s]+$/;
+const url = (field: string) => ({ message: `${field} must be an http(s) URL` });
+
+/**
+ * `_type: oauth2_auth_code_flow`: the authorization-code grant (PKCE by default) for a third-party API
+ * a workflow calls as the user. Either `issuer` (OpenID Connect discovery) or both endpoint URLs.
+ */
+export class OAuth2AuthCodeFlowConfig {
+  @IsString() _type!: string;
+  @IsString() client_id!: string;
+  /** Leave out for a public client (then `token_endpoint_auth_method` is `none`). */
+  @Optional() @IsString() client_secret?: string;
+  @ValidateIf((o: OAuth2AuthCodeFlowConfig) => o.issuer === undefined)
+  @IsString()
+  @Matches(HTTP_URL, url('authorization_url'))
+  authorization_url?: string;
+  @ValidateIf((o: OAuth2AuthCodeFlowConfig) => o.issuer === undefined)
+  @IsString()
+  @Matches(HTTP_URL, url('token_url'))
+  token_url?: string;
+  @Optional() @IsString() @Matches(HTTP_URL, url('issuer')) issuer?: string;
+  @Optional() @IsArray() @IsString({ each: true }) scopes: string[] = [];
+  /** Default: `general.front_end.public_base_url` + `oauth2_callback_path`. */
+  @Optional() @IsString() @Matches(HTTP_URL, url('redirect_uri')) redirect_uri?: string;
+  @Optional() @IsBoolean() use_pkce = true;
+  @Optional()
+  @IsIn(['client_secret_basic', 'client_secret_post', 'none'])
+  token_endpoint_auth_method?: 'client_secret_basic' | 'client_secret_post' | 'none';
+  /** Extra query parameters for the authorization request (e.g. `{access_type: offline, prompt: consent}`). */
+  @Optional() @IsObject() authorization_kwargs: Record<string, string> = {};
+  @Optional() @Min(1) @IsInt() auth_timeout_seconds = 300;
+  @Optional() @IsString() description?: string;
+}
+
+export const AUTH_PROVIDER_TYPES = ['oauth2_auth_code_flow'];

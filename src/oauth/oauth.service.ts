@@ -1,0 +1,215 @@
+import { Injectable, Logger } from '@nestjs/common';
+import * as oauth from 'oauth4webapi';
+import { OAuth2AuthCodeFlowConfig } from '../config/authentication.schema';
+import { ServerConfig } from '../config/server-config';
+import { AppError, ErrorCode } from '../core/errors/app-error';
+import type { ExecutionEventBody } from '../core/events/execution-event';
+import type { Identity } from '../core/identity/identity';
+import { validatePlain } from '../core/validation/validation-issues';
+import { ExecutionStore } from '../executions/execution.store';
+import type { AbortWatch } from '../executions/lazy-abort';
+import type { AuthResult } from '../runtime/workflow-context';
+import { OAuthClient, TokenEndpointError, type TokenSet } from './oauth-client';
+
+/** A token is refreshed (or the flow restarted) when it expires within this margin. */
+const REFRESH_MARGIN_MS = 60_000;
+
+/** The execution asking, as the engine hands it over. */
+export interface AuthorizingExecution {
+  id: string;
+  identity: Identity;
+  publish(event: ExecutionEventBody): void;
+}
+
+interface PendingFlow {
+  executionId: string;
+  owner: string;
+  provider: OAuthClient;
+  codeVerifier?: string;
+  expiresAt: number;
+  resolve(tokens: TokenSet): void;
+  reject(err: Error): void;
+}
+
+/** What `/auth/redirect` answers: a status and a small page for the popup. */
+export interface CallbackOutcome {
+  status: 200 | 400 | 500 | 502;
+  message: string;
+}
+
+export class OAuthFlowError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OAuthFlowError';
+  }
+}
+
+/**
+ * OAuth2 authorization-code flows for workflows acting as their user at a third-party API. Tokens are
+ * kept per user and provider (an anonymous caller's only for its execution); secrets never leave here.
+ */
+@Injectable()
+export class OAuthService {
+  private readonly logger = new Logger('OAuth');
+  private readonly providers = new Map<string, OAuthClient>();
+  private readonly tokens = new Map<string, TokenSet>();
+  private readonly pending = new Map<string, PendingFlow>();
+  readonly counts = { started: 0, completed: 0, failed: 0 };
+
+  constructor(
+    config: ServerConfig,
+    private readonly store: ExecutionStore,
+  ) {
+    const frontEnd = config.frontEnd;
+    const base = frontEnd.public_base_url ?? `http://${frontEnd.host}:${frontEnd.port}`;
+    for (const [name, entry] of Object.entries(config.app.settings.authentication ?? {})) {
+      const checked = validatePlain(OAuth2AuthCodeFlowConfig, entry);
+      if (!checked.ok) continue; // the config loader already refused it
+      const redirect = checked.value.redirect_uri ?? `${base}${frontEnd.oauth2_callback_path}`;
+      this.providers.set(name, new OAuthClient(name, checked.value, redirect));
+    }
+  }
+
+  /** `ctx.authenticate(provider)`: a bearer header, from a held token, a refresh, or a new flow. */
+  async authenticate(
+    execution: AuthorizingExecution,
+    providerName: string,
+    cancel: AbortWatch,
+  ): Promise<AuthResult> {
+    const provider = this.providers.get(providerName);
+    if (!provider) {
+      const known = [...this.providers.keys()].join(', ') || 'none configured';
+      throw new OAuthFlowError(`Unknown authentication provider "${providerName}" (known: ${known})`);
+    }
+    const owner = ownerKey(execution, providerName);
+    const held = this.tokens.get(owner);
+    if (held && (held.expiresAt === undefined || held.expiresAt - Date.now() > REFRESH_MARGIN_MS)) {
+      return bearer(held);
+    }
+    if (held?.refreshToken) {
+      try {
+        const refreshed = await provider.refresh(held.refreshToken);
+        this.tokens.set(owner, refreshed);
+        return bearer(refreshed);
+      } catch (err) {
+        this.logger.warn(
+          `Refreshing the ${providerName} token failed; asking the user again: ${(err as Error).message}`,
+        );
+        this.tokens.delete(owner);
+      }
+    }
+    const tokens = await this.runFlow(execution, provider, owner, cancel);
+    this.tokens.set(owner, tokens);
+    return bearer(tokens);
+  }
+
+  private async runFlow(
+    execution: AuthorizingExecution,
+    provider: OAuthClient,
+    owner: string,
+    cancel: AbortWatch,
+  ): Promise<TokenSet> {
+    if (cancel.aborted) throw cancel.abortReason;
+    const state = oauth.generateRandomState(); // 32 random bytes
+    const codeVerifier = provider.usesPkce ? oauth.generateRandomCodeVerifier() : undefined;
+    const authUrl = await provider.authorizationUrl(state, codeVerifier);
+    const timeoutMs = provider.timeoutSeconds * 1000;
+    this.counts.started++;
+    const done = new Promise<TokenSet>((resolve, reject) => {
+      this.pending.set(state, {
+        executionId: execution.id,
+        owner,
+        provider,
+        codeVerifier,
+        expiresAt: Date.now() + timeoutMs,
+        resolve,
+        reject,
+      });
+    });
+    await this.store.update(execution.id, {
+      status: 'oauth_required',
+      oauth: { authUrl, state, provider: provider.name },
+      updatedAt: Date.now(),
+    });
+    execution.publish({ kind: 'oauth_required', authUrl, state, provider: provider.name });
+    const fail = (err: Error) => {
+      const flow = this.pending.get(state);
+      if (!flow) return;
+      this.pending.delete(state);
+      flow.reject(err);
+    };
+    const timer = setTimeout(
+      () =>
+        fail(new OAuthFlowError(`Authentication flow timed out after ${provider.timeoutSeconds} seconds`)),
+      timeoutMs,
+    );
+    const stopWatching = cancel.onAbort((reason) => fail(reason as Error));
+    try {
+      const tokens = await done;
+      this.counts.completed++;
+      return tokens;
+    } catch (err) {
+      this.counts.failed++;
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      stopWatching();
+      await this.store.update(execution.id, { status: 'running', oauth: undefined, updatedAt: Date.now() });
+      execution.publish({ kind: 'oauth_resolved', state, provider: provider.name });
+    }
+  }
+
+  /** `GET /auth/redirect`: the provider sent the user's browser back with a code (or an error). */
+  async callback(query: URLSearchParams): Promise<CallbackOutcome> {
+    const state = query.get('state') ?? '';
+    const flow = this.pending.get(state);
+    if (!flow || flow.expiresAt <= Date.now()) {
+      return { status: 400, message: 'Invalid state. Please restart the authentication process.' };
+    }
+    this.pending.delete(state); // usable once, whatever happens next
+    const error = query.get('error');
+    if (error) {
+      const description = query.get('error_description');
+      const message = `Authorization was refused by the provider: ${error}${description ? ` (${description})` : ''}`;
+      flow.reject(new OAuthFlowError(message));
+      return { status: 502, message };
+    }
+    try {
+      const tokens = await flow.provider.exchange(query, state, flow.codeVerifier);
+      flow.resolve(tokens);
+      return { status: 200, message: 'Authentication complete. You can close this window.' };
+    } catch (err) {
+      const message =
+        err instanceof TokenEndpointError
+          ? `Authentication failed: ${err.message}`
+          : 'Authentication failed: the callback could not be processed';
+      flow.reject(new OAuthFlowError(message));
+      return { status: err instanceof TokenEndpointError ? 502 : 500, message };
+    }
+  }
+
+  /** An anonymous caller's tokens live only as long as its execution. */
+  forgetExecution(executionId: string): void {
+    for (const key of this.tokens.keys())
+      if (key.startsWith(`execution:${executionId}:`)) this.tokens.delete(key);
+  }
+
+  has(providerName: string): boolean {
+    return this.providers.has(providerName);
+  }
+}
+
+function ownerKey(execution: AuthorizingExecution, provider: string): string {
+  const { userId } = execution.identity;
+  return userId === null ? `execution:${execution.id}:${provider}` : `user:${userId}:${provider}`;
+}
+
+function bearer(tokens: TokenSet): AuthResult {
+  return { headers: { Authorization: `Bearer ${tokens.accessToken}` } };
+}
+
+export function notInteractiveOAuth(): AppError {
+  return new AppError(ErrorCode.NotInteractive, 'OAuth needs an interactive route', {
+    errorType: 'NotInteractiveError',
+  });
+}
