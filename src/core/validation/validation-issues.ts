@@ -98,9 +98,9 @@ function isFlat(cls: Ctor<object>): boolean {
   return known;
 }
 
-/** The input's own fields on an instance of `cls` (no `__proto__` key is ever assigned). */
+/** The input's own fields on an instance of `cls`, over its defaults (no `__proto__` key is ever assigned). */
 function shallowInstance<T extends object>(cls: Ctor<T>, value: Record<string, unknown>): T {
-  const instance = Object.create(cls.prototype as object) as Record<string, unknown>;
+  const instance = new cls() as Record<string, unknown>;
   for (const key of Object.keys(value)) if (key !== '__proto__') instance[key] = value[key];
   return instance as T;
 }

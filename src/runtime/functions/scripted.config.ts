@@ -54,7 +54,24 @@ export class ScriptedPromptConfig extends PromptConfig {
   save_as?: string;
 }
 
-export const STEP_ACTIONS = ['step', 'stream', 'sleep', 'fail', 'prompt'] as const;
+/** `- authenticate:` gets the user's authorization for a provider of `authentication:` (OAuth). */
+export class AuthenticateConfig {
+  @IsDefined() @IsString() provider!: string;
+}
+
+/** `- fetch:` calls a URL (with a provider's bearer token) and saves the JSON or text under `save_as`. */
+export class FetchConfig {
+  @IsDefined() @IsString() url!: string;
+  @Optional() @IsString() provider?: string;
+  @Optional() @IsIn(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) method?: string;
+  @Optional() body?: unknown;
+  @Optional()
+  @IsString()
+  @Matches(/^[A-Za-z_][\w-]*$/, { message: 'save_as must be a simple name (letters, digits, _ and -)' })
+  save_as?: string;
+}
+
+export const STEP_ACTIONS = ['step', 'stream', 'sleep', 'fail', 'prompt', 'authenticate', 'fetch'] as const;
 export type StepAction = (typeof STEP_ACTIONS)[number];
 
 /** One entry of `steps:`: an object with exactly one action key. */
@@ -64,6 +81,8 @@ export class ScriptedStepConfig {
   @Optional() @ValidateNested() @Type(() => SleepConfig) sleep?: SleepConfig;
   @Optional() @ValidateNested() @Type(() => FailConfig) fail?: FailConfig;
   @Optional() @ValidateNested() @Type(() => ScriptedPromptConfig) prompt?: ScriptedPromptConfig;
+  @Optional() @ValidateNested() @Type(() => AuthenticateConfig) authenticate?: AuthenticateConfig;
+  @Optional() @ValidateNested() @Type(() => FetchConfig) fetch?: FetchConfig;
 }
 
 export class ScriptedConfig {

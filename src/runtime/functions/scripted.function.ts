@@ -7,7 +7,7 @@ import type { WorkflowContext } from '../workflow-context';
 import { answerVariables, promptProblems } from '../prompts';
 import { renderDeep, renderTemplate, templateNames } from '../template';
 import { sleep, wordChunks } from '../text';
-import { STEP_ACTIONS, ScriptedConfig, type ScriptedStepConfig } from './scripted.config';
+import { STEP_ACTIONS, ScriptedConfig, type FetchConfig, type ScriptedStepConfig } from './scripted.config';
 
 /** NeMo Agent Toolkit's agent input: a single message or a conversation. */
 export class ScriptedInputDto {
@@ -83,8 +83,39 @@ async function runStep(
     const answer = await ctx.prompt({ ...prompt, text: renderTemplate(prompt.text, vars) });
     if (save_as) vars[save_as] = answerVariables(answer);
     if (answer.type === 'cancel') return 'cancelled';
+  } else if (step.authenticate) {
+    await ctx.authenticate(step.authenticate.provider);
+  } else if (step.fetch) {
+    const value = await fetchAs(step.fetch, ctx, vars);
+    if (step.fetch.save_as) vars[step.fetch.save_as] = value;
   }
   return 'next';
+}
+
+/** Calls a URL, as the user when a provider is named; the JSON (or text) it answers. */
+async function fetchAs(
+  config: FetchConfig,
+  ctx: WorkflowContext,
+  vars: Record<string, unknown>,
+): Promise<unknown> {
+  const url = renderTemplate(config.url, vars);
+  const method = config.method ?? 'GET';
+  const headers: Record<string, string> = config.provider
+    ? { ...(await ctx.authenticate(config.provider)).headers }
+    : {};
+  let body: string | undefined;
+  if (config.body !== undefined) {
+    body = JSON.stringify(renderDeep(config.body, vars));
+    headers['Content-Type'] = 'application/json';
+  }
+  const response = await fetch(url, { method, headers, body, signal: ctx.signal });
+  const text = await response.text();
+  if (!response.ok) throw new ScriptedFailure(`${method} ${url} answered ${response.status}`, 'FetchError');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }
 
 /** The scripted workflow: drives every path (steps, streaming, failures, prompts) without an LLM. */
@@ -104,7 +135,7 @@ export const scriptedFunction: FunctionType<ScriptedConfig> = {
           message: `a step needs exactly one of ${STEP_ACTIONS.join(', ')}; found ${actions.join(', ') || 'none'}`,
         });
       }
-      const text = step.stream?.text ?? step.fail?.message ?? step.prompt?.text;
+      const text = step.stream?.text ?? step.fail?.message ?? step.prompt?.text ?? step.fetch?.url;
       for (const name of text ? templateNames(text) : []) {
         if (!known.has(name)) {
           problems.push({
@@ -119,6 +150,7 @@ export const scriptedFunction: FunctionType<ScriptedConfig> = {
         }
         if (step.prompt.save_as) known.add(step.prompt.save_as);
       }
+      if (step.fetch?.save_as) known.add(step.fetch.save_as);
     });
     for (const name of [
       ...templateNames(config.output ?? ''),
