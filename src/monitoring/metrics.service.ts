@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { ExecutionService } from '../executions/execution.service';
 import { ExecutionStore } from '../executions/execution.store';
+import { OAuthService } from '../oauth/oauth.service';
 
 /**
  * Prometheus metrics, names prefixed `interlude_`, no user ids in labels. One registry per app, so
@@ -28,15 +29,19 @@ export class MetricsService {
     help: 'Open WebSocket connections',
     registers: [this.registry],
   });
-  readonly oauthFlows = new Counter({
-    name: 'interlude_oauth_flows_total',
-    help: 'OAuth authorization flows by outcome',
-    labelNames: ['outcome'] as const,
-    registers: [this.registry],
-  });
 
-  constructor(executions: ExecutionService, store: ExecutionStore) {
+
+  constructor(executions: ExecutionService, store: ExecutionStore, oauth: OAuthService) {
     collectDefaultMetrics({ register: this.registry, prefix: 'interlude_' });
+    new Gauge({
+      name: 'interlude_oauth_flows',
+      help: 'OAuth authorization flows since start-up by outcome (started, completed, failed)',
+      labelNames: ['outcome'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const [outcome, count] of Object.entries(oauth.counts)) this.set({ outcome }, count);
+      },
+    });
     new Gauge({
       name: 'interlude_executions',
       help: 'Executions by state: started and finished (completed, failed, cancelled) since start-up, running now',

@@ -142,7 +142,7 @@ describe('/metrics', () => {
       'interlude_executions',
       'interlude_waiting_executions',
       'interlude_websocket_connections',
-      'interlude_oauth_flows_total',
+      'interlude_oauth_flows',
     ]) {
       expect(names).toContain(name);
     }
