@@ -52,7 +52,10 @@ export class OAuthFlowError extends Error {
 export class OAuthService {
   private readonly logger = new Logger('OAuth');
   private readonly providers = new Map<string, OAuthClient>();
+  /** Identified users' tokens, by `user:<id>:<provider>`. */
   private readonly tokens = new Map<string, TokenSet>();
+  /** Anonymous callers' tokens, by execution, dropped when it ends. */
+  private readonly executionTokens = new Map<string, Map<string, TokenSet>>();
   private readonly pending = new Map<string, PendingFlow>();
   readonly counts = { started: 0, completed: 0, failed: 0 };
 
@@ -81,25 +84,26 @@ export class OAuthService {
       const known = [...this.providers.keys()].join(', ') || 'none configured';
       throw new OAuthFlowError(`Unknown authentication provider "${providerName}" (known: ${known})`);
     }
+    const store = this.tokenStore(execution);
     const owner = ownerKey(execution, providerName);
-    const held = this.tokens.get(owner);
+    const held = store.get(owner);
     if (held && (held.expiresAt === undefined || held.expiresAt - Date.now() > REFRESH_MARGIN_MS)) {
       return bearer(held);
     }
     if (held?.refreshToken) {
       try {
         const refreshed = await provider.refresh(held.refreshToken);
-        this.tokens.set(owner, refreshed);
+        store.set(owner, refreshed);
         return bearer(refreshed);
       } catch (err) {
         this.logger.warn(
           `Refreshing the ${providerName} token failed; asking the user again: ${(err as Error).message}`,
         );
-        this.tokens.delete(owner);
+        store.delete(owner);
       }
     }
     const tokens = await this.runFlow(execution, provider, owner, cancel);
-    this.tokens.set(owner, tokens);
+    store.set(owner, tokens);
     return bearer(tokens);
   }
 
@@ -190,12 +194,14 @@ export class OAuthService {
 
   /** An anonymous caller's tokens live only as long as its execution. */
   forgetExecution(executionId: string): void {
-    for (const key of this.tokens.keys())
-      if (key.startsWith(`execution:${executionId}:`)) this.tokens.delete(key);
+    this.executionTokens.delete(executionId);
   }
 
-  has(providerName: string): boolean {
-    return this.providers.has(providerName);
+  private tokenStore(execution: AuthorizingExecution): Map<string, TokenSet> {
+    if (execution.identity.userId !== null) return this.tokens;
+    let store = this.executionTokens.get(execution.id);
+    if (!store) this.executionTokens.set(execution.id, (store = new Map()));
+    return store;
   }
 }
 

@@ -220,6 +220,15 @@ describe('OAuth2 authorization code flow against a real authorization server (oi
     );
   });
 
+  it("an anonymous caller's token lives only as long as its execution", async () => {
+    const first = (await run({})).json as unknown as OAuthPause;
+    expect((await callback(t, await auth.authorize(first.auth_url, 'anon'))).status).toBe(200);
+    await eventually(async () => expect((await status(t, first, {})).status).toBe('completed'));
+    const second = await run({});
+    expect(second.status).toBe(202);
+    expect(second.json.status).toBe('oauth_required');
+  });
+
   it('no secret reaches a log line, a response or an execution record', async () => {
     const secrets = [
       CLIENT_SECRET,
