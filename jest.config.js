@@ -14,7 +14,9 @@ const swc = [
 const common = {
   transform: { '^.+\\.(t|j)s$': swc },
   // The OTLP exporter loads `http` with import(), which Jest's CommonJS sandbox refuses: SWC makes it a require().
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|jose|oauth4webapi|oidc-provider|@opentelemetry/otlp-exporter-base)/)'],
+  transformIgnorePatterns: [
+    '/node_modules/(?!(@nestjs|jose|oauth4webapi|oidc-provider|@opentelemetry/otlp-exporter-base)/)',
+  ],
   testEnvironment: 'node',
   setupFiles: ['reflect-metadata'],
 };

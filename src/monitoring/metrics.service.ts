@@ -30,7 +30,6 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-
   constructor(executions: ExecutionService, store: ExecutionStore, oauth: OAuthService) {
     collectDefaultMetrics({ register: this.registry, prefix: 'interlude_' });
     new Gauge({
