@@ -2,7 +2,6 @@ import { Injectable, Logger } from '@nestjs/common';
 import * as oauth from 'oauth4webapi';
 import { OAuth2AuthCodeFlowConfig } from '../config/authentication.schema';
 import { ServerConfig } from '../config/server-config';
-import { AppError, ErrorCode } from '../core/errors/app-error';
 import type { ExecutionEventBody } from '../core/events/execution-event';
 import type { Identity } from '../core/identity/identity';
 import { validatePlain } from '../core/validation/validation-issues';
@@ -212,10 +211,4 @@ function ownerKey(execution: AuthorizingExecution, provider: string): string {
 
 function bearer(tokens: TokenSet): AuthResult {
   return { headers: { Authorization: `Bearer ${tokens.accessToken}` } };
-}
-
-export function notInteractiveOAuth(): AppError {
-  return new AppError(ErrorCode.NotInteractive, 'OAuth needs an interactive route', {
-    errorType: 'NotInteractiveError',
-  });
 }

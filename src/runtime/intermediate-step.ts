@@ -89,10 +89,6 @@ export function endType(kind: StepKind): IntermediateStepType {
   return `${kind.toUpperCase()}_END` as IntermediateStepType;
 }
 
-export function isStepType(value: string): value is IntermediateStepType {
-  return (INTERMEDIATE_STEP_TYPES as readonly string[]).includes(value);
-}
-
 export function newStepId(): string {
   return randomUUID();
 }

@@ -8,16 +8,7 @@ import {
   FAILURE_POINTS,
   failingYaml,
 } from '../utils/test-app';
-
-interface Chunk {
-  id: string;
-  object: string;
-  created: number;
-  model: string;
-  choices: { index: number; delta: { role?: string; content?: string }; finish_reason: string | null }[];
-}
-
-const user = (content: unknown) => ({ messages: [{ role: 'user', content }] });
+import { user, type Chunk } from '../utils/chat';
 
 /** Checks the shape of a chat stream's chunks and returns the concatenated delta text. */
 function streamedText(res: StreamResult): string {

@@ -9,16 +9,7 @@ import {
   FAILURE_POINTS,
   failingYaml,
 } from '../utils/test-app';
-
-interface Chunk {
-  id: string;
-  object: string;
-  created: number;
-  model: string;
-  choices: { index: number; delta: { role?: string; content?: string }; finish_reason: string | null }[];
-}
-
-const user = (content: unknown) => ({ messages: [{ role: 'user', content }] });
+import { user, type Chunk } from '../utils/chat';
 
 /** An SDK client for the test server that counts the HTTP requests it makes. */
 function client(t: TestApp, options: { maxRetries?: number } = {}) {
