@@ -6,6 +6,9 @@ import { ConfigModule } from './config/config.module';
 import type { AppConfig } from './config/config.loader';
 import { ExecutionResponder } from './executions/execution-responder';
 import { ExecutionsModule } from './executions/executions.module';
+import { ConversationRuns } from './gateway/conversation-runs';
+import { GatewayService } from './gateway/gateway.service';
+import { createWorkflowGateway } from './gateway/workflow.gateway';
 import { FeedbackModule } from './feedback/feedback.module';
 import { MonitoringModule } from './monitoring/monitoring.module';
 import { createOAuthCallbackController } from './oauth/oauth-callback.controller';
@@ -45,6 +48,9 @@ export class AppModule {
       controllers.push(createCompletionsController(routes.completions, interactive, routes.chat));
     }
     controllers.push(createOAuthCallbackController(routes.oauth2Callback));
+    const gateway = routes.websocket
+      ? [GatewayService, ConversationRuns, createWorkflowGateway(routes.websocket)]
+      : [];
     return {
       module: AppModule,
       imports: [
@@ -59,6 +65,7 @@ export class AppModule {
         ExecutionResponder,
         IdentityResolver,
         { provide: APP_GUARD, useClass: IdentityGuard },
+        ...gateway,
       ],
     };
   }

@@ -7,6 +7,7 @@ import type { LogLevel } from '@nestjs/common';
 import { Logger } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
+import { InterludeWsAdapter } from './gateway/interlude-ws.adapter';
 import type { AppConfig } from './config/config.loader';
 import type { CorsConfig } from './config/config.schema';
 import { AppExceptionFilter } from './core/http/app-exception.filter';
@@ -109,6 +110,12 @@ export async function createApp(
   app.use(identityMiddleware(app.get(IdentityResolver)));
   app.use(requestTracking(app.get(MetricsService), app.get(UserActivityService)));
   app.useGlobalFilters(new AppExceptionFilter(routeTable(resolveRoutes(frontEnd))));
+  app.useWebSocketAdapter(
+    new InterludeWsAdapter(app, {
+      maxPayload: frontEnd.websocket_max_message_bytes,
+      pingSeconds: frontEnd.websocket_ping_seconds,
+    }),
+  );
   app.enableShutdownHooks();
   const document = buildOpenApi(app, config);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', raw: ['json'] });

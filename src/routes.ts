@@ -7,6 +7,7 @@ export interface Routes {
   chat: string | null;
   legacyChat: string | null;
   completions: string | null;
+  websocket: string | null;
   health: string;
   docs: string;
   openapi: string;
@@ -22,6 +23,7 @@ export function resolveRoutes(frontEnd: FrontEndConfig): Routes {
     chat: paths.openai_api_path,
     legacyChat: legacy ? paths.legacy_openai_api_path : null,
     completions: paths.openai_api_v1_path,
+    websocket: paths.websocket_path,
     health: '/health',
     docs: '/docs',
     openapi: '/openapi.json',

@@ -102,6 +102,10 @@ export class FrontEndConfig {
    * Last-Event-ID) or `cancel` (NeMo Agent Toolkit's behaviour). Non-interactive streams always cancel.
    */
   @Optional() @IsIn(['continue', 'cancel']) on_disconnect: 'continue' | 'cancel' = 'continue';
+  /** The largest WebSocket message accepted; a bigger one closes the socket with 1009. */
+  @Optional() @Min(1024) @IsInt() websocket_max_message_bytes = 1024 * 1024;
+  /** Seconds between WebSocket pings; a socket that has not answered the previous ping is closed. */
+  @Optional() @Min(1) @IsInt() websocket_ping_seconds = 30;
 }
 
 export const JWT_ALGORITHMS = [

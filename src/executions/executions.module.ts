@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ConnectionCount } from '../core/connection-count';
 import { InProcessInteractionBroker, InteractionBroker } from '../interactions/interaction.broker';
 import { InteractionService } from '../interactions/interaction.service';
 import { InteractionsController } from '../interactions/interactions.controller';
@@ -22,7 +23,15 @@ import { OAuthService } from '../oauth/oauth.service';
     WorkflowInstances,
     OAuthService,
     ExecutionService,
+    ConnectionCount,
   ],
-  exports: [ExecutionService, ExecutionStore, InteractionService, WorkflowInstances, OAuthService],
+  exports: [
+    ConnectionCount,
+    ExecutionService,
+    ExecutionStore,
+    InteractionService,
+    WorkflowInstances,
+    OAuthService,
+  ],
 })
 export class ExecutionsModule {}

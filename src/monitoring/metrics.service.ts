@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { ConnectionCount } from '../core/connection-count';
 import { ExecutionService } from '../executions/execution.service';
 import { ExecutionStore } from '../executions/execution.store';
 import { OAuthService } from '../oauth/oauth.service';
@@ -24,14 +25,22 @@ export class MetricsService {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
     registers: [this.registry],
   });
-  readonly websocketConnections = new Gauge({
-    name: 'interlude_websocket_connections',
-    help: 'Open WebSocket connections',
-    registers: [this.registry],
-  });
 
-  constructor(executions: ExecutionService, store: ExecutionStore, oauth: OAuthService) {
+  constructor(
+    executions: ExecutionService,
+    store: ExecutionStore,
+    oauth: OAuthService,
+    connections: ConnectionCount,
+  ) {
     collectDefaultMetrics({ register: this.registry, prefix: 'interlude_' });
+    new Gauge({
+      name: 'interlude_websocket_connections',
+      help: 'Open WebSocket connections',
+      registers: [this.registry],
+      collect() {
+        this.set(connections.websockets);
+      },
+    });
     new Gauge({
       name: 'interlude_oauth_flows',
       help: 'OAuth authorization flows since start-up by outcome (started, completed, failed)',

@@ -20,6 +20,8 @@ export class IdentityGuard implements CanActivate {
   ) {}
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    // The WebSocket gateway identifies each connection at its handshake (and on auth_message).
+    if (context.getType() !== 'http') return true;
     const req = context.switchToHttp().getRequest<IdentifiedRequest>();
     if (req.identityError) throw req.identityError;
     if (req.identity) return this.admit(req, req.identity);

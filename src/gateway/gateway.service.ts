@@ -1,0 +1,354 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { parse as parseCookies } from 'cookie';
+import type { WebSocket } from 'ws';
+import { ConnectionCount } from '../core/connection-count';
+import { lastUserText, messageText, type ChatRequestDto } from '../core/dto/chat-request.dto';
+import { AppError } from '../core/errors/app-error';
+import { ANONYMOUS, type Identity } from '../core/identity/identity';
+import { IdentityResolver, SESSION_COOKIE } from '../core/identity/identity.resolver';
+import { looksLikeJwt } from '../core/identity/jwt-verifier';
+import { activeOtelTraceId } from '../core/tracing/otel';
+import { observabilityTrace } from '../core/tracing/observability-trace';
+import { validatePlain } from '../core/validation/validation-issues';
+import { ServerConfig } from '../config/server-config';
+import { ExecutionService } from '../executions/execution.service';
+import { InteractionService } from '../interactions/interaction.service';
+import { AnswerMismatch, type Prompt } from '../runtime/prompts';
+import { StepAdaptor } from '../runtime/step-adaptor';
+import type { InvalidFrame } from './interlude-ws.adapter';
+import { ConversationRuns } from './conversation-runs';
+import { answerFromText } from './text-answer';
+import {
+  AuthMessageDto,
+  authResponse,
+  errorMessage,
+  ReplyMessages,
+  UserInteractionMessageDto,
+  UserMessageDto,
+  type WsErrorCode,
+} from './ws-messages';
+import { WsRun } from './ws-run';
+import { WsSession } from './ws-session';
+
+/** RFC 6455 close code for a policy violation. */
+const POLICY_VIOLATION = 1008;
+/** Session ids a browser may send in `?session=` (RFC 3986 unreserved characters). */
+const SESSION_ID = /^[A-Za-z0-9\-_.~]+$/;
+
+type Checked<T> = { ok: true; value: T } | { ok: false; details: string };
+
+function check<T extends object>(cls: new () => T, message: unknown): Checked<T> {
+  const checked = validatePlain(cls, message);
+  if (checked.ok) return checked;
+  return {
+    ok: false,
+    details: checked.issues.map((i) => `${i.loc.join('.') || 'message'}: ${i.msg}`).join('; '),
+  };
+}
+
+function handshakeMetadata(req: IncomingMessage, url: URL): WsSession['request'] {
+  const cookies: Record<string, string> = {};
+  if (typeof req.headers.cookie === 'string') {
+    for (const [k, v] of Object.entries(parseCookies(req.headers.cookie)))
+      if (v !== undefined) cookies[k] = v;
+  }
+  return {
+    method: 'GET',
+    path: url.pathname,
+    headers: req.headers,
+    query: Object.fromEntries(url.searchParams),
+    cookies,
+  };
+}
+
+/**
+ * The WebSocket face: NAT's message schema over the same ExecutionService and InteractionService as
+ * the HTTP faces. One run per connection at a time; a run waiting for a person outlives its socket and
+ * is taken over by the next connection of the same user for that conversation.
+ */
+@Injectable()
+export class GatewayService implements OnApplicationShutdown {
+  private readonly sessions = new WeakMap<WebSocket, WsSession>();
+  /** Runs whose socket closed, cancelled if nobody takes them over within the execution TTL. */
+  private readonly abandoned = new Map<WsRun, NodeJS.Timeout>();
+
+  constructor(
+    private readonly executions: ExecutionService,
+    private readonly interactions: InteractionService,
+    private readonly identities: IdentityResolver,
+    private readonly config: ServerConfig,
+    private readonly conversations: ConversationRuns,
+    private readonly connections: ConnectionCount,
+  ) {}
+
+  onApplicationShutdown(): void {
+    for (const timer of this.abandoned.values()) clearTimeout(timer);
+    this.abandoned.clear();
+  }
+
+  open(socket: WebSocket, req: IncomingMessage): void {
+    this.connections.websockets++;
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const session = url.searchParams.get('session');
+    const request = handshakeMetadata(req, url);
+    let resolveReady!: () => void;
+    const ready = new Promise<void>((resolve) => (resolveReady = resolve));
+    const state = new WsSession(socket, request, ANONYMOUS, ready);
+    this.sessions.set(socket, state);
+    if (session !== null && !SESSION_ID.test(session)) {
+      socket.close(POLICY_VIOLATION, 'Invalid session ID');
+      return;
+    }
+    const headers =
+      session !== null && request.cookies[SESSION_COOKIE] === undefined
+        ? { ...req.headers, cookie: `${SESSION_COOKIE}=${session}` }
+        : req.headers;
+    const identified = (identity: Identity) => {
+      state.identity = identity;
+      this.takeOver(state);
+      resolveReady();
+    };
+    try {
+      const identity = this.identities.resolve(headers);
+      if (identity instanceof Promise) {
+        identity.then(identified, (err: unknown) => this.refuse(state, err));
+      } else {
+        identified(identity);
+      }
+    } catch (err) {
+      this.refuse(state, err);
+    }
+  }
+
+  close(socket: WebSocket): void {
+    const session = this.sessions.get(socket);
+    if (!session || session.closed) return;
+    session.closed = true;
+    this.connections.websockets--;
+    const run = session.run;
+    session.run = null;
+    if (!run || run.isEnded || run.holder !== session) return;
+    run.detach();
+    if (this.conversations.holds(run)) {
+      const ttl = this.config.general.execution_ttl_seconds * 1000;
+      const timer = setTimeout(() => void run.execution.cancel('no client reconnected'), ttl);
+      timer.unref();
+      this.abandoned.set(run, timer);
+    } else {
+      // Nobody could take it over: nothing would ever see its answer.
+      void run.execution.cancel('client disconnected');
+    }
+  }
+
+  userMessage(socket: WebSocket, message: unknown): void {
+    this.with(socket, (session) => this.startRun(session, message));
+  }
+
+  interactionMessage(socket: WebSocket, message: unknown): void {
+    this.with(socket, (session) => this.answer(session, message));
+  }
+
+  authMessage(socket: WebSocket, message: unknown): void {
+    this.with(socket, (session) => this.authenticate(session, message));
+  }
+
+  invalidFrame(socket: WebSocket, frame: InvalidFrame): void {
+    this.with(socket, (session) => this.reject(session, frame.code, 'Invalid message', frame.details));
+  }
+
+  private with(socket: WebSocket, task: (session: WsSession) => Promise<void> | void): void {
+    const session = this.sessions.get(socket);
+    if (session) void session.enqueue(() => task(session));
+  }
+
+  private refuse(session: WsSession, err: unknown): void {
+    const reason = err instanceof AppError ? err.message : 'Invalid credentials';
+    // A close reason is at most 123 bytes.
+    session.socket.close(POLICY_VIOLATION, Buffer.from(reason).subarray(0, 123).toString());
+  }
+
+  private reject(session: WsSession, code: WsErrorCode, message: string, details: string, parentId?: string) {
+    const conversation = session.run?.conversationId ?? session.conversationId;
+    session.send(errorMessage(code, message, details, conversation, parentId ?? null));
+  }
+
+  /** A connection opened with `?conversation_id=` takes over its user's run still going there. */
+  private takeOver(session: WsSession): void {
+    const conversationId = session.conversationId;
+    const userId = session.identity.userId;
+    if (conversationId === null || userId === null) return;
+    const run = this.conversations.get(userId, conversationId);
+    if (!run || run.isEnded) return;
+    const timer = this.abandoned.get(run);
+    if (timer) clearTimeout(timer);
+    this.abandoned.delete(run);
+    const previous = run.attach(session);
+    if (previous instanceof WsSession && previous !== session && previous.run === run) previous.run = null;
+    session.run = run;
+  }
+
+  private async startRun(session: WsSession, raw: unknown): Promise<void> {
+    const checked = check(UserMessageDto, raw);
+    if (!checked.ok) return this.reject(session, 'invalid_message', 'Invalid user_message', checked.details);
+    const message = checked.value;
+    const parentId = message.id ?? randomUUID();
+    const conversationId = message.conversation_id ?? null;
+    const history = message.content.messages;
+    if (!history.some((m) => m.role === 'user' && messageText(m.content).trim() !== '')) {
+      return this.reject(
+        session,
+        'invalid_user_message_content',
+        'User message content could not be found',
+        'No user text content found in messages: add a user message with a text part',
+        parentId,
+      );
+    }
+    if (this.config.general.auth.require_identity && session.identity.userId === null) {
+      return this.reject(
+        session,
+        'invalid_message',
+        'Authentication required',
+        'This server requires an identity: connect with credentials or send an auth_message first',
+        parentId,
+      );
+    }
+    this.supersede(session);
+    const chat = message.schema_type === 'chat' || message.schema_type === 'chat_stream';
+    const request = {
+      messages: chat ? history : [{ role: 'user', content: lastUserText(history) }],
+    } as ChatRequestDto;
+    const replies = new ReplyMessages(parentId, conversationId);
+    const trace = {
+      ...observabilityTrace(session.request.headers, activeOtelTraceId),
+      userMessageId: parentId,
+      ...(conversationId !== null ? { conversationId } : {}),
+    };
+    const { mode, custom_event_types } = this.config.frontEnd.step_adaptor;
+    const identity = session.identity;
+    try {
+      await this.executions.start(this.config.workflow.fromChat(request), identity, {
+        request: session.request,
+        trace,
+        interactive: true,
+        beforeRun: (execution) => {
+          const run = new WsRun({
+            execution,
+            ownerId: identity.userId,
+            schema: message.schema_type,
+            request,
+            messages: replies,
+            adaptor: new StepAdaptor(mode, custom_event_types),
+          });
+          session.run = run;
+          if (identity.userId !== null && conversationId !== null) {
+            this.conversations.set(identity.userId, conversationId, run);
+          }
+          run.attach(session);
+          void execution.done.then(() => this.ended(run));
+        },
+      });
+    } catch (err) {
+      const failure = err instanceof Error ? err : new Error(String(err));
+      session.send(replies.error('workflow_error', failure.name, failure.message));
+      session.send(replies.response('', 'complete'));
+    }
+  }
+
+  /** A new user message on a connection whose run is still going cancels that run, as NAT does. */
+  private supersede(session: WsSession): void {
+    const previous = session.run;
+    session.run = null;
+    if (!previous || previous.isEnded) return;
+    this.forget(previous);
+    previous.dispose();
+    void previous.execution.cancel('superseded by a new user message');
+  }
+
+  /** A finished run is no longer shown, waited for, or found by a reconnecting client. */
+  private ended(run: WsRun): void {
+    const holder = run.holder;
+    if (holder instanceof WsSession && holder.run === run) holder.run = null;
+    this.forget(run);
+  }
+
+  private forget(run: WsRun): void {
+    const timer = this.abandoned.get(run);
+    if (timer) clearTimeout(timer);
+    this.abandoned.delete(run);
+    this.conversations.remove(run);
+    run.dispose();
+  }
+
+  private async answer(session: WsSession, raw: unknown): Promise<void> {
+    const checked = check(UserInteractionMessageDto, raw);
+    if (!checked.ok) {
+      return this.reject(session, 'invalid_message', 'Invalid user_interaction_message', checked.details);
+    }
+    const reply = checked.value;
+    const run = session.run;
+    const conversationMatches =
+      !run || reply.conversation_id == null || reply.conversation_id === run.conversationId;
+    const waiting = run && conversationMatches ? run.waitingPrompts() : [];
+    const named = waiting.find((id) => id === reply.parent_id);
+    const interactionId = named ?? (waiting.length === 1 ? waiting[0] : undefined);
+    const refuse = (details: string) =>
+      this.reject(
+        session,
+        'invalid_data_content',
+        'Reply not accepted',
+        details,
+        reply.parent_id ?? undefined,
+      );
+    if (!run || interactionId === undefined) {
+      return refuse(
+        waiting.length > 1
+          ? `${waiting.length} prompts are waiting: set parent_id to the id of the system_interaction_message you answer`
+          : 'No prompt is waiting for an answer in this conversation',
+      );
+    }
+    const prompt = run.promptOf(interactionId) as Prompt;
+    let answer: Record<string, unknown>;
+    try {
+      answer =
+        reply.content.cancel === true
+          ? { type: 'cancel' }
+          : answerFromText(prompt, lastUserText(reply.content.messages ?? []));
+    } catch (err) {
+      if (err instanceof AnswerMismatch) return refuse(err.message);
+      throw err;
+    }
+    try {
+      await this.interactions.respond(session.identity, run.execution.id, interactionId, answer);
+    } catch (err) {
+      if (err instanceof AppError) return refuse(err.message);
+      throw err;
+    }
+  }
+
+  private async authenticate(session: WsSession, raw: unknown): Promise<void> {
+    const parentId = typeof (raw as { id?: unknown }).id === 'string' ? (raw as { id: string }).id : null;
+    const checked = check(AuthMessageDto, raw);
+    if (!checked.ok) return session.send(authResponse(parentId, { error: checked.details }));
+    const { payload } = checked.value;
+    if (payload.method === 'jwt' && !looksLikeJwt(payload.token!)) {
+      return session.send(authResponse(parentId, { error: 'The token is not a JWT' }));
+    }
+    const headers =
+      payload.method === 'jwt'
+        ? { authorization: `Bearer ${payload.token}` }
+        : payload.method === 'api_key'
+          ? { 'x-api-key': payload.token }
+          : {
+              authorization: `Basic ${Buffer.from(`${payload.username}:${payload.password}`).toString('base64')}`,
+            };
+    try {
+      session.identity = await this.identities.resolve(headers);
+    } catch (err) {
+      const details = err instanceof AppError ? err.message : 'The credentials could not be checked';
+      return session.send(authResponse(parentId, { error: details }));
+    }
+    session.send(authResponse(parentId, { userId: session.identity.userId }));
+  }
+}

@@ -1,0 +1,219 @@
+import type { ChatRequestDto } from '../core/dto/chat-request.dto';
+import type { ExecutionEvent } from '../core/events/execution-event';
+import type { Execution } from '../executions/execution.service';
+import { chunkText, toChatCompletion } from '../openai/chat-output';
+import { resultText } from '../core/dto/chat-response';
+import { DEFAULT_PROMPT_ERROR, type Prompt } from '../runtime/prompts';
+import type { StepAdaptor } from '../runtime/step-adaptor';
+import type { ReplyMessages, SchemaType, ServerMessage } from './ws-messages';
+
+/** Where a run's messages go: the connection it is attached to. */
+export interface RunListener {
+  send(message: ServerMessage): void;
+}
+
+/** A prompt (or OAuth consent) the run is waiting on. */
+interface Pending {
+  kind: 'prompt' | 'oauth';
+  /** The interaction id (or the OAuth state): the id of its `system_interaction_message`. */
+  id: string;
+  content: Record<string, unknown>;
+  seq: number;
+  askedAt: number;
+}
+
+export interface WsRunInit {
+  execution: Execution;
+  ownerId: string | null;
+  schema: SchemaType;
+  /** The chat request the run was started with (chat answers are rendered as its completion). */
+  request: ChatRequestDto;
+  messages: ReplyMessages;
+  adaptor: StepAdaptor;
+}
+
+/**
+ * One workflow run started from a `user_message`, rendered as NAT's WebSocket messages. It listens to
+ * its execution for its whole life; while no connection is attached (the socket dropped) nothing is
+ * sent, and the connection that takes it over gets what it missed and the prompt still waiting.
+ */
+export class WsRun {
+  readonly execution: Execution;
+  readonly ownerId: string | null;
+  readonly messages: ReplyMessages;
+  private readonly schema: SchemaType;
+  private readonly request: ChatRequestDto;
+  private readonly adaptor: StepAdaptor;
+  private listener: RunListener | null = null;
+  /** The last event rendered to a connection. */
+  private delivered = 0;
+  private readonly pending = new Map<string, Pending>();
+  private ended = false;
+  private readonly stopListening: () => void;
+
+  constructor(init: WsRunInit) {
+    this.execution = init.execution;
+    this.ownerId = init.ownerId;
+    this.schema = init.schema;
+    this.request = init.request;
+    this.messages = init.messages;
+    this.adaptor = init.adaptor;
+    this.stopListening = this.execution.events.subscribe((event) => this.track(event));
+  }
+
+  get conversationId(): string | null {
+    return this.messages.conversationId;
+  }
+
+  get isEnded(): boolean {
+    return this.ended;
+  }
+
+  /** The connection the run is shown on, if any. */
+  get holder(): RunListener | null {
+    return this.listener;
+  }
+
+  /** The content of a waiting prompt's message (the prompt itself). */
+  promptOf(interactionId: string): unknown {
+    return this.pending.get(interactionId)?.content;
+  }
+
+  /** The prompts waiting for a reply (not OAuth consents, which `/auth/redirect` completes). */
+  waitingPrompts(): string[] {
+    return [...this.pending.values()].filter((p) => p.kind === 'prompt').map((p) => p.id);
+  }
+
+  /**
+   * Sends the run's messages to `listener` from now on: first the events it has not seen, then any
+   * prompt still waiting that an earlier connection was shown, with the time it has left.
+   */
+  attach(listener: RunListener): RunListener | null {
+    const previous = this.listener;
+    this.listener = listener;
+    const missedFrom = this.delivered;
+    this.execution.events.subscribe((event) => this.render(event, true), missedFrom)();
+    for (const pending of this.pending.values()) {
+      if (pending.seq <= missedFrom) listener.send(this.ask(pending, true));
+    }
+    return previous;
+  }
+
+  /** Stops sending; the run goes on. */
+  detach(): void {
+    this.listener = null;
+  }
+
+  /** Detaches and stops listening for good (the run was replaced or is over). */
+  dispose(): void {
+    this.listener = null;
+    this.stopListening();
+  }
+
+  private track(event: ExecutionEvent): void {
+    switch (event.kind) {
+      case 'interaction_required': {
+        const prompt = event.prompt as Prompt;
+        // Notifications are shown, never waited on.
+        if (prompt.input_type !== 'notification') {
+          this.remember('prompt', event.interactionId, prompt as unknown as Record<string, unknown>, event);
+        }
+        break;
+      }
+      case 'oauth_required':
+        this.remember('oauth', event.state, { ...OAUTH_CONSENT, text: event.authUrl }, event);
+        break;
+      case 'interaction_resolved':
+        this.pending.delete(event.interactionId);
+        break;
+      case 'oauth_resolved':
+        this.pending.delete(event.state);
+        break;
+      case 'completed':
+      case 'failed':
+      case 'cancelled':
+        this.ended = true;
+        break;
+      default:
+        break;
+    }
+    if (this.listener) this.render(event, false);
+  }
+
+  private remember(
+    kind: Pending['kind'],
+    id: string,
+    content: Record<string, unknown>,
+    event: ExecutionEvent,
+  ) {
+    this.pending.set(id, { kind, id, content, seq: event.seq, askedAt: Date.now() });
+  }
+
+  /** The interaction message for a pending prompt; sent again, its timeout is what is left of it. */
+  private ask(pending: Pending, again: boolean): ServerMessage {
+    const timeout = pending.content.timeout;
+    if (!again || typeof timeout !== 'number') return this.messages.interaction(pending.id, pending.content);
+    const left = Math.max(0, Math.round(timeout - (Date.now() - pending.askedAt) / 1000));
+    return this.messages.interaction(pending.id, { ...pending.content, timeout: left });
+  }
+
+  private render(event: ExecutionEvent, missed: boolean): void {
+    const listener = this.listener;
+    if (!listener || event.seq <= this.delivered) return;
+    this.delivered = event.seq;
+    const out = this.messages;
+    switch (event.kind) {
+      case 'step': {
+        const step = this.adaptor.adapt(event.step);
+        if (step) listener.send(out.intermediate(step));
+        return;
+      }
+      case 'output':
+        if (this.streaming) listener.send(out.response(chunkText(event.value), 'in_progress'));
+        return;
+      case 'interaction_required':
+      case 'oauth_required': {
+        const id = event.kind === 'oauth_required' ? event.state : event.interactionId;
+        const pending = this.pending.get(id);
+        if (pending) listener.send(this.ask(pending, missed));
+        else if (event.kind === 'interaction_required') listener.send(out.interaction(id, event.prompt));
+        return;
+      }
+      case 'completed':
+        if (!this.streaming || !event.streamed)
+          listener.send(out.response(this.answer(event.result), 'in_progress'));
+        this.finish(listener);
+        return;
+      case 'failed':
+        listener.send(out.error('workflow_error', event.error.type, event.error.message));
+        this.finish(listener);
+        return;
+      case 'cancelled':
+        listener.send(
+          out.error('workflow_error', 'ExecutionCancelled', `Execution cancelled (${event.reason})`),
+        );
+        this.finish(listener);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private get streaming(): boolean {
+    return this.schema === 'chat_stream' || this.schema === 'generate_stream';
+  }
+
+  private answer(result: unknown): string {
+    if (this.schema === 'chat')
+      return toChatCompletion(result, this.request).choices[0]?.message?.content ?? '';
+    return resultText(result);
+  }
+
+  private finish(listener: RunListener): void {
+    listener.send(this.messages.response('', 'complete'));
+    listener.send(this.messages.trace(this.execution.traceId));
+  }
+}
+
+/** NAT's OAuth consent prompt: the authorization URL as `text`; `/auth/redirect` completes it. */
+const OAUTH_CONSENT = { input_type: 'oauth_consent', timeout: null, error: DEFAULT_PROMPT_ERROR };

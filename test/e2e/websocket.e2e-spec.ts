@@ -1,0 +1,296 @@
+import { SignJWT } from 'jose';
+import { IsOptional, IsString } from 'class-validator';
+import type { ChatRequestDto } from '../../src/core/dto/chat-request.dto';
+import { natUserId } from '../../src/core/identity/user-id';
+import { builtinRegistry } from '../../src/runtime/builtin-functions';
+import { scriptedYaml, startApp, type TestApp } from '../utils/test-app';
+import { isComplete, userMessage, WsClient, type WsMessage } from '../utils/ws-client';
+
+const SECRET = 'ws-test-secret-that-is-long-enough-for-hs256';
+
+class HistoryConfig {
+  @IsString() _type!: string;
+  @IsOptional() @IsString() description?: string;
+}
+
+/** Answers with the conversation it received, so a test sees what the workflow got. */
+const registry = builtinRegistry().register({
+  type: 'history',
+  description: 'says what it was given',
+  config: HistoryConfig,
+  build: () => ({
+    type: 'history',
+    description: 'says what it was given',
+    input: { kind: 'chat' },
+    fromChat: (request: ChatRequestDto) => request,
+    async run(input, ctx) {
+      await ctx.step('lookup', 'TOOL', () => 'found', { input: { q: 'x' } });
+      const said = (input as ChatRequestDto).messages.map((m) => `${m.role}:${JSON.stringify(m.content)}`);
+      for (const line of said) ctx.emit(`${line};`);
+      return said.join(';') + ';';
+    },
+  }),
+});
+
+const HISTORY = [
+  { role: 'user', text: 'Hello' },
+  { role: 'assistant', text: 'Hi' },
+  { role: 'user', text: 'Sum it up' },
+];
+
+const types = (messages: WsMessage[]) => messages.map((m) => (m.status ? `${m.type}:${m.status}` : m.type));
+
+describe('WebSocket gateway: NAT message schema', () => {
+  let t: TestApp;
+  const open: WsClient[] = [];
+  const connect = async (...args: Parameters<typeof WsClient.connect>) => {
+    const client = await WsClient.connect(...args);
+    open.push(client);
+    return client;
+  };
+
+  beforeAll(async () => {
+    t = await startApp(
+      `
+general:
+  auth:
+    jwt: { secret: '${SECRET}' }
+  front_end:
+    websocket_max_message_bytes: 4096
+workflow:
+  _type: history
+`,
+      registry,
+    );
+  });
+  afterEach(() => open.splice(0).forEach((c) => c.close()));
+  afterAll(() => t.close());
+
+  it('chat_stream: steps, streamed chunks, complete, then the trace; every reply names the user message', async () => {
+    const ws = await connect(t.url);
+    ws.send(userMessage(HISTORY, { schema_type: 'chat_stream', id: 'msg-1', conversation_id: 'conv-A' }));
+    const run = await ws.run();
+    expect(types(run)).toEqual([
+      'system_intermediate_message:in_progress',
+      'system_intermediate_message:in_progress',
+      'system_response_message:in_progress',
+      'system_response_message:in_progress',
+      'system_response_message:in_progress',
+      'system_response_message:complete',
+      'observability_trace_message',
+    ]);
+    for (const m of run) expect(m).toMatchObject({ parent_id: 'msg-1', conversation_id: 'conv-A' });
+    expect(run[0]).toMatchObject({
+      thread_id: 'default',
+      intermediate_parent_id: 'root',
+      content: { name: 'Tool: lookup' },
+    });
+    expect(run[0].content.payload).toContain('**Input:**');
+    expect(run[1].content.payload).toContain('**Output:**');
+    expect(run.slice(2, 5).map((m) => m.content.text)).toEqual([
+      'user:[{"type":"text","text":"Hello"}];',
+      'assistant:[{"type":"text","text":"Hi"}];',
+      'user:[{"type":"text","text":"Sum it up"}];',
+    ]);
+    expect(run[6].content.observability_trace_id).toMatch(/^[0-9a-f]{32}$/);
+    expect(new Date(run[0].timestamp as string).toISOString()).toBe(run[0].timestamp);
+  });
+
+  it('chat: the whole history goes in, one response comes out', async () => {
+    const ws = await connect(t.url);
+    ws.send(userMessage(HISTORY, { schema_type: 'chat', id: 'msg-2' }));
+    const run = await ws.run();
+    expect(types(run)).toEqual([
+      'system_intermediate_message:in_progress',
+      'system_intermediate_message:in_progress',
+      'system_response_message:in_progress',
+      'system_response_message:complete',
+      'observability_trace_message',
+    ]);
+    expect(run[2].content.text).toBe(
+      'user:[{"type":"text","text":"Hello"}];assistant:[{"type":"text","text":"Hi"}];user:[{"type":"text","text":"Sum it up"}];',
+    );
+  });
+
+  it('generate and generate_stream: the workflow gets only the last user text', async () => {
+    const ws = await connect(t.url);
+    ws.send(userMessage(HISTORY, { schema_type: 'generate', id: 'g-1' }));
+    const single = await ws.run();
+    expect(types(single)).toEqual([
+      'system_intermediate_message:in_progress',
+      'system_intermediate_message:in_progress',
+      'system_response_message:in_progress',
+      'system_response_message:complete',
+      'observability_trace_message',
+    ]);
+    expect(single[2].content.text).toBe('user:"Sum it up";');
+
+    ws.send(userMessage(HISTORY, { schema_type: 'generate_stream', id: 'g-2' }));
+    const streamed = await ws.run();
+    expect(
+      streamed.filter((m) => m.status === 'in_progress' && m.type === 'system_response_message'),
+    ).toEqual([expect.objectContaining({ parent_id: 'g-2', content: { text: 'user:"Sum it up";' } })]);
+  });
+
+  it('accepts unknown fields the NAT UI adds to every message', async () => {
+    const ws = await connect(t.url);
+    ws.send({
+      ...userMessage('hi', { schema_type: 'chat' }),
+      timestamp: 'now',
+      custom_param: { x: 1 },
+      user: {},
+    });
+    expect((await ws.run()).some(isComplete)).toBe(true);
+  });
+
+  describe('bad input gets an error_message and the connection stays usable', () => {
+    const cases: [string, unknown, string, RegExp][] = [
+      ['not JSON', '{"type": ', 'invalid_message', /Not valid JSON/],
+      ['not an object', '[1,2]', 'invalid_message', /JSON object/],
+      ['no type', { id: 'x' }, 'invalid_message', /no "type"/],
+      ['an unknown type', { type: 'user_shout' }, 'invalid_message_type', /user_shout.*user_message/],
+      [
+        'a user_message failing its schema',
+        { type: 'user_message', schema_type: 'poem', content: { messages: [] } },
+        'invalid_message',
+        /schema_type should be one of chat, chat_stream, generate, generate_stream/,
+      ],
+      [
+        'a user_message with no content',
+        { type: 'user_message', schema_type: 'chat' },
+        'invalid_message',
+        /content/,
+      ],
+      [
+        'a user_message with no user text',
+        userMessage([{ role: 'assistant', text: 'only me' }]),
+        'invalid_user_message_content',
+        /No user text/,
+      ],
+      [
+        'a reply when no prompt waits',
+        { type: 'user_interaction_message', content: { messages: [] } },
+        'invalid_data_content',
+        /No prompt is waiting/,
+      ],
+    ];
+    it.each(cases)('%s', async (_name, frame, code, details) => {
+      const ws = await connect(t.url);
+      ws.send(frame);
+      const error = await ws.next();
+      expect(error).toMatchObject({ type: 'error_message', status: 'in_progress', content: { code } });
+      expect(error.content.details).toMatch(details);
+      expect(typeof error.content.message).toBe('string');
+      ws.send(userMessage('still there?', { schema_type: 'chat' }));
+      expect((await ws.run()).filter(isComplete)).toHaveLength(1);
+    });
+
+    it('a binary frame', async () => {
+      const ws = await connect(t.url);
+      ws.socket.send(Buffer.from('{"type":"user_message"}'), { binary: true });
+      expect(await ws.next()).toMatchObject({
+        type: 'error_message',
+        content: { code: 'invalid_message', details: expect.stringMatching(/Binary frames/) },
+      });
+      ws.send(userMessage('ok', { schema_type: 'chat' }));
+      expect((await ws.run()).filter(isComplete)).toHaveLength(1);
+    });
+  });
+
+  it('a message over websocket_max_message_bytes closes the socket with 1009', async () => {
+    const ws = await connect(t.url);
+    ws.send(userMessage('x'.repeat(5000)));
+    expect((await ws.closed).code).toBe(1009);
+  });
+
+  it('invalid UTF-8 in a text frame closes the socket with 1007', async () => {
+    const ws = await connect(t.url);
+    ws.socket.send(Buffer.from([0x22, 0xc3, 0x28, 0x22]), { binary: false });
+    expect((await ws.closed).code).toBe(1007);
+  });
+
+  it('an invalid ?session= is accepted, then closed with 1008 "Invalid session ID"', async () => {
+    const ws = await connect(t.url, { session: 'bad id!' });
+    expect(await ws.closed).toEqual({ code: 1008, reason: 'Invalid session ID' });
+  });
+
+  it('an unknown path is refused at the handshake', async () => {
+    await expect(WsClient.connect(t.url, {}, { path: '/elsewhere' })).rejects.toThrow(/404/);
+  });
+
+  it('a second user_message cancels the run still going and starts the new one', async () => {
+    const slow = await startApp(scriptedYaml(`- sleep: { seconds: 30 }`, 'slow done'));
+    const ws = await WsClient.connect(slow.url);
+    try {
+      ws.send(userMessage('first', { schema_type: 'chat', id: 'first' }));
+      await new Promise((r) => setTimeout(r, 100));
+      ws.send(userMessage('second', { schema_type: 'chat', id: 'second' }));
+      await new Promise((r) => setTimeout(r, 100));
+      expect(ws.received.filter((m) => m.parent_id === 'first')).toEqual([]);
+      const metrics = await (await fetch(`${slow.url}/metrics`)).text();
+      expect(metrics).toMatch(/interlude_executions\{status="cancelled"\} 1/);
+      expect(metrics).toMatch(/interlude_executions\{status="running"\} 1/);
+      expect(metrics).toMatch(/interlude_websocket_connections 1/);
+    } finally {
+      ws.close();
+      await ws.closed;
+      await slow.close();
+    }
+  });
+
+  describe('auth_message', () => {
+    const jwt = (sub: string, secret = SECRET) =>
+      new SignJWT({ email: `${sub}@example.com` })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(sub)
+        .setIssuedAt()
+        .setExpirationTime('5m')
+        .sign(new TextEncoder().encode(secret));
+
+    it('a verified JWT, an API key and basic credentials each answer success with the user id', async () => {
+      const ws = await connect(t.url);
+      ws.send({ type: 'auth_message', id: 'a1', payload: { method: 'jwt', token: await jwt('carol') } });
+      expect(await ws.next()).toMatchObject({
+        type: 'auth_response_message',
+        parent_id: 'a1',
+        status: 'success',
+        user_id: natUserId('carol'),
+      });
+      ws.send({ type: 'auth_message', payload: { method: 'api_key', token: 'key-123' } });
+      expect(await ws.next()).toMatchObject({ status: 'success', user_id: natUserId('key-123') });
+      ws.send({ type: 'auth_message', payload: { method: 'basic', username: 'dave', password: 'pw' } });
+      const basic = Buffer.from('dave:pw').toString('base64');
+      expect(await ws.next()).toMatchObject({ status: 'success', user_id: natUserId(basic) });
+    });
+
+    it('a bad JWT or a malformed payload answers error with user_auth_error and keeps the connection', async () => {
+      const ws = await connect(t.url);
+      ws.send({
+        type: 'auth_message',
+        id: 'a2',
+        payload: { method: 'jwt', token: await jwt('eve', 'wrong-secret-wrong-secret-wrong-secret') },
+      });
+      const refused = await ws.next();
+      expect(refused).toMatchObject({
+        type: 'auth_response_message',
+        parent_id: 'a2',
+        status: 'error',
+        user_id: null,
+        payload: { code: 'user_auth_error', message: 'Authentication failed' },
+      });
+      expect(refused.payload).toMatchObject({ details: expect.stringMatching(/signature/i) });
+      ws.send({ type: 'auth_message', payload: { method: 'jwt', token: 'not-a-jwt' } });
+      expect(await ws.next()).toMatchObject({
+        status: 'error',
+        payload: { details: 'The token is not a JWT' },
+      });
+      ws.send({ type: 'auth_message', payload: { method: 'password' } });
+      expect(await ws.next()).toMatchObject({
+        status: 'error',
+        payload: { details: expect.stringMatching(/method/) },
+      });
+      ws.send(userMessage('hi', { schema_type: 'chat' }));
+      expect((await ws.run()).filter(isComplete)).toHaveLength(1);
+    });
+  });
+});
