@@ -100,6 +100,10 @@ export class InterludeWsAdapter extends AbstractWsAdapter {
     return server;
   }
 
+  override bindClientDisconnect(client: WebSocket, callback: () => void): void {
+    client.once('close', callback);
+  }
+
   bindMessageHandlers(client: WebSocket, handlers: WsMessageHandler[]): void {
     const invalid = handlers.find((h) => h.message === INVALID_FRAME);
     const reject = (frame: InvalidFrame) => this.dispatch(invalid, frame);

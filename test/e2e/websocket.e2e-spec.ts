@@ -3,7 +3,7 @@ import { IsOptional, IsString } from 'class-validator';
 import type { ChatRequestDto } from '../../src/core/dto/chat-request.dto';
 import { natUserId } from '../../src/core/identity/user-id';
 import { builtinRegistry } from '../../src/runtime/builtin-functions';
-import { scriptedYaml, startApp, type TestApp } from '../utils/test-app';
+import { FAILURE_POINTS, scriptedYaml, startApp, type TestApp } from '../utils/test-app';
 import { isComplete, userMessage, WsClient, type WsMessage } from '../utils/ws-client';
 
 const SECRET = 'ws-test-secret-that-is-long-enough-for-hs256';
@@ -238,6 +238,32 @@ workflow:
     }
   });
 
+  it.each(FAILURE_POINTS)(
+    'a workflow that fails %s: error_message (workflow_error, the error type, its text), then complete',
+    async (_where, before) => {
+      const failing = await startApp(
+        scriptedYaml(`${before}\n- fail: { message: 'tool exploded', error_type: ValueError }`, 'unreached'),
+      );
+      const ws = await WsClient.connect(failing.url);
+      try {
+        ws.send(userMessage('x', { id: 'f-1', schema_type: 'chat_stream' }));
+        const run = await ws.run();
+        expect(types(run).slice(-3)).toEqual([
+          'error_message:in_progress',
+          'system_response_message:complete',
+          'observability_trace_message',
+        ]);
+        expect(run[run.length - 3]).toMatchObject({
+          parent_id: 'f-1',
+          content: { code: 'workflow_error', message: 'ValueError', details: 'tool exploded' },
+        });
+      } finally {
+        ws.close();
+        await failing.close();
+      }
+    },
+  );
+
   describe('auth_message', () => {
     const jwt = (sub: string, secret = SECRET) =>
       new SignJWT({ email: `${sub}@example.com` })
@@ -292,5 +318,46 @@ workflow:
       ws.send(userMessage('hi', { schema_type: 'chat' }));
       expect((await ws.run()).filter(isComplete)).toHaveLength(1);
     });
+  });
+});
+
+describe('WebSocket gateway: keep-alive and handshake identity', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startApp(`
+general:
+  auth:
+    jwt: { secret: '${SECRET}' }
+  front_end:
+    websocket_ping_seconds: 1
+workflow:
+  _type: echo
+`);
+  });
+  afterAll(() => t.close());
+
+  it('pings every websocket_ping_seconds and drops a client that stops answering', async () => {
+    const live = await WsClient.connect(t.url);
+    const silent = await WsClient.connect(t.url, {}, { autoPong: false });
+    let pings = 0;
+    live.socket.on('ping', () => pings++);
+    try {
+      expect((await silent.closed).code).toBe(1006);
+      expect(pings).toBeGreaterThanOrEqual(1);
+      expect(live.socket.readyState).toBe(live.socket.OPEN);
+    } finally {
+      live.close();
+    }
+  }, 10_000);
+
+  it('a handshake with a token that fails verification is accepted, then closed with 1008 and why', async () => {
+    const forged = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('mallory')
+      .sign(new TextEncoder().encode('not-the-server-secret-not-the-server-secret'));
+    const ws = await WsClient.connect(t.url, {}, { headers: { authorization: `Bearer ${forged}` } });
+    const closed = await ws.closed;
+    expect(closed.code).toBe(1008);
+    expect(closed.reason).toMatch(/signature/i);
   });
 });

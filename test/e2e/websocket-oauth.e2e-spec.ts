@@ -1,0 +1,72 @@
+import { startAuthServer, type AuthServer } from '../utils/oidc-server';
+import { startApp, type TestApp } from '../utils/test-app';
+import { userMessage, WsClient } from '../utils/ws-client';
+
+const REDIRECT = 'http://interlude.test/auth/redirect';
+
+describe('WebSocket gateway: OAuth consent on the socket (real authorization server)', () => {
+  let auth: AuthServer;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    auth = await startAuthServer({
+      clients: [{ client_id: 'interlude', client_secret: 'secret', redirect_uris: [REDIRECT] }],
+    });
+    const provider = {
+      _type: 'oauth2_auth_code_flow',
+      issuer: auth.issuer,
+      client_id: 'interlude',
+      client_secret: 'secret',
+      scopes: ['openid', 'read:calendar'],
+      redirect_uri: REDIRECT,
+    };
+    t = await startApp(`
+authentication:
+  calendar: ${JSON.stringify(provider)}
+workflow:
+  _type: scripted
+  steps:
+    - fetch: { url: '${auth.resourceUrl}', provider: calendar, save_as: me }
+  output: 'Hello {{me.sub}}'
+`);
+  });
+  afterAll(async () => {
+    await t.close();
+    await auth.close();
+  });
+
+  it('asks with an oauth_consent interaction, resumes when /auth/redirect completes, and reuses the token', async () => {
+    const ws = await WsClient.connect(t.url, { session: 'alice' });
+    try {
+      ws.send(userMessage('calendar', { id: 'u1', conversation_id: 'c-oauth' }));
+      const consent = await ws.next();
+      expect(consent).toMatchObject({
+        type: 'system_interaction_message',
+        parent_id: 'u1',
+        conversation_id: 'c-oauth',
+        status: 'in_progress',
+        content: { input_type: 'oauth_consent', timeout: null },
+      });
+      const authUrl = new URL(consent.content.text as string);
+      expect(authUrl.origin + authUrl.pathname).toBe(auth.authorizationUrl);
+      expect(consent.id).toBe(authUrl.searchParams.get('state'));
+
+      const back = await fetch(
+        `${t.url}/auth/redirect${new URL(await auth.authorize(authUrl.href, 'alice')).search}`,
+      );
+      expect(back.status).toBe(200);
+      const run = await ws.run();
+      expect(run.filter((m) => m.status === 'in_progress').map((m) => m.content.text)).toEqual([
+        'Hello alice',
+      ]);
+
+      // The same user's next run uses the token it holds: no consent asked again.
+      ws.send(userMessage('again', { id: 'u2', conversation_id: 'c-oauth' }));
+      const second = await ws.run();
+      expect(second.some((m) => m.type === 'system_interaction_message')).toBe(false);
+      expect(second.find((m) => m.status === 'in_progress')?.content.text).toBe('Hello alice');
+    } finally {
+      ws.close();
+    }
+  });
+});
