@@ -22,6 +22,7 @@ const path = require('node:path');
 const { nowMs, percentile } = require('./lib/clients');
 const { HITL_ANSWER, HITL_RESULT } = require('./lib/shared');
 const { startServer, affinity } = require('./lib/servers');
+const { fmt, kib, mib, table } = require('./lib/report');
 
 const ANSWER = JSON.stringify({ response: { type: 'text', text: HITL_ANSWER } });
 const START = JSON.stringify({ input_message: 'x' });
@@ -419,19 +420,6 @@ async function measureHitl({ quick = false, heapSnapshots } = {}) {
 
 // ---------------------------------------------------------------------------------------------------
 // Reporting
-
-const fmt = (n, digits = 0) =>
-  Number.isFinite(n)
-    ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
-    : 'n/a';
-const kib = (bytes) => `${fmt(bytes / 1024, 2)} KiB`;
-const mib = (bytes) => `${fmt(bytes / 1024 / 1024, 1)} MiB`;
-
-function table(head, rows) {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
-  return [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
-}
 
 const HEADING = '## Human in the loop';
 

@@ -8,11 +8,13 @@
  *     writing the same frames. Time to first byte over sequential requests, and chunks per second.
  *  3. Human in the loop (bench/hitl.js): 10,000 executions waiting on a prompt: memory per waiting
  *     execution, status polls per second, time from an answer to the workflow's next event.
+ *  4. WebSocket (bench/ws.js): memory per idle identified connection and streamed messages per second,
+ *     on one connection and on 100, against a bare `ws` server.
  *
  * Every server runs in its own child process pinned to core 1; this process (the load) is pinned to
  * core 0 (when `taskset` exists). Server CPU time comes from the child's process.cpuUsage().
  *
- * Options: --quick (short smoke run, RESULTS.md untouched), --only json,stream,hitl (just those parts;
+ * Options: --quick (short smoke run, RESULTS.md untouched), --only json,stream,hitl,ws (just those parts;
  * only their sections of RESULTS.md are rewritten), --heap-snapshot (with hitl: V8 heap snapshots of
  * the server before and while it holds the waiting executions, bench/profiles/hitl-*.heapsnapshot, to
  * compare with bench/heap-summary.js),
@@ -42,6 +44,8 @@ const autocannon = require('autocannon');
 const { timedPost, sequentialRuns, summarizeRuns, concurrentStreams, cannon } = require('./lib/clients');
 const { ROOT, CLIENT_CORE, SERVER_CORE, TASKSET, startServer, affinity } = require('./lib/servers');
 const hitl = require('./hitl');
+const ws = require('./ws');
+const { fmt, ratio, table } = require('./lib/report');
 
 const RESULTS = path.join(__dirname, 'RESULTS.md');
 const PROFILES = path.join(__dirname, 'profiles');
@@ -51,7 +55,7 @@ const args = new Set(argv);
 const QUICK = args.has('--quick');
 const PROFILE = args.has('--profile');
 const HEAP_SNAPSHOT = args.has('--heap-snapshot');
-const PARTS = ['json', 'stream', 'hitl'];
+const PARTS = ['json', 'stream', 'hitl', 'ws'];
 const ONLY = (() => {
   const at = argv.findIndex((a) => a === '--only' || a.startsWith('--only='));
   if (at < 0) return new Set(PROFILE ? ['json', 'stream'] : PARTS);
@@ -365,18 +369,6 @@ async function measureStreams([rawSpec, interludeSpec]) {
 // ---------------------------------------------------------------------------------------------------
 // Reporting
 
-const fmt = (n, digits = 0) =>
-  Number.isFinite(n)
-    ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
-    : 'n/a';
-const ratio = (a, b) => `${fmt(a / b, 2)}×`;
-
-function table(head, rows) {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
-  return [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
-}
-
 function machine() {
   let cpu = os.cpus()[0]?.model ?? 'unknown';
   try {
@@ -612,6 +604,18 @@ async function main() {
       : 'not pinned (taskset not found)';
     const heading = new RegExp(`^${hitl.HEADING}\\b`, 'm');
     sections.push({ heading, ...hitl.hitlSection(env, result, { quick: QUICK, pin }) });
+  }
+
+  if (ONLY.has('ws')) {
+    console.log('WebSocket: Interlude against a bare ws server (idle memory, streamed messages per second)');
+    const result = await ws.measureWs({ quick: QUICK });
+    const pin = TASKSET
+      ? `servers pinned to core ${SERVER_CORE}, load generator to core ${CLIENT_CORE}`
+      : 'not pinned (taskset not found)';
+    sections.push({
+      heading: new RegExp(`^${ws.HEADING}\\b`, 'm'),
+      ...ws.wsSection(env, result, { quick: QUICK, pin }),
+    });
   }
 
   for (const { text } of sections) console.log(`\n${text}`);

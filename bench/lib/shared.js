@@ -68,7 +68,22 @@ const HITL_YAML = [
   '',
 ].join('\n');
 
+/** A chunk and the end of a streamed answer as Interlude's WebSocket face sends them (the baseline's frames). */
+const wsChunkMessage = JSON.stringify({
+  type: 'system_response_message',
+  id: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f',
+  thread_id: 'default',
+  parent_id: 'bench-message',
+  conversation_id: 'bench-conversation',
+  content: { text: 'chunk ' },
+  status: 'in_progress',
+  timestamp: '2026-01-01T00:00:00.000Z',
+});
+const wsCompleteMessage = wsChunkMessage.replace('"in_progress"', '"complete"');
+
 module.exports = {
+  wsChunkMessage,
+  wsCompleteMessage,
   JSON_PATH,
   JSON_REQUEST,
   JSON_RESPONSE,

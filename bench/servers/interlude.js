@@ -4,10 +4,10 @@ const { ECHO_YAML, SCRIPTED_YAML, HITL_YAML } = require('../lib/shared');
 
 const DIST = path.resolve(__dirname, '..', '..', 'dist');
 
-const YAML = { echo: ECHO_YAML, stream: SCRIPTED_YAML, hitl: HITL_YAML };
+const YAML = { echo: ECHO_YAML, stream: SCRIPTED_YAML, hitl: HITL_YAML, ws: SCRIPTED_YAML };
 
 /**
- * The server under test, built from dist/: `echo` (JSON), `stream` (scripted, 1,000 chunks) or `hitl`
+ * The server under test, built from dist/: `echo` (JSON), `stream` / `ws` (scripted, 1,000 chunks) or `hitl`
  * (scripted: a text prompt, then a short stream).
  */
 module.exports = async function start(variant) {
