@@ -108,8 +108,17 @@ export interface ServerMessage {
 /** NAT's thread id: the schema has the field; its server always sends this value. */
 const THREAD_ID = 'default';
 
+let stampedAt = 0;
+let stamp = '';
+
+/** ISO 8601 now; formatted once per millisecond (a stream sends many messages in the same one). */
 function now(): string {
-  return new Date().toISOString();
+  const ms = Date.now();
+  if (ms !== stampedAt) {
+    stampedAt = ms;
+    stamp = new Date(ms).toISOString();
+  }
+  return stamp;
 }
 
 /** The server messages answering one user message: `parent_id` is its id, `conversation_id` echoed. */
