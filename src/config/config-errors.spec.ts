@@ -49,7 +49,7 @@ workflow:
     });
     expect(problemAt(err, 'general.enable_per_user_monitorng').line).toBe(8);
     expect(problemAt(err, 'functions.helper._type')).toMatchObject({
-      message: expect.stringMatching(/no_such_type.*known types: echo, per_user_counter, scripted/),
+      message: expect.stringMatching(/no_such_type.*known types: .*echo, .*scripted/),
       line: 11,
     });
     expect(problemAt(err, 'functions.plan.steps[0]').message).toMatch(/nobody/);
@@ -74,9 +74,9 @@ workflow:
   });
 
   it('names the known types for an unknown workflow _type', () => {
-    const problem = problemAt(errorOf('workflow:\n  _type: react_agent\n'), 'workflow._type');
+    const problem = problemAt(errorOf('workflow:\n  _type: rewoo_agent\n'), 'workflow._type');
     expect(problem.message).toBe(
-      'unknown _type "react_agent"; known types: echo, per_user_counter, scripted',
+      'unknown _type "rewoo_agent"; known types: ask_confirmation, ask_question, calculator, current_datetime, echo, http_request, per_user_counter, react_agent, scripted, tool_calling_agent',
     );
     expect(problem.line).toBe(2);
   });

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument, parse as parseYamlScalar, type Document } from 'yaml';
 import { validatePlain } from '../core/validation/validation-issues';
-import type { BuiltFunction } from '../runtime/function-type';
+import type { BuildContext, BuiltFunction, ConfigReference } from '../runtime/function-type';
 import type { FunctionRegistry } from '../runtime/function-registry';
+import type { LlmClient } from '../runtime/llm/llm-client';
+import { buildLlm } from '../runtime/llm/llm-builder';
 import { AUTH_PROVIDER_TYPES, OAuth2AuthCodeFlowConfig } from './authentication.schema';
 import { ConfigFile } from './config.schema';
 
@@ -38,6 +40,7 @@ export interface AppConfig {
   perUser: boolean;
   buildWorkflow(): BuiltFunction;
   functions: Map<string, BuiltFunction>;
+  llms: Map<string, LlmClient>;
 }
 
 interface Built {
@@ -128,11 +131,33 @@ export function parseConfig(
   if (!top.ok) found.push(...top.issues.map((i) => ({ loc: i.loc, message: i.msg })));
 
   const functions = new Map<string, BuiltFunction>();
+  const llms = new Map<string, LlmClient>();
   let workflow: Built | undefined;
   // Components are checked even when the rest of the file has problems, so every problem is reported.
   const sections = (top.ok ? top.value : plain) as Record<string, unknown>;
   const isMapping = (v: unknown): v is Record<string, unknown> =>
     v !== null && typeof v === 'object' && !Array.isArray(v);
+  const entriesOf = (section: string) => (isMapping(sections[section]) ? sections[section] : {});
+  // LLM clients and auth providers are built by their own modules; here each needs at least a _type.
+  for (const section of ['llms', 'authentication']) {
+    for (const [name, entry] of Object.entries(entriesOf(section))) {
+      if (!isMapping(entry) || typeof entry._type !== 'string') {
+        found.push({ loc: [section, name], message: 'must be a mapping with a _type' });
+      } else if (section === 'authentication') {
+        checkAuthProvider(['authentication', name], entry, found);
+      } else {
+        const built = buildLlm(name, entry, env);
+        if ('llm' in built) llms.set(name, built.llm);
+        else
+          found.push(...built.problems.map((p) => ({ loc: ['llms', name, ...p.loc], message: p.message })));
+      }
+    }
+  }
+  const context = (name: string): BuildContext => ({
+    name,
+    llm: (llm) => llms.get(llm)!,
+    fn: (fn) => functions.get(fn)!,
+  });
   const build = (loc: Loc, name: string, component: unknown): Built | undefined => {
     const typeName = (component as { _type?: unknown } | null)?._type;
     if (component === null || typeof component !== 'object' || typeof typeName !== 'string') {
@@ -157,10 +182,16 @@ export function parseConfig(
       found.push(...checked.issues.map((i) => ({ loc: i.loc, message: i.msg })));
       return undefined;
     }
-    const problems = type.check?.(checked.value) ?? [];
+    const references = type.references?.(checked.value) ?? [];
+    const problems = [
+      ...(type.check?.(checked.value) ?? []),
+      ...referenceProblems(references, name, entriesOf),
+    ];
     for (const p of problems) found.push({ loc: [...loc, ...p.loc], message: p.message });
-    if (problems.length) return undefined;
-    const make = () => type.build(checked.value, { name });
+    // An LLM with problems of its own is not built; they are reported under llms:.
+    const unbuilt = references.some((r) => r.section === 'llms' && !llms.has(r.name));
+    if (problems.length || unbuilt) return undefined;
+    const make = () => type.build(checked.value, context(name));
     return { fn: make(), make, perUser: perUser === true };
   };
   const declared = isMapping(sections.functions) ? sections.functions : {};
@@ -180,17 +211,6 @@ export function parseConfig(
         'needs exactly one of secret, public_key or jwks_url (or verify: false to decode without verifying)',
     });
   }
-  // LLM clients and auth providers are built by their own modules; here each needs at least a _type.
-  for (const section of ['llms', 'authentication']) {
-    const entries = isMapping(sections[section]) ? (sections[section] as Record<string, unknown>) : {};
-    for (const [name, entry] of Object.entries(entries)) {
-      if (!isMapping(entry) || typeof entry._type !== 'string') {
-        found.push({ loc: [section, name], message: 'must be a mapping with a _type' });
-      } else if (section === 'authentication') {
-        checkAuthProvider(['authentication', name], entry, found);
-      }
-    }
-  }
   // A missing or non-mapping workflow is already reported by the top-level check.
   if (top.ok || isMapping(sections.workflow)) workflow = build(['workflow'], 'workflow', sections.workflow);
 
@@ -207,7 +227,25 @@ export function parseConfig(
     perUser: workflow.perUser,
     buildWorkflow: workflow.make,
     functions,
+    llms,
   };
+}
+
+/** References to entries the file does not declare (or a function naming itself as its own tool). */
+function referenceProblems(
+  references: ConfigReference[],
+  self: string,
+  entriesOf: (section: string) => Record<string, unknown>,
+): { loc: Loc; message: string }[] {
+  return references.flatMap(({ loc, section, name }) => {
+    if (section === 'functions' && name === self) {
+      return [{ loc, message: `"${name}" cannot be its own tool` }];
+    }
+    const known = Object.keys(entriesOf(section));
+    if (known.includes(name)) return [];
+    const listed = known.length ? `; ${section}: ${known.join(', ')}` : `, and ${section}: declares none`;
+    return [{ loc, message: `no entry "${name}" in ${section}${listed}` }];
+  });
 }
 
 function checkAuthProvider(loc: Loc, entry: Record<string, unknown>, found: { loc: Loc; message: string }[]) {

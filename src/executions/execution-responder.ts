@@ -53,7 +53,7 @@ export class ExecutionResponder {
     req: Request,
     face: Face,
   ): Promise<{ status: 200 | 202; body: unknown }> {
-    const execution = await this.start(input, identity, req, face);
+    const execution = await this.start(input, identity, req, face, false);
     if (!face.interactive) return { status: 200, body: face.renderResult(outcome(await execution.done)) };
     const stop = await firstStop(execution);
     if (isTerminal(stop)) return { status: 200, body: face.renderResult(outcome(stop)) };
@@ -67,7 +67,7 @@ export class ExecutionResponder {
   async stream(input: unknown, identity: Identity, req: Request, res: Response, face: Face): Promise<void> {
     let streaming: Promise<void> | undefined;
     const frontEnd = this.config.frontEnd;
-    await this.start(input, identity, req, face, (execution) => {
+    await this.start(input, identity, req, face, true, (execution) => {
       const interactive = face.interactive ? this.context(execution) : undefined;
       const renderer = (writer: SseWriter) => face.renderer(writer, interactive);
       if (face.interactive) execution.expose({ renderResult: face.renderResult, renderer });
@@ -92,6 +92,7 @@ export class ExecutionResponder {
     identity: Identity,
     req: Request,
     face: Face,
+    streaming: boolean,
     beforeRun?: (e: Execution) => void,
   ) {
     const trace = observabilityTrace(req.headers, activeOtelTraceId);
@@ -102,6 +103,7 @@ export class ExecutionResponder {
       trace,
       interactive: face.interactive,
       interactiveRoute: face.interactiveRoute,
+      streaming,
       beforeRun: (execution) => {
         this.log?.assign(req, { executionId: execution.id });
         beforeRun?.(execution);

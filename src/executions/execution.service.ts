@@ -25,6 +25,8 @@ export interface StartOptions {
   trace?: ObservabilityTrace;
   /** Whether the face can deliver a person's answer; on other routes a prompt fails the workflow. */
   interactive: boolean;
+  /** Whether the face streams output as it comes (default true); workflows may skip token streaming if not. */
+  streaming?: boolean;
   /** The interactive route to name when a workflow asks on a route that is not (e.g. `/v1/workflow`). */
   interactiveRoute?: string;
   /** The workflow to run; the configured one by default. */
@@ -172,6 +174,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       trace,
       steps: span.steps,
       signal: signalOf(entry.abort),
+      streaming: options.streaming ?? true,
       sink,
     };
     void this.settle(
@@ -210,7 +213,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     };
     return {
       publish,
-      prompt: (prompt) => this.prompt(entry, prompt, publish, options),
+      prompt: (prompt, interactionId) => this.prompt(entry, prompt, interactionId, publish, options),
       authenticate: (provider) => this.authenticate(entry, provider, publish, options),
     };
   }
@@ -261,6 +264,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   private async prompt(
     entry: Entry,
     prompt: Prompt,
+    interactionId: string | undefined,
     publish: (event: ExecutionEventBody) => void,
     options: RouteFacts,
   ) {
@@ -269,7 +273,8 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     }
     entry.waiting++;
     try {
-      return await this.interactions.ask({ id: entry.execution.id, publish }, prompt, entry.abort);
+      const execution = { id: entry.execution.id, publish };
+      return await this.interactions.ask(execution, prompt, entry.abort, interactionId);
     } finally {
       entry.waiting--;
     }

@@ -40,8 +40,12 @@ export class InteractionService {
   ) {}
 
   /** Asks a person and waits (without blocking anything) for the answer, the deadline or a cancel. */
-  async ask(execution: AskingExecution, prompt: Prompt, cancel: AbortWatch): Promise<PromptAnswer> {
-    const interactionId = randomUUID();
+  async ask(
+    execution: AskingExecution,
+    prompt: Prompt,
+    cancel: AbortWatch,
+    interactionId: string = randomUUID(),
+  ): Promise<PromptAnswer> {
     if (prompt.input_type === 'notification') {
       // Notifications are acknowledged at once: shown to the person, never waited on.
       await this.store.openInteraction(execution.id, interactionId, {

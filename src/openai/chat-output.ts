@@ -9,6 +9,7 @@ import {
   usageFor,
   type ChatCompletion,
   type ChatCompletionChunk,
+  type ChatUsage,
 } from '../core/dto/chat-response';
 
 /** The model name chat responses report: the one the client asked for, or NAT's placeholder. */
@@ -27,13 +28,22 @@ export function toChatCompletion(result: unknown, request: ChatRequestDto): Chat
   return chatCompletion(text, { model: modelOf(request), usage: usageFor(promptText(request), text) });
 }
 
+/** Whether the client asked for a last chunk with the completion's token usage. */
+export function wantsUsage(request: ChatRequestDto): boolean {
+  return request.stream_options?.include_usage === true;
+}
+
 /** Builds the chunks of one streamed completion: one id, created and model for the whole stream. */
 export class ChunkFactory {
   private readonly id = newCompletionId();
   private readonly created = unixSeconds();
   private first = true;
 
-  constructor(private readonly model: string) {}
+  constructor(
+    private readonly model: string,
+    /** `stream_options.include_usage`: every chunk has `usage: null`, and `usage()` makes the last one. */
+    private readonly withUsage = false,
+  ) {}
 
   content(text: string): ChatCompletionChunk {
     const delta: ChatCompletionChunk['choices'][0]['delta'] = this.first
@@ -47,16 +57,28 @@ export class ChunkFactory {
     return this.chunk({}, 'stop');
   }
 
+  /** OpenAI's usage chunk: after the one that stops, no choices. */
+  usage(usage: ChatUsage): ChatCompletionChunk {
+    return { ...this.base(), choices: [], usage };
+  }
+
   private chunk(
     delta: ChatCompletionChunk['choices'][0]['delta'],
     finish: 'stop' | null,
   ): ChatCompletionChunk {
     return {
+      ...this.base(),
+      choices: [{ index: 0, delta, finish_reason: finish }],
+      ...(this.withUsage ? { usage: null } : {}),
+    };
+  }
+
+  private base() {
+    return {
       id: this.id,
-      object: 'chat.completion.chunk',
+      object: 'chat.completion.chunk' as const,
       created: this.created,
       model: this.model,
-      choices: [{ index: 0, delta, finish_reason: finish }],
     };
   }
 }

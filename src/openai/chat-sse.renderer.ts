@@ -1,3 +1,4 @@
+import type { ChatUsage } from '../core/dto/chat-response';
 import type { ExecutionEvent } from '../core/events/execution-event';
 import type { SseWriter } from '../core/http/sse-writer';
 import { writeInteractiveEvent } from '../executions/execution-stream';
@@ -20,13 +21,16 @@ export interface ChatStreamOptions {
   done: boolean;
   /** On interactive routes: prompts and OAuth become `event: interaction_required` / `oauth_required`. */
   interactive?: { executionId: string; urls: ExecutionUrls };
+  /** `stream_options.include_usage`: the result's token usage, sent in a last chunk. */
+  usage?: (result: unknown) => ChatUsage;
 }
 
 /** Renders one execution as a stream of `chat.completion.chunk` frames with `intermediate_data:` steps. */
 export function chatStreamRenderer(writer: SseWriter, options: ChatStreamOptions) {
   const { chunks, interactive } = options;
-  const finish = () => {
+  const finish = (result?: { value: unknown }) => {
     writer.data(chunks.stop());
+    if (result && options.usage) writer.data(chunks.usage(options.usage(result.value)));
     if (options.done) writer.data('[DONE]');
     writer.end();
   };
@@ -53,7 +57,7 @@ export function chatStreamRenderer(writer: SseWriter, options: ChatStreamOptions
         return;
       case 'completed': {
         if (!event.streamed) writer.data(chunks.content(chunkText(event.result)));
-        finish();
+        finish({ value: event.result });
         return;
       }
       case 'failed':

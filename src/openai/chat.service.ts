@@ -6,7 +6,7 @@ import { ServerConfig } from '../config/server-config';
 import { ExecutionResponder, type Face } from '../executions/execution-responder';
 import { StepAdaptor } from '../runtime/step-adaptor';
 import type { StreamErrorStyle } from '../workflows/generate-sse.renderer';
-import { ChunkFactory, modelOf, toChatCompletion } from './chat-output';
+import { ChunkFactory, modelOf, toChatCompletion, wantsUsage } from './chat-output';
 import { chatStreamRenderer } from './chat-sse.renderer';
 
 export interface ChatFaceOptions {
@@ -42,7 +42,7 @@ export class ChatService {
 
   private face(request: ChatRequestDto, options: ChatFaceOptions): Face {
     const { mode, custom_event_types } = this.config.frontEnd.step_adaptor;
-    const chunks = new ChunkFactory(modelOf(request));
+    const chunks = new ChunkFactory(modelOf(request), wantsUsage(request));
     return {
       interactive: options.interactive,
       interactiveRoute: options.interactiveRoute,
@@ -54,6 +54,7 @@ export class ChatService {
           errors: options.errors,
           done: options.done,
           interactive,
+          usage: wantsUsage(request) ? (result) => toChatCompletion(result, request).usage : undefined,
         }),
     };
   }

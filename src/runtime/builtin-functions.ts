@@ -1,12 +1,26 @@
+import { reactAgent } from './agents/react-agent';
+import { toolCallingAgent } from './agents/tool-calling-agent';
 import { FunctionRegistry } from './function-registry';
 import { echoFunction } from './functions/echo.function';
 import { perUserCounterFunction } from './functions/per-user-counter.function';
 import { scriptedFunction } from './functions/scripted.function';
+import { askConfirmationTool } from './tools/ask-confirmation.tool';
+import { askQuestionTool } from './tools/ask-question.tool';
+import { calculatorTool } from './tools/calculator.tool';
+import { currentDatetimeTool } from './tools/current-datetime.tool';
+import { httpRequestTool } from './tools/http-request.tool';
 
-/** A registry holding every built-in `_type`. */
+/** A registry holding every built-in `_type`: workflows, LLM agents and tools. */
 export function builtinRegistry(): FunctionRegistry {
   return new FunctionRegistry()
     .register(echoFunction)
     .register(scriptedFunction)
-    .register(perUserCounterFunction);
+    .register(perUserCounterFunction)
+    .register(toolCallingAgent)
+    .register(reactAgent)
+    .register(currentDatetimeTool)
+    .register(calculatorTool)
+    .register(httpRequestTool)
+    .register(askConfirmationTool)
+    .register(askQuestionTool);
 }

@@ -1,4 +1,6 @@
 import type { ChatRequestDto } from '../core/dto/chat-request.dto';
+import type { LlmClient } from './llm/llm-client';
+import type { JsonSchema } from './tools/json-schema';
 import type { WorkflowFn } from './workflow-context';
 
 export type Ctor<T = object> = new () => T;
@@ -15,11 +17,34 @@ export interface BuiltFunction {
   /** Converts an OpenAI chat request (the chat routes' body) into this function's input. */
   fromChat(request: ChatRequestDto): unknown;
   run: WorkflowFn;
+  /**
+   * The JSON Schema of the arguments a model passes when it calls this function as a tool; `run` then
+   * receives those arguments. Without it, a model passes one string (`input_message`), handed over as a
+   * one-message chat through `fromChat`.
+   */
+  parameters?: JsonSchema;
+  /** It asks a person (ask_confirmation, ask_question): an agent never runs it alongside other tools. */
+  asksPerson?: boolean;
 }
 
 /** Everything a function type receives when it is built. */
 export interface BuildContext {
   /** The name it is built under (`workflow` or a key of `functions:`). */
+  name: string;
+  /** An LLM of `llms:` by name (names were checked against the file, see `FunctionType.references`). */
+  llm(name: string): LlmClient;
+  /**
+   * A function of `functions:` by name. Call it when running, not while building: functions are built in
+   * file order, so one declared further down is not built yet.
+   */
+  fn(name: string): BuiltFunction;
+}
+
+/** A name a config refers to in another section; the loader reports the ones that do not exist. */
+export interface ConfigReference {
+  /** Relative to the function's config, like ConfigProblem's. */
+  loc: (string | number)[];
+  section: 'llms' | 'functions' | 'authentication';
   name: string;
 }
 
@@ -31,6 +56,8 @@ export interface FunctionType<C extends object = object> {
   config: Ctor<C>;
   /** Checks that span fields (one action per step, template names that exist), once the shape is valid. */
   check?(config: C): ConfigProblem[];
+  /** The LLMs, functions and auth providers the config names, so a typo is reported at start-up. */
+  references?(config: C): ConfigReference[];
   build(config: C, context: BuildContext): BuiltFunction;
 }
 

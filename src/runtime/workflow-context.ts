@@ -1,6 +1,6 @@
 import type { Identity } from '../core/identity/identity';
 import type { ObservabilityTrace } from '../core/tracing/observability-trace';
-import type { IntermediateStepType, StepKind, StreamEventData } from './intermediate-step';
+import type { IntermediateStepType, StepKind, StreamEventData, UsageInfo } from './intermediate-step';
 import type { Prompt, PromptAnswer } from './prompts';
 
 /** What the workflow may know of the request that started it. */
@@ -19,10 +19,17 @@ export interface AuthResult {
   headers: { Authorization: string };
 }
 
-export interface StepOptions {
+export interface StepOptions<T = unknown> {
   input?: unknown;
   metadata?: Record<string, unknown>;
   tags?: string[];
+  /** What the END event reports of the result (default: the result as output, no usage). */
+  end?: (result: T) => { output?: unknown; usage?: UsageInfo };
+}
+
+export interface PromptOptions {
+  /** The interaction's id (default: a fresh one), for a workflow that names it to others (a tool result). */
+  interactionId?: string;
 }
 
 /** The single surface a workflow function sees. No workflow knows which face is watching. */
@@ -37,9 +44,17 @@ export interface WorkflowContext {
   readonly trace: ObservabilityTrace;
   /** Fires on cancel, on a streaming client's disconnect, and on shutdown. */
   readonly signal: AbortSignal;
+  /**
+   * Whether the face shows output as it is produced (false on non-streaming routes, where a workflow
+   * may skip token streaming: only its result is shown).
+   */
+  readonly streaming: boolean;
   /** Runs `fn` inside a `<KIND>_START` / `<KIND>_END` pair; the END carries its result as output. */
-  step<T>(name: string, kind: StepKind, fn: () => Promise<T> | T, options?: StepOptions): Promise<T>;
-  /** A single intermediate event such as LLM_NEW_TOKEN or SPAN_CHUNK, inside the current step. */
+  step<T>(name: string, kind: StepKind, fn: () => Promise<T> | T, options?: StepOptions<T>): Promise<T>;
+  /**
+   * A single intermediate event such as LLM_NEW_TOKEN or SPAN_CHUNK. Inside a step it carries that
+   * step's UUID (as NAT's token events carry their LLM_START's), so faces can tie it to its step.
+   */
   event(type: IntermediateStepType, name: string, data?: StreamEventData, options?: StepOptions): void;
   /** Streams one output item (a text chunk or a structured value). */
   emit(chunk: unknown): void;
@@ -47,7 +62,7 @@ export interface WorkflowContext {
    * Asks a human and resolves with the answer (`{type: "cancel"}` when they declined a prompt that
    * allows it). Rejects with PromptTimeoutError after the prompt's timeout plus a grace period.
    */
-  prompt(prompt: PromptRequest): Promise<PromptAnswer>;
+  prompt(prompt: PromptRequest, options?: PromptOptions): Promise<PromptAnswer>;
   /** Resolves with a bearer header for the named provider, asking the user to authorize if needed. */
   authenticate(provider: string): Promise<AuthResult>;
 }

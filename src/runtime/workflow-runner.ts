@@ -12,11 +12,13 @@ import {
   type IntermediateStepType,
   type StepKind,
   type StreamEventData,
+  type UsageInfo,
 } from './intermediate-step';
 import { validatePlain } from '../core/validation/validation-issues';
 import { PromptConfig, promptProblems, toPrompt, type Prompt, type PromptAnswer } from './prompts';
 import type {
   AuthResult,
+  PromptOptions,
   PromptRequest,
   RequestMetadata,
   StepOptions,
@@ -27,7 +29,7 @@ import type {
 export interface ExecutionSink {
   publish(event: ExecutionEventBody): void;
   /** Asks a person; the sink ends the wait when the run is cancelled. */
-  prompt(prompt: Prompt): Promise<PromptAnswer>;
+  prompt(prompt: Prompt, interactionId?: string): Promise<PromptAnswer>;
   authenticate(provider: string, signal: AbortSignal): Promise<AuthResult>;
 }
 
@@ -45,6 +47,8 @@ export interface RunInit {
   steps?: StepTracer;
   /** The run's signal, or a function that makes it when first needed. */
   signal: AbortSignal | (() => AbortSignal);
+  /** Whether the face streams output (default true). */
+  streaming?: boolean;
   sink: ExecutionSink;
 }
 
@@ -64,6 +68,7 @@ class Context implements WorkflowContext {
   readonly identity: Identity;
   readonly request: RequestMetadata;
   readonly trace: ObservabilityTrace;
+  readonly streaming: boolean;
   private readonly signalOf: RunInit['signal'];
   private readonly sink: ExecutionSink;
   private readonly steps?: StepTracer;
@@ -74,6 +79,7 @@ class Context implements WorkflowContext {
     this.request = init.request;
     this.trace = init.trace ?? { traceId: newTraceId() };
     this.steps = init.steps;
+    this.streaming = init.streaming ?? true;
     this.signalOf = init.signal;
     this.sink = init.sink;
   }
@@ -86,18 +92,20 @@ class Context implements WorkflowContext {
     name: string,
     kind: StepKind,
     fn: () => Promise<T> | T,
-    options: StepOptions = {},
+    options: StepOptions<T> = {},
   ): Promise<T> {
     const parent = frames.getStore() ?? ROOT;
     const frame: Frame = { id: newStepId(), name, parent };
     const started = nowSeconds();
     this.publishStep(startType(kind), name, frame, null, { input: options.input }, options);
     try {
-      const output = await (this.steps
+      const result = await (this.steps
         ? this.steps.step(name, kind, () => frames.run(frame, async () => fn()))
         : frames.run(frame, fn));
-      this.publishStep(endType(kind), name, frame, started, { input: options.input, output }, options);
-      return output;
+      const { output, usage } = options.end ? options.end(result) : { output: result, usage: undefined };
+      const data = { input: options.input, output };
+      this.publishStep(endType(kind), name, frame, started, data, options, usage);
+      return result;
     } catch (err) {
       const output = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
       this.publishStep(endType(kind), name, frame, started, { input: options.input, output }, options);
@@ -111,8 +119,9 @@ class Context implements WorkflowContext {
     data: StreamEventData = {},
     options: StepOptions = {},
   ): void {
-    const parent = frames.getStore() ?? ROOT;
-    this.publishStep(type, name, { id: newStepId(), name, parent }, null, data, options);
+    const current = frames.getStore();
+    const frame = current ?? { id: newStepId(), name, parent: ROOT };
+    this.publishStep(type, name, frame, null, data, options);
   }
 
   emit(chunk: unknown): void {
@@ -120,9 +129,9 @@ class Context implements WorkflowContext {
   }
 
   // Not async, and no signal handed over: a waiting execution should cost as little memory as it can.
-  prompt(request: PromptRequest): Promise<PromptAnswer> {
+  prompt(request: PromptRequest, options?: PromptOptions): Promise<PromptAnswer> {
     try {
-      return this.sink.prompt(checkedPrompt(request));
+      return this.sink.prompt(checkedPrompt(request), options?.interactionId);
     } catch (err) {
       return Promise.reject(err as Error);
     }
@@ -138,7 +147,8 @@ class Context implements WorkflowContext {
     frame: Frame,
     spanStarted: number | null,
     data: StreamEventData,
-    options: StepOptions,
+    options: StepOptions<never>,
+    usage?: UsageInfo,
   ): void {
     const parent = frame.parent ?? ROOT;
     const step: IntermediateStep = {
@@ -158,7 +168,7 @@ class Context implements WorkflowContext {
         tags: options.tags ?? null,
         metadata: options.metadata ?? null,
         data,
-        usage_info: null,
+        usage_info: usage ?? null,
         UUID: frame.id,
       },
     };

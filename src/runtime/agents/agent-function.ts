@@ -1,0 +1,114 @@
+import { lastUserText, type ChatMessageDto, type ChatRequestDto } from '../../core/dto/chat-request.dto';
+import { resultText } from '../../core/dto/chat-response';
+import type { ConfigProblem, Ctor, FunctionType } from '../function-type';
+import { ScriptedInputDto } from '../functions/scripted.function';
+import type { LlmClient } from '../llm/llm-client';
+import type { JsonSchema } from '../tools/json-schema';
+import type { WorkflowContext } from '../workflow-context';
+import type { AgentConfig } from './agent.config';
+import { agentResult, ChatInput, conversationOf } from './agent-input';
+import { AgentTools } from './agent-tools';
+
+/** What an agent's loop works with during one run. */
+export interface AgentRun<C extends AgentConfig> {
+  config: C;
+  /** The name the agent is built under (`workflow` or its `functions:` key). */
+  name: string;
+  llm: LlmClient;
+  tools: AgentTools;
+  /** The conversation to continue; its last message is the user's. */
+  conversation: ChatMessageDto[];
+  ctx: WorkflowContext;
+}
+
+export interface AgentSpec<C extends AgentConfig> {
+  type: string;
+  /** NAT's default description (what a calling agent reads when this one is its tool). */
+  description: string;
+  config: Ctor<C>;
+  check?(config: C): ConfigProblem[];
+  /** Runs the agent until it has a final answer. */
+  loop(run: AgentRun<C>): Promise<string>;
+}
+
+/** An agent called as another agent's tool takes one message. */
+const AGENT_PARAMETERS: JsonSchema = {
+  type: 'object',
+  properties: { input_message: { type: 'string', description: 'The request for this agent' } },
+  required: ['input_message'],
+};
+
+/** The system prompt with its additional instructions, if any. */
+export function systemPrompt(config: AgentConfig, fallback?: string): string | undefined {
+  const base = config.system_prompt ?? fallback;
+  if (!config.additional_instructions) return base;
+  return base ? `${base}\n\n${config.additional_instructions}` : config.additional_instructions;
+}
+
+/** A workflow `_type` for an LLM agent: its input, its references, and its run inside a FUNCTION step. */
+export function agentType<C extends AgentConfig>(spec: AgentSpec<C>): FunctionType<C> {
+  return {
+    type: spec.type,
+    description: spec.description,
+    config: spec.config,
+    check(config) {
+      const problems = spec.check?.(config) ?? [];
+      if (Array.isArray(config.llm_name) && config.llm_name.length === 0) {
+        problems.push({ loc: ['llm_name'], message: 'name at least one entry of llms:' });
+      }
+      return problems;
+    },
+    references: (config) => [
+      ...[config.llm_name].flat().map((name, i) => ({
+        loc: Array.isArray(config.llm_name) ? ['llm_name', i] : ['llm_name'],
+        section: 'llms' as const,
+        name,
+      })),
+      ...config.tool_names.map((name, i) => ({
+        loc: ['tool_names', i],
+        section: 'functions' as const,
+        name,
+      })),
+    ],
+    build(config, context) {
+      const llms = [config.llm_name].flat().map((name) => context.llm(name));
+      const llm = llms.find((l) => l.hasApiKey) ?? llms[0];
+      let tools: AgentTools | undefined;
+      const toolsOf = () =>
+        (tools ??= new AgentTools(
+          config.tool_names.map((name) => [name, context.fn(name)]),
+          config.handle_tool_errors,
+        ));
+      return {
+        type: spec.type,
+        description: config.description ?? spec.description,
+        input: { kind: 'schema', dto: ScriptedInputDto },
+        fromChat: (request: ChatRequestDto) => new ChatInput(request),
+        parameters: AGENT_PARAMETERS,
+        run: (input, ctx) => {
+          const conversation = conversationOf(input);
+          return ctx.step(
+            context.name,
+            'function',
+            async () => {
+              const run = { config, name: context.name, llm, tools: toolsOf(), conversation, ctx };
+              return agentResult(await spec.loop(run), input, ctx);
+            },
+            { input: lastUserText(conversation), end: (result) => ({ output: resultText(result) }) },
+          );
+        },
+      };
+    },
+  };
+}
+
+/** The run stopped for want of a final answer within `max_iterations` calls to the model. */
+export class AgentIterationLimit extends Error {
+  constructor(run: AgentRun<AgentConfig>) {
+    super(
+      `Agent "${run.name}" made ${run.config.max_iterations} calls to the model (max_iterations) without ` +
+        `reaching a final answer (LLM "${run.llm.name}", model "${run.llm.model}")`,
+    );
+    this.name = 'MaxIterationsReached';
+  }
+}

@@ -1,0 +1,55 @@
+import { messageText, type ChatMessageDto, type ChatRequestDto } from '../../core/dto/chat-request.dto';
+import { chatCompletion, DEFAULT_MODEL, usageFor, type ChatCompletion } from '../../core/dto/chat-response';
+import type { ScriptedInputDto } from '../functions/scripted.function';
+import { usageSoFar } from '../llm/llm-call';
+import type { ModelMessage, ModelToolCall } from '../llm/llm-client';
+import type { WorkflowContext } from '../workflow-context';
+
+/** A chat face's request (`/v1/chat*`, `/v1/chat/completions`, the WebSocket): answered with a chat completion. */
+export class ChatInput {
+  constructor(readonly request: ChatRequestDto) {}
+}
+
+/** The conversation an agent continues: a chat's history, or the generate routes' single message. */
+export function conversationOf(input: unknown): ChatMessageDto[] {
+  if (input instanceof ChatInput) return input.request.messages;
+  const { input_message, messages } = input as ScriptedInputDto;
+  if (typeof input_message === 'string') return [{ role: 'user', content: input_message }];
+  return messages ?? [];
+}
+
+/** A chat message as the model takes it; tool calls and tool results of the history kept. */
+export function modelMessage(message: ChatMessageDto): ModelMessage {
+  const content = messageText(message.content);
+  switch (message.role) {
+    case 'assistant':
+      // The chat DTO checks only that tool calls are objects: they go to the model as the client sent them.
+      return message.tool_calls?.length
+        ? {
+            role: 'assistant',
+            content: content || null,
+            tool_calls: message.tool_calls as unknown as ModelToolCall[],
+          }
+        : { role: 'assistant', content };
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.tool_call_id ?? '', content };
+    case 'function':
+      return { role: 'function', name: message.name ?? '', content };
+    default:
+      return { role: message.role, content };
+  }
+}
+
+/**
+ * The agent's answer as its face expects it: a chat completion whose usage is what the run's model calls
+ * reported (estimated when the endpoint reports none) for a chat, the text for the generate routes.
+ */
+export function agentResult(answer: string, input: unknown, ctx: WorkflowContext): string | ChatCompletion {
+  if (!(input instanceof ChatInput)) return answer;
+  const { request } = input;
+  const prompt = request.messages.map((m) => messageText(m.content)).join('\n');
+  return chatCompletion(answer, {
+    model: request.model ?? DEFAULT_MODEL,
+    usage: usageSoFar(ctx) ?? usageFor(prompt, answer),
+  });
+}

@@ -1,0 +1,85 @@
+import { IsInt, Min } from 'class-validator';
+import { Optional } from '../../core/validation/optional.decorator';
+import type { ModelMessage } from '../llm/llm-client';
+import { callModel } from '../llm/llm-call';
+import { AgentConfig } from './agent.config';
+import { AgentIterationLimit, agentType, systemPrompt, type AgentRun } from './agent-function';
+import {
+  FinalAnswerStream,
+  parseReAct,
+  REACT_SYSTEM_PROMPT,
+  reactInstructions,
+  reactMessage,
+} from './react-format';
+
+export class ReActAgentConfig extends AgentConfig {
+  /** Replies in a row the model may get wrong (told what is wrong each time) before the run fails. */
+  @Optional() @Min(0) @IsInt() max_retries = 1;
+}
+
+/** The model kept answering in a form the ReAct loop cannot read. */
+export class ReActParseError extends Error {
+  constructor(run: AgentRun<ReActAgentConfig>, problem: string, reply: string) {
+    const shown = reply.length > 200 ? `${reply.slice(0, 200)}…` : reply;
+    super(
+      `Agent "${run.name}" could not read the reply of model "${run.llm.model}" after ` +
+        `${run.config.max_retries} retries (max_retries): ${problem}. The reply: ${shown}`,
+    );
+    this.name = 'ReActParseError';
+  }
+}
+
+/**
+ * The text ReAct loop: Thought / Action / Action Input, an Observation with the tool's result, again,
+ * until a Final Answer (which streams as it is written on streaming routes).
+ */
+async function reactLoop(run: AgentRun<ReActAgentConfig>): Promise<string> {
+  const { config, llm, tools, ctx } = run;
+  const instructions = reactInstructions(systemPrompt(config, REACT_SYSTEM_PROMPT)!, tools);
+  const messages: ModelMessage[] = [
+    { role: 'system', content: instructions },
+    ...run.conversation.map(reactMessage),
+  ];
+  let misread = 0;
+  for (let calls = 0; calls < config.max_iterations; calls++) {
+    const answer = new FinalAnswerStream((text) => ctx.emit(text));
+    const { content } = await callModel(ctx, llm, {
+      messages,
+      stop: ['Observation:'],
+      onText: (delta) => answer.push(delta),
+    });
+    const step = parseReAct(content);
+    if (step.kind === 'final') return step.answer;
+    messages.push({ role: 'assistant', content });
+    if (step.kind === 'invalid') {
+      if (++misread > config.max_retries) throw new ReActParseError(run, step.problem, content);
+      messages.push({
+        role: 'user',
+        content: `Observation: Invalid format: ${step.problem}. Reply with "Action:" and "Action Input:" lines, or with a "Final Answer:" line.`,
+      });
+      continue;
+    }
+    misread = 0;
+    const call = { id: `react-${calls}`, name: step.tool, arguments: step.input, loose: true };
+    const observation = await tools.call(call, ctx);
+    messages.push({ role: 'user', content: `Observation: ${observation}` });
+  }
+  throw new AgentIterationLimit(run);
+}
+
+/** `react_agent` (NeMo Agent Toolkit's name). */
+export const reactAgent = agentType({
+  type: 'react_agent',
+  description: 'ReAct Agent Workflow',
+  config: ReActAgentConfig,
+  check: (config) =>
+    config.system_prompt !== undefined && !config.system_prompt.includes('{tools}')
+      ? [
+          {
+            loc: ['system_prompt'],
+            message: 'a ReAct system_prompt must contain {tools} (and may use {tool_names})',
+          },
+        ]
+      : [],
+  loop: reactLoop,
+});

@@ -1,0 +1,49 @@
+import type { ModelMessage } from '../llm/llm-client';
+import { callModel } from '../llm/llm-call';
+import { AgentConfig } from './agent.config';
+import { AgentIterationLimit, agentType, systemPrompt, type AgentRun } from './agent-function';
+import { modelMessage } from './agent-input';
+
+export class ToolCallingAgentConfig extends AgentConfig {}
+
+/**
+ * The OpenAI function-calling loop: the model answers or calls tools (several at once if it likes), the
+ * tools' answers go back to it, until it answers without calling any. On streaming routes the answer's
+ * text streams as it is written.
+ */
+async function toolCallingLoop(run: AgentRun<ToolCallingAgentConfig>): Promise<string> {
+  const { config, llm, tools, ctx } = run;
+  const system = systemPrompt(config);
+  const messages: ModelMessage[] = [
+    ...(system ? [{ role: 'system' as const, content: system }] : []),
+    ...run.conversation.map(modelMessage),
+  ];
+  const specs = tools.specs();
+  for (let calls = 0; calls < config.max_iterations; calls++) {
+    const response = await callModel(ctx, llm, {
+      messages,
+      tools: specs,
+      onText: (delta, inToolCall) => {
+        if (!inToolCall) ctx.emit(delta);
+      },
+    });
+    if (!response.toolCalls.length) return response.content;
+    messages.push({ role: 'assistant', content: response.content || null, tool_calls: response.toolCalls });
+    const toolCalls = response.toolCalls.map((c) => ({
+      id: c.id,
+      name: c.function.name,
+      arguments: c.function.arguments,
+    }));
+    const answers = await tools.callAll(toolCalls, ctx);
+    toolCalls.forEach((c, i) => messages.push({ role: 'tool', tool_call_id: c.id, content: answers[i] }));
+  }
+  throw new AgentIterationLimit(run);
+}
+
+/** `tool_calling_agent` (NeMo Agent Toolkit's name). */
+export const toolCallingAgent = agentType({
+  type: 'tool_calling_agent',
+  description: 'Tool Calling Agent Workflow',
+  config: ToolCallingAgentConfig,
+  loop: toolCallingLoop,
+});

@@ -1,0 +1,125 @@
+import OpenAI from 'openai';
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsBase,
+  ChatCompletionMessageFunctionToolCall,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
+import type { ChatUsage } from '../../core/dto/chat-response';
+import { LLM_DEFAULTS, type LlmConfig } from './llm.config';
+import { llmError, type LlmTarget } from './llm-error';
+
+export type ModelMessage = ChatCompletionMessageParam;
+export type ModelTool = ChatCompletionTool;
+export type ModelToolCall = ChatCompletionMessageFunctionToolCall;
+
+export interface LlmRequest {
+  messages: ModelMessage[];
+  tools?: ModelTool[];
+  stop?: string[];
+  /** Stream the answer (token events and output on streaming routes) or wait for it whole. */
+  stream: boolean;
+  signal: AbortSignal;
+  /** Each piece of answer text as it streams; `inToolCall` once the model has begun calling tools. */
+  onText?(delta: string, inToolCall: boolean): void;
+}
+
+export interface LlmResponse {
+  content: string;
+  toolCalls: ModelToolCall[];
+  /** As the endpoint reported it (null when it reports none). */
+  usage: ChatUsage | null;
+}
+
+function usageOf(completion: ChatCompletion): ChatUsage | null {
+  const usage = completion.usage;
+  if (!usage) return null;
+  const { prompt_tokens, completion_tokens, total_tokens } = usage;
+  return { prompt_tokens, completion_tokens, total_tokens };
+}
+
+function responseOf(completion: ChatCompletion): LlmResponse {
+  const message = completion.choices[0]?.message;
+  return {
+    content: message?.content ?? '',
+    toolCalls: (message?.tool_calls ?? []).filter((c): c is ModelToolCall => c.type === 'function'),
+    usage: usageOf(completion),
+  };
+}
+
+/** One `llms:` entry: an OpenAI-compatible endpoint called through the official `openai` SDK. */
+export class LlmClient {
+  readonly model: string;
+  readonly endpoint: string;
+  /** Whether an API key was given (in the config or its environment variable). */
+  readonly hasApiKey: boolean;
+  private readonly target: LlmTarget;
+  private readonly sdk: OpenAI;
+
+  constructor(
+    readonly name: string,
+    private readonly config: LlmConfig,
+    env: NodeJS.ProcessEnv,
+  ) {
+    const { baseUrl, keyVariable } = LLM_DEFAULTS[config._type];
+    const apiKey = config.api_key || env[keyVariable] || undefined;
+    this.model = config.model_name;
+    this.endpoint = (config.base_url ?? baseUrl).replace(/\/+$/, '');
+    this.hasApiKey = apiKey !== undefined;
+    this.target = {
+      name,
+      model: this.model,
+      endpoint: this.endpoint,
+      timeoutSeconds: config.timeout_seconds,
+      maxRetries: config.max_retries,
+      hasApiKey: this.hasApiKey,
+      keyVariable,
+    };
+    this.sdk = new OpenAI({
+      // Local servers (Ollama, vLLM) take any key; a hosted one answers 401, reported with a hint.
+      apiKey: apiKey ?? 'no-key',
+      baseURL: this.endpoint,
+      timeout: config.timeout_seconds * 1000,
+      maxRetries: config.max_retries,
+      defaultHeaders: config.headers,
+    });
+  }
+
+  async complete(request: LlmRequest): Promise<LlmResponse> {
+    const { temperature, top_p, max_tokens, seed } = this.config;
+    const params: ChatCompletionCreateParamsBase = {
+      model: this.model,
+      messages: request.messages,
+      ...(request.tools?.length ? { tools: request.tools } : {}),
+      ...(request.stop ? { stop: request.stop } : {}),
+      ...(temperature !== undefined ? { temperature } : {}),
+      ...(top_p !== undefined ? { top_p } : {}),
+      ...(max_tokens !== undefined ? { max_tokens } : {}),
+      ...(seed !== undefined ? { seed } : {}),
+    };
+    try {
+      return request.stream
+        ? await this.streamed(params, request)
+        : responseOf(
+            await this.sdk.chat.completions.create({ ...params, stream: false }, { signal: request.signal }),
+          );
+    } catch (err) {
+      throw llmError(err, this.target, request.signal);
+    }
+  }
+
+  private async streamed(params: ChatCompletionCreateParamsBase, request: LlmRequest): Promise<LlmResponse> {
+    const stream = this.sdk.chat.completions.stream(
+      { ...params, stream: true, stream_options: { include_usage: true } },
+      { signal: request.signal },
+    );
+    let inToolCall = false;
+    stream.on('chunk', (chunk) => {
+      const delta = chunk.choices[0]?.delta;
+      if (delta?.tool_calls?.length) inToolCall = true;
+      if (delta?.content) request.onText?.(delta.content, inToolCall);
+    });
+    return responseOf(await stream.finalChatCompletion());
+  }
+}

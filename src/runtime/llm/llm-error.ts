@@ -1,0 +1,59 @@
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+
+/** Where a failed call went, for a message a person can act on. */
+export interface LlmTarget {
+  name: string;
+  model: string;
+  endpoint: string;
+  timeoutSeconds: number;
+  maxRetries: number;
+  hasApiKey: boolean;
+  keyVariable: string;
+}
+
+/** A model call that failed: the message names the LLM, the model, the endpoint and what answered. */
+export class LlmError extends Error {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'LLMError';
+  }
+}
+
+const RETRIED = (status: number) => status === 408 || status === 409 || status === 429 || status >= 500;
+
+function upstreamMessage(err: APIError): string {
+  const error = err.error as { message?: unknown } | undefined;
+  if (typeof error?.message === 'string') return error.message;
+  return err.message.replace(/^\d{3}\s*/, '') || 'no details';
+}
+
+/** The SDK's error as an LlmError; a cancelled run's abort is passed through as it is. */
+export function llmError(err: unknown, target: LlmTarget, signal: AbortSignal): unknown {
+  if (signal.aborted && (err instanceof APIUserAbortError || (err as Error)?.name === 'AbortError')) {
+    return signal.reason;
+  }
+  const who = `LLM "${target.name}" (model "${target.model}" at ${target.endpoint})`;
+  if (err instanceof APIConnectionTimeoutError) {
+    return new LlmError(`${who} did not answer within ${target.timeoutSeconds}s (timeout_seconds)`);
+  }
+  if (err instanceof APIConnectionError) {
+    const cause = (err.cause as Error | undefined)?.message;
+    return new LlmError(`${who} could not be reached: ${cause ?? err.message}`);
+  }
+  if (err instanceof APIError && err.status !== undefined) {
+    const n = target.maxRetries;
+    const retried = RETRIED(err.status) && n > 0 ? ` after ${n} ${n === 1 ? 'retry' : 'retries'}` : '';
+    const hint =
+      err.status === 401 && !target.hasApiKey
+        ? ` (no API key is configured: set ${target.keyVariable} or api_key)`
+        : '';
+    return new LlmError(
+      `${who} answered HTTP ${err.status}${retried}: ${upstreamMessage(err)}${hint}`,
+      err.status,
+    );
+  }
+  return new LlmError(`${who} failed: ${(err as Error)?.message ?? String(err)}`);
+}

@@ -1,0 +1,86 @@
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+
+/** A JSON Schema (the `parameters` of an OpenAI function tool). */
+export type JsonSchema = Record<string, unknown>;
+
+/** Arguments that do not fit a tool's schema; the message says what is wrong, for the model to fix. */
+export class ToolInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolInputError';
+  }
+}
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+const compiled = new WeakMap<JsonSchema, ValidateFunction>();
+
+function validatorFor(schema: JsonSchema): ValidateFunction {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    compiled.set(schema, validate);
+  }
+  return validate;
+}
+
+function describe(error: ErrorObject): string {
+  const where = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  const extra =
+    error.keyword === 'additionalProperties'
+      ? ` ("${String((error.params as { additionalProperty: string }).additionalProperty)}")`
+      : error.keyword === 'enum'
+        ? ` (${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')})`
+        : '';
+  return `${where || 'arguments'} ${error.message ?? 'is invalid'}${extra}`;
+}
+
+/** Whether a schema compiles (a config's hand-written schema is checked at start-up). */
+export function schemaProblem(schema: JsonSchema): string | undefined {
+  try {
+    validatorFor(schema);
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/** The arguments when they fit the schema; a ToolInputError naming every mismatch otherwise. */
+export function checkedArguments<A>(schema: JsonSchema, args: unknown): A {
+  const validate = validatorFor(schema);
+  if (!validate(args)) {
+    throw new ToolInputError(`Invalid arguments: ${(validate.errors ?? []).map(describe).join('; ')}`);
+  }
+  return args as A;
+}
+
+/** JSON arguments as a model writes them; `{}` for none. */
+export function parseArguments(text: string): unknown {
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ToolInputError(`Arguments are not valid JSON: ${text}`);
+  }
+}
+
+/**
+ * Arguments from free text (a ReAct `Action Input:`, a chat message): a JSON object as it is (single
+ * quotes tolerated), `None` or nothing as `{}`, and anything else as the value of the schema's only property.
+ */
+export function argumentsFromText(text: string, schema: JsonSchema): unknown {
+  const trimmed = text.trim();
+  if (trimmed === '' || trimmed === 'None') return {};
+  for (const candidate of [trimmed, trimmed.replace(/'/g, '"')]) {
+    try {
+      const parsed = JSON.parse(candidate) as unknown;
+      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed;
+    } catch {
+      // not JSON: try the next reading
+    }
+  }
+  const properties = Object.keys((schema.properties as Record<string, unknown> | undefined) ?? {});
+  if (properties.length === 1) return { [properties[0]]: trimmed.replace(/^"(.*)"$/s, '$1') };
+  throw new ToolInputError(
+    `Arguments must be a JSON object with ${properties.map((p) => `"${p}"`).join(', ') || 'no fields'}`,
+  );
+}

@@ -1,0 +1,74 @@
+import { calculate } from './calculator.tool';
+import { formatDateTime } from './current-datetime.tool';
+import { argumentsFromText, checkedArguments, ToolInputError } from './json-schema';
+
+describe('calculator', () => {
+  it.each([
+    ['2 + 2', '4'],
+    ['(3 + 4) * 2', '14'],
+    ['sqrt(16) / 2', '2'],
+    ['17 % 5', '2'],
+    ['1 / 3', '0.33333333333333'],
+    ['2 km to m', '2000 m'],
+    ['x = 3; x * 2', '6'],
+  ])('%s = %s', (expression, value) => {
+    expect(calculate(expression)).toBe(value);
+  });
+
+  it.each([
+    'evaluate("1")',
+    'parse("1")',
+    'import({})',
+    'createUnit("foo")',
+    'simplify("x")',
+    'zeros(1e5, 1e5)',
+    '1:1e9',
+  ])('refuses %s', (expression) => {
+    expect(() => calculate(expression)).toThrow(/is disabled/);
+  });
+
+  it('refuses a function as a value and an expression that is too long', () => {
+    expect(() => calculate('cos')).toThrow(ToolInputError);
+    expect(() => calculate('1+'.repeat(600) + '1')).toThrow(/longer than 1000/);
+  });
+});
+
+describe('tool arguments', () => {
+  const schema = {
+    type: 'object',
+    properties: { expression: { type: 'string' } },
+    required: ['expression'],
+    additionalProperties: false,
+  };
+
+  it('names every mismatch for the model', () => {
+    expect(() => checkedArguments(schema, { expr: 1 })).toThrow(
+      `Invalid arguments: arguments must have required property 'expression'; arguments must NOT have additional properties ("expr")`,
+    );
+    expect(() => checkedArguments(schema, { expression: 2 })).toThrow('expression must be string');
+  });
+
+  it.each([
+    ['{"expression": "1+1"}', { expression: '1+1' }],
+    ["{'expression': '1+1'}", { expression: '1+1' }],
+    ['1+1', { expression: '1+1' }],
+    ['"1+1"', { expression: '1+1' }],
+    ['None', {}],
+    ['', {}],
+  ])('reads the free text %j', (text, args) => {
+    expect(argumentsFromText(text, schema)).toEqual(args);
+  });
+
+  it('needs JSON when the tool takes several arguments', () => {
+    const two = { type: 'object', properties: { a: {}, b: {} } };
+    expect(() => argumentsFromText('x', two)).toThrow('Arguments must be a JSON object with "a", "b"');
+  });
+});
+
+describe('current_datetime', () => {
+  it('formats the time in the configured zone', () => {
+    const date = new Date('2026-03-11T16:05:11Z');
+    expect(formatDateTime(date, 'UTC')).toBe('2026-03-11 16:05:11');
+    expect(formatDateTime(date, 'Asia/Tokyo')).toBe('2026-03-12 01:05:11');
+  });
+});
