@@ -21,9 +21,10 @@ export class ReActAgentConfig extends AgentConfig {
 export class ReActParseError extends Error {
   constructor(run: AgentRun<ReActAgentConfig>, problem: string, reply: string) {
     const shown = reply.length > 200 ? `${reply.slice(0, 200)}…` : reply;
+    const retries = run.config.max_retries;
     super(
       `Agent "${run.name}" could not read the reply of model "${run.llm.model}" after ` +
-        `${run.config.max_retries} retries (max_retries): ${problem}. The reply: ${shown}`,
+        `${retries} ${retries === 1 ? 'retry' : 'retries'} (max_retries): ${problem}. The reply: ${shown}`,
     );
     this.name = 'ReActParseError';
   }

@@ -80,7 +80,8 @@ export class LlmClient {
       // Local servers (Ollama, vLLM) take any key; a hosted one answers 401, reported with a hint.
       apiKey: apiKey ?? 'no-key',
       baseURL: this.endpoint,
-      timeout: config.timeout_seconds * 1000,
+      // The call's own deadline (complete()) covers retries and a streamed body; this is a backstop.
+      timeout: (config.timeout_seconds + 1) * 1000,
       maxRetries: config.max_retries,
       defaultHeaders: config.headers,
     });
@@ -98,27 +99,31 @@ export class LlmClient {
       ...(max_tokens !== undefined ? { max_tokens } : {}),
       ...(seed !== undefined ? { seed } : {}),
     };
+    const timeout = AbortSignal.timeout(this.config.timeout_seconds * 1000);
+    const signal = AbortSignal.any([request.signal, timeout]);
     try {
       return request.stream
-        ? await this.streamed(params, request)
-        : responseOf(
-            await this.sdk.chat.completions.create({ ...params, stream: false }, { signal: request.signal }),
-          );
+        ? await this.streamed(params, signal, request.onText)
+        : responseOf(await this.sdk.chat.completions.create({ ...params, stream: false }, { signal }));
     } catch (err) {
-      throw llmError(err, this.target, request.signal);
+      throw llmError(err, this.target, request.signal, timeout);
     }
   }
 
-  private async streamed(params: ChatCompletionCreateParamsBase, request: LlmRequest): Promise<LlmResponse> {
+  private async streamed(
+    params: ChatCompletionCreateParamsBase,
+    signal: AbortSignal,
+    onText: LlmRequest['onText'],
+  ): Promise<LlmResponse> {
     const stream = this.sdk.chat.completions.stream(
       { ...params, stream: true, stream_options: { include_usage: true } },
-      { signal: request.signal },
+      { signal },
     );
     let inToolCall = false;
     stream.on('chunk', (chunk) => {
       const delta = chunk.choices[0]?.delta;
       if (delta?.tool_calls?.length) inToolCall = true;
-      if (delta?.content) request.onText?.(delta.content, inToolCall);
+      if (delta?.content) onText?.(delta.content, inToolCall);
     });
     return responseOf(await stream.finalChatCompletion());
   }

@@ -1,4 +1,4 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { APIConnectionError, APIError } from 'openai';
 
 /** Where a failed call went, for a message a person can act on. */
 export interface LlmTarget {
@@ -30,13 +30,14 @@ function upstreamMessage(err: APIError): string {
   return err.message.replace(/^\d{3}\s*/, '') || 'no details';
 }
 
-/** The SDK's error as an LlmError; a cancelled run's abort is passed through as it is. */
-export function llmError(err: unknown, target: LlmTarget, signal: AbortSignal): unknown {
-  if (signal.aborted && (err instanceof APIUserAbortError || (err as Error)?.name === 'AbortError')) {
-    return signal.reason;
-  }
+/**
+ * The SDK's error as an LlmError. A cancelled run's abort is passed through as it is; the call's own
+ * deadline (`timeout`, aborted when `timeout_seconds` ran out) makes a time-out.
+ */
+export function llmError(err: unknown, target: LlmTarget, run: AbortSignal, timeout: AbortSignal): unknown {
+  if (run.aborted) return run.reason;
   const who = `LLM "${target.name}" (model "${target.model}" at ${target.endpoint})`;
-  if (err instanceof APIConnectionTimeoutError) {
+  if (timeout.aborted) {
     return new LlmError(`${who} did not answer within ${target.timeoutSeconds}s (timeout_seconds)`);
   }
   if (err instanceof APIConnectionError) {

@@ -28,7 +28,7 @@ export class LlmConfig {
   @Optional() @Max(1) @Min(0) @IsNumber() top_p?: number;
   @Optional() @Min(1) @IsInt() max_tokens?: number;
   @Optional() @IsInt() seed?: number;
-  /** Per request; a model that does not answer in time fails the run. */
+  /** For a whole call (retries and a streamed answer included); a model that takes longer fails the run. */
   @Optional() @Min(0.001) @IsNumber() timeout_seconds = 120;
   /** Retries of a 408, 409, 429 or 5xx answer (or a lost connection), with exponential backoff. */
   @Optional() @Min(0) @IsInt() max_retries = 2;
