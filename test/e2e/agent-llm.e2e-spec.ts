@@ -126,7 +126,7 @@ describe('calling the model: retries, failures, settings', () => {
     const res = await run({ base_url: url });
     expect(res.json.message).toMatch(
       new RegExp(
-        `^LLM "model" \\(model "fake-model" at ${url.replace(/[.]/g, '\\.')}\\) could not be reached: `,
+        `^LLM "model" \\(model "fake-model" at ${url.replace(/[.]/g, '\\.')}\\) could not be reached: connect ECONNREFUSED 127\\.0\\.0\\.1:\\d+$`,
       ),
     );
   });

@@ -30,6 +30,15 @@ function upstreamMessage(err: APIError): string {
   return err.message.replace(/^\d{3}\s*/, '') || 'no details';
 }
 
+/** The innermost cause (`fetch failed` says less than `connect ECONNREFUSED 127.0.0.1:9`). */
+function rootCause(err: Error): Error {
+  let found = err;
+  while (typeof found.cause === 'object' && typeof (found.cause as Error | null)?.message === 'string') {
+    found = found.cause as Error;
+  }
+  return found;
+}
+
 /**
  * The SDK's error as an LlmError. A cancelled run's abort is passed through as it is; the call's own
  * deadline (`timeout`, aborted when `timeout_seconds` ran out) makes a time-out.
@@ -41,8 +50,7 @@ export function llmError(err: unknown, target: LlmTarget, run: AbortSignal, time
     return new LlmError(`${who} did not answer within ${target.timeoutSeconds}s (timeout_seconds)`);
   }
   if (err instanceof APIConnectionError) {
-    const cause = (err.cause as Error | undefined)?.message;
-    return new LlmError(`${who} could not be reached: ${cause ?? err.message}`);
+    return new LlmError(`${who} could not be reached: ${rootCause(err).message}`);
   }
   if (err instanceof APIError && err.status !== undefined) {
     const n = target.maxRetries;
