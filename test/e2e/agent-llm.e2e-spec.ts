@@ -4,7 +4,9 @@ import { createApp } from '../../src/main';
 import { FakeLlm, reply } from '../utils/fake-llm';
 import { agentYaml } from '../utils/fake-llm-config';
 import { postJson } from '../utils/sse';
-import { configFrom, startApp, type TestApp } from '../utils/test-app';
+import { call } from '../utils/hitl';
+import { openStream } from '../utils/live-sse';
+import { configFrom, eventually, startApp, type TestApp } from '../utils/test-app';
 
 const AGENT = { _type: 'tool_calling_agent' };
 
@@ -119,6 +121,19 @@ describe('calling the model: retries, failures, settings', () => {
       details: 'LLMError',
     });
     expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('cancelling the execution stops the model call it waits on', async () => {
+    llm.script(reply.hang());
+    const t = await startApp(agentYaml(llm, AGENT, {}, { timeout_seconds: 30 }));
+    apps.push(t);
+    const stream = await openStream(`${t.url}/v1/workflow/stream`, { body: { input_message: 'hi' } });
+    await eventually(() => expect(llm.requests).toHaveLength(1));
+    const id = stream.headers['x-execution-id'] as string;
+    expect((await call('DELETE', `${t.url}/executions/${id}`)).status).toBe(204);
+    await stream.end();
+    expect(stream.events.find((e) => e.event === 'error')?.data).toContain('Execution cancelled');
+    await eventually(() => expect(llm.dropped).toBe(1));
   });
 
   it('an endpoint nobody listens on fails with "could not be reached"', async () => {

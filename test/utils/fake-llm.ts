@@ -80,6 +80,8 @@ export function tokens(text: string): string[] {
 export class FakeLlm {
   /** Every request received, in order. */
   readonly requests: ModelRequest[] = [];
+  /** Requests left hanging that the client gave up on (closed the connection). */
+  dropped = 0;
   private readonly replies: Reply[] = [];
   private count = 0;
 
@@ -112,6 +114,7 @@ export class FakeLlm {
   reset(): void {
     this.requests.length = 0;
     this.replies.length = 0;
+    this.dropped = 0;
   }
 
   /** The replies not used yet (a test that leaves some did not run as scripted). */
@@ -140,7 +143,10 @@ export class FakeLlm {
     const next = this.replies.shift();
     if (!next)
       return json(500, { error: { message: 'fake LLM: no scripted reply left', type: 'server_error' } });
-    if (next.kind === 'hang') return;
+    if (next.kind === 'hang') {
+      res.on('close', () => this.dropped++);
+      return;
+    }
     if (next.kind === 'error') return json(next.status, next.body, next.headers);
     const id = `chatcmpl-fake-${++this.count}`;
     const calls = next.kind === 'tools' ? next.calls : [];
