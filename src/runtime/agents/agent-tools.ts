@@ -15,7 +15,6 @@ const MESSAGE_PARAMETERS: JsonSchema = {
 
 /** A tool call as an agent parsed it from the model's answer. */
 export interface ToolCall {
-  id: string;
   name: string;
   /** JSON text, or with `loose` any text `argumentsFromText` reads (a ReAct `Action Input:`). */
   arguments: string;

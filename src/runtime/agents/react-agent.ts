@@ -42,7 +42,7 @@ async function reactLoop(run: AgentRun<ReActAgentConfig>): Promise<string> {
     ...run.conversation.map(reactMessage),
   ];
   let misread = 0;
-  for (let calls = 0; calls < config.max_iterations; calls++) {
+  for (let n = 0; n < config.max_iterations; n++) {
     const answer = new FinalAnswerStream((text) => ctx.emit(text));
     const { content } = await callModel(ctx, llm, {
       messages,
@@ -61,8 +61,7 @@ async function reactLoop(run: AgentRun<ReActAgentConfig>): Promise<string> {
       continue;
     }
     misread = 0;
-    const call = { id: `react-${calls}`, name: step.tool, arguments: step.input, loose: true };
-    const observation = await tools.call(call, ctx);
+    const observation = await tools.call({ name: step.tool, arguments: step.input, loose: true }, ctx);
     messages.push({ role: 'user', content: `Observation: ${observation}` });
   }
   throw new AgentIterationLimit(run);

@@ -19,7 +19,7 @@ async function toolCallingLoop(run: AgentRun<ToolCallingAgentConfig>): Promise<s
     ...run.conversation.map(modelMessage),
   ];
   const specs = tools.specs();
-  for (let calls = 0; calls < config.max_iterations; calls++) {
+  for (let n = 0; n < config.max_iterations; n++) {
     const response = await callModel(ctx, llm, {
       messages,
       tools: specs,
@@ -29,13 +29,11 @@ async function toolCallingLoop(run: AgentRun<ToolCallingAgentConfig>): Promise<s
     });
     if (!response.toolCalls.length) return response.content;
     messages.push({ role: 'assistant', content: response.content || null, tool_calls: response.toolCalls });
-    const toolCalls = response.toolCalls.map((c) => ({
-      id: c.id,
-      name: c.function.name,
-      arguments: c.function.arguments,
-    }));
-    const answers = await tools.callAll(toolCalls, ctx);
-    toolCalls.forEach((c, i) => messages.push({ role: 'tool', tool_call_id: c.id, content: answers[i] }));
+    const calls = response.toolCalls.map((c) => ({ name: c.function.name, arguments: c.function.arguments }));
+    const answers = await tools.callAll(calls, ctx);
+    response.toolCalls.forEach((c, i) =>
+      messages.push({ role: 'tool', tool_call_id: c.id, content: answers[i] }),
+    );
   }
   throw new AgentIterationLimit(run);
 }

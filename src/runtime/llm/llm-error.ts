@@ -13,10 +13,7 @@ export interface LlmTarget {
 
 /** A model call that failed: the message names the LLM, the model, the endpoint and what answered. */
 export class LlmError extends Error {
-  constructor(
-    message: string,
-    readonly status?: number,
-  ) {
+  constructor(message: string) {
     super(message);
     this.name = 'LLMError';
   }
@@ -59,10 +56,7 @@ export function llmError(err: unknown, target: LlmTarget, run: AbortSignal, time
       err.status === 401 && !target.hasApiKey
         ? ` (no API key is configured: set ${target.keyVariable} or api_key)`
         : '';
-    return new LlmError(
-      `${who} answered HTTP ${err.status}${retried}: ${upstreamMessage(err)}${hint}`,
-      err.status,
-    );
+    return new LlmError(`${who} answered HTTP ${err.status}${retried}: ${upstreamMessage(err)}${hint}`);
   }
   return new LlmError(`${who} failed: ${(err as Error)?.message ?? String(err)}`);
 }
