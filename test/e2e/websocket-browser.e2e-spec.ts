@@ -18,7 +18,8 @@ interface Seen {
 function chatInBrowser(args: { query: string; answers: Record<string, string> }): Promise<Seen> {
   return new Promise((resolve) => {
     const seen: Seen = { received: [], closed: null };
-    const ws = new WebSocket(`ws://${location.host}/websocket?${args.query}`);
+    const { host } = (globalThis as unknown as { location: { host: string } }).location;
+    const ws = new WebSocket(`ws://${host}/websocket?${args.query}`);
     ws.onopen = () =>
       ws.send(
         JSON.stringify({

@@ -2,7 +2,7 @@ import { natUserId } from '../../src/core/identity/user-id';
 import { DEFAULT_PROMPT_ERROR } from '../utils/hitl';
 import { eventually, scriptedYaml, startApp, type TestApp } from '../utils/test-app';
 import { whoamiRegistry } from '../utils/whoami-function';
-import { isComplete, reply, userMessage, WsClient, type WsMessage } from '../utils/ws-client';
+import { reply, userMessage, WsClient, type WsMessage } from '../utils/ws-client';
 
 const EVERY_PROMPT = scriptedYaml(
   `- prompt: { input_type: notification, text: 'Starting on {{input}}.' }
@@ -31,8 +31,6 @@ const EVERY_PROMPT = scriptedYaml(
     save_as: format`,
   'For {{audience}}: Q4 {{q4}}, {{channel.label}}, {{sections.label}}, {{format.label}}',
 );
-
-const isPrompt = (m: WsMessage) => m.type === 'system_interaction_message';
 
 describe('WebSocket gateway: people answer prompts on the socket', () => {
   let t: TestApp;

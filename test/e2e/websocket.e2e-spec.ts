@@ -24,7 +24,7 @@ const registry = builtinRegistry().register({
     input: { kind: 'chat' },
     fromChat: (request: ChatRequestDto) => request,
     async run(input, ctx) {
-      await ctx.step('lookup', 'TOOL', () => 'found', { input: { q: 'x' } });
+      await ctx.step('lookup', 'tool', () => 'found', { input: { q: 'x' } });
       const said = (input as ChatRequestDto).messages.map((m) => `${m.role}:${JSON.stringify(m.content)}`);
       for (const line of said) ctx.emit(`${line};`);
       return said.join(';') + ';';
