@@ -232,6 +232,7 @@ export class GatewayService implements OnApplicationShutdown {
         request: session.request,
         trace,
         interactive: true,
+        streaming: message.schema_type === 'chat_stream' || message.schema_type === 'generate_stream',
         beforeRun: (execution) => {
           const run = new WsRun({
             execution,
