@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { parse as parseCookies } from 'cookie';
 import type { WebSocket } from 'ws';
 import { ConnectionCount } from '../core/connection-count';
 import { lastUserText, messageText, type ChatRequestDto } from '../core/dto/chat-request.dto';
 import { AppError } from '../core/errors/app-error';
+import { cookiesOf } from '../core/http/request-metadata';
 import { ANONYMOUS, type Identity } from '../core/identity/identity';
 import { IdentityResolver, SESSION_COOKIE } from '../core/identity/identity.resolver';
 import { looksLikeJwt } from '../core/identity/jwt-verifier';
@@ -24,6 +24,8 @@ import {
   AuthMessageDto,
   authResponse,
   errorMessage,
+  isChat,
+  isStreaming,
   ReplyMessages,
   UserInteractionMessageDto,
   UserMessageDto,
@@ -41,26 +43,25 @@ type Checked<T> = { ok: true; value: T } | { ok: false; details: string };
 
 function check<T extends object>(cls: new () => T, message: unknown): Checked<T> {
   const checked = validatePlain(cls, message);
-  if (checked.ok) return checked;
-  return {
-    ok: false,
-    details: checked.issues.map((i) => `${i.loc.join('.') || 'message'}: ${i.msg}`).join('; '),
-  };
+  return checked.ok ? checked : { ok: false, details: AppError.validation(checked.issues).message };
 }
 
+/** The handshake as workflows see it (`ctx.request`). */
 function handshakeMetadata(req: IncomingMessage, url: URL): WsSession['request'] {
-  const cookies: Record<string, string> = {};
-  if (typeof req.headers.cookie === 'string') {
-    for (const [k, v] of Object.entries(parseCookies(req.headers.cookie)))
-      if (v !== undefined) cookies[k] = v;
-  }
   return {
     method: 'GET',
     path: url.pathname,
     headers: req.headers,
     query: Object.fromEntries(url.searchParams),
-    cookies,
+    cookies: cookiesOf(req.headers),
   };
+}
+
+/** A close reason is at most 123 bytes of UTF-8: cut on a character boundary. */
+function closeReason(text: string): string {
+  let reason = text;
+  while (Buffer.byteLength(reason) > 123) reason = reason.slice(0, -1);
+  return reason;
 }
 
 /**
@@ -165,8 +166,7 @@ export class GatewayService implements OnApplicationShutdown {
 
   private refuse(session: WsSession, err: unknown): void {
     const reason = err instanceof AppError ? err.message : 'Invalid credentials';
-    // A close reason is at most 123 bytes.
-    session.socket.close(POLICY_VIOLATION, Buffer.from(reason).subarray(0, 123).toString());
+    session.socket.close(POLICY_VIOLATION, closeReason(reason));
   }
 
   private reject(session: WsSession, code: WsErrorCode, message: string, details: string, parentId?: string) {
@@ -215,9 +215,8 @@ export class GatewayService implements OnApplicationShutdown {
       );
     }
     this.supersede(session);
-    const chat = message.schema_type === 'chat' || message.schema_type === 'chat_stream';
     const request = {
-      messages: chat ? history : [{ role: 'user', content: lastUserText(history) }],
+      messages: isChat(message.schema_type) ? history : [{ role: 'user', content: lastUserText(history) }],
     } as ChatRequestDto;
     const replies = new ReplyMessages(parentId, conversationId);
     const trace = {
@@ -232,7 +231,7 @@ export class GatewayService implements OnApplicationShutdown {
         request: session.request,
         trace,
         interactive: true,
-        streaming: message.schema_type === 'chat_stream' || message.schema_type === 'generate_stream',
+        streaming: isStreaming(message.schema_type),
         beforeRun: (execution) => {
           const run = new WsRun({
             execution,
@@ -263,7 +262,6 @@ export class GatewayService implements OnApplicationShutdown {
     session.run = null;
     if (!previous || previous.isEnded) return;
     this.forget(previous);
-    previous.dispose();
     void previous.execution.cancel('superseded by a new user message');
   }
 

@@ -21,6 +21,11 @@ import { Optional } from '../core/validation/optional.decorator';
 export const SCHEMA_TYPES = ['chat', 'chat_stream', 'generate', 'generate_stream'] as const;
 export type SchemaType = (typeof SCHEMA_TYPES)[number];
 
+/** Chat types hand the workflow the whole history; generate types only the last user text. */
+export const isChat = (schema: SchemaType) => schema === 'chat' || schema === 'chat_stream';
+/** The `*_stream` types stream the answer; the others send it in one message. */
+export const isStreaming = (schema: SchemaType) => schema === 'chat_stream' || schema === 'generate_stream';
+
 export const CLIENT_MESSAGE_TYPES = ['user_message', 'user_interaction_message', 'auth_message'] as const;
 
 /** The `code` of an `error_message`, as NAT's Error model names them. */

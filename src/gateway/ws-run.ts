@@ -5,7 +5,7 @@ import { chunkText, toChatCompletion } from '../openai/chat-output';
 import { resultText } from '../core/dto/chat-response';
 import { DEFAULT_PROMPT_ERROR, type Prompt } from '../runtime/prompts';
 import type { StepAdaptor } from '../runtime/step-adaptor';
-import type { ReplyMessages, SchemaType, ServerMessage } from './ws-messages';
+import { isStreaming, type ReplyMessages, type SchemaType, type ServerMessage } from './ws-messages';
 
 /** Where a run's messages go: the connection it is attached to. */
 export interface RunListener {
@@ -92,6 +92,7 @@ export class WsRun {
     const previous = this.listener;
     this.listener = listener;
     const missedFrom = this.delivered;
+    // Subscribing replays the missed events at once; the run's own listener renders the rest.
     this.execution.events.subscribe((event) => this.render(event, true), missedFrom)();
     for (const pending of this.pending.values()) {
       if (pending.seq <= missedFrom) listener.send(this.ask(pending, true));
@@ -169,7 +170,7 @@ export class WsRun {
         return;
       }
       case 'output':
-        if (this.streaming) listener.send(out.response(chunkText(event.value), 'in_progress'));
+        if (isStreaming(this.schema)) listener.send(out.response(chunkText(event.value), 'in_progress'));
         return;
       case 'interaction_required':
       case 'oauth_required': {
@@ -180,7 +181,7 @@ export class WsRun {
         return;
       }
       case 'completed':
-        if (!this.streaming || !event.streamed)
+        if (!isStreaming(this.schema) || !event.streamed)
           listener.send(out.response(this.answer(event.result), 'in_progress'));
         this.finish(listener);
         return;
@@ -197,10 +198,6 @@ export class WsRun {
       default:
         return;
     }
-  }
-
-  private get streaming(): boolean {
-    return this.schema === 'chat_stream' || this.schema === 'generate_stream';
   }
 
   private answer(result: unknown): string {

@@ -1,6 +1,6 @@
 import { FakeLlm, reply } from '../utils/fake-llm';
 import { agentYaml } from '../utils/fake-llm-config';
-import { startAuthServer, type AuthServer } from '../utils/oidc-server';
+import { oauthProvider, startAuthServer, type AuthServer } from '../utils/oidc-server';
 import { postJson } from '../utils/sse';
 import { eventually, startApp, type TestApp } from '../utils/test-app';
 
@@ -16,14 +16,11 @@ describe('http_request with an auth_provider: the agent calls an API as the user
       clients: [{ client_id: 'interlude', client_secret: 'secret', redirect_uris: [REDIRECT] }],
     });
     llm = await FakeLlm.start();
-    const provider = {
-      _type: 'oauth2_auth_code_flow',
-      issuer: auth.issuer,
+    const provider = oauthProvider(auth, {
       client_id: 'interlude',
       client_secret: 'secret',
-      scopes: ['openid', 'read:calendar'],
       redirect_uri: REDIRECT,
-    };
+    });
     const functions = {
       whoami: {
         _type: 'http_request',

@@ -1,5 +1,5 @@
 import { createApp } from '../../src/main';
-import { startAuthServer, type AuthServer } from '../utils/oidc-server';
+import { oauthProvider, startAuthServer, type AuthServer } from '../utils/oidc-server';
 import { postJson } from '../utils/sse';
 import { configFrom, eventually, type TestApp } from '../utils/test-app';
 
@@ -17,16 +17,11 @@ class LogCapture {
 }
 
 function yaml(auth: AuthServer, provider: Record<string, unknown> = {}): string {
-  const settings = {
-    _type: 'oauth2_auth_code_flow',
-    issuer: auth.issuer,
-    client_id: 'interlude',
-    client_secret: CLIENT_SECRET,
-    scopes: ['openid', 'read:calendar'],
-    redirect_uri: REDIRECT,
-    auth_timeout_seconds: 5,
-    ...provider,
-  };
+  const settings = oauthProvider(
+    auth,
+    { client_id: 'interlude', client_secret: CLIENT_SECRET, redirect_uri: REDIRECT },
+    { auth_timeout_seconds: 5, ...provider },
+  );
   return `
 authentication:
   calendar: ${JSON.stringify(settings)}

@@ -2,7 +2,7 @@ import { natUserId } from '../../src/core/identity/user-id';
 import { DEFAULT_PROMPT_ERROR } from '../utils/hitl';
 import { eventually, scriptedYaml, startApp, type TestApp } from '../utils/test-app';
 import { whoamiRegistry } from '../utils/whoami-function';
-import { reply, userMessage, WsClient, type WsMessage } from '../utils/ws-client';
+import { connectClosingAfterEach, reply, userMessage, WsClient, type WsMessage } from '../utils/ws-client';
 
 const EVERY_PROMPT = scriptedYaml(
   `- prompt: { input_type: notification, text: 'Starting on {{input}}.' }
@@ -34,17 +34,11 @@ const EVERY_PROMPT = scriptedYaml(
 
 describe('WebSocket gateway: people answer prompts on the socket', () => {
   let t: TestApp;
-  const open: WsClient[] = [];
-  const connect = async (...args: Parameters<typeof WsClient.connect>) => {
-    const client = await WsClient.connect(...args);
-    open.push(client);
-    return client;
-  };
+  const connect = connectClosingAfterEach();
 
   beforeAll(async () => {
     t = await startApp(EVERY_PROMPT);
   });
-  afterEach(() => open.splice(0).forEach((c) => c.close()));
   afterAll(() => t.close());
 
   it('every prompt type, answered by text as the NAT UI sends it (parent_id = the user message id)', async () => {

@@ -1,4 +1,4 @@
-import { startAuthServer, type AuthServer } from '../utils/oidc-server';
+import { oauthProvider, startAuthServer, type AuthServer } from '../utils/oidc-server';
 import { startApp, type TestApp } from '../utils/test-app';
 import { userMessage, WsClient } from '../utils/ws-client';
 
@@ -12,14 +12,11 @@ describe('WebSocket gateway: OAuth consent on the socket (real authorization ser
     auth = await startAuthServer({
       clients: [{ client_id: 'interlude', client_secret: 'secret', redirect_uris: [REDIRECT] }],
     });
-    const provider = {
-      _type: 'oauth2_auth_code_flow',
-      issuer: auth.issuer,
+    const provider = oauthProvider(auth, {
       client_id: 'interlude',
       client_secret: 'secret',
-      scopes: ['openid', 'read:calendar'],
       redirect_uri: REDIRECT,
-    };
+    });
     t = await startApp(`
 authentication:
   calendar: ${JSON.stringify(provider)}

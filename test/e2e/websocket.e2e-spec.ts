@@ -4,7 +4,13 @@ import type { ChatRequestDto } from '../../src/core/dto/chat-request.dto';
 import { natUserId } from '../../src/core/identity/user-id';
 import { builtinRegistry } from '../../src/runtime/builtin-functions';
 import { FAILURE_POINTS, scriptedYaml, startApp, type TestApp } from '../utils/test-app';
-import { isComplete, userMessage, WsClient, type WsMessage } from '../utils/ws-client';
+import {
+  connectClosingAfterEach,
+  isComplete,
+  userMessage,
+  WsClient,
+  type WsMessage,
+} from '../utils/ws-client';
 
 const SECRET = 'ws-test-secret-that-is-long-enough-for-hs256';
 
@@ -42,12 +48,7 @@ const types = (messages: WsMessage[]) => messages.map((m) => (m.status ? `${m.ty
 
 describe('WebSocket gateway: NAT message schema', () => {
   let t: TestApp;
-  const open: WsClient[] = [];
-  const connect = async (...args: Parameters<typeof WsClient.connect>) => {
-    const client = await WsClient.connect(...args);
-    open.push(client);
-    return client;
-  };
+  const connect = connectClosingAfterEach();
 
   beforeAll(async () => {
     t = await startApp(
@@ -63,7 +64,6 @@ workflow:
       registry,
     );
   });
-  afterEach(() => open.splice(0).forEach((c) => c.close()));
   afterAll(() => t.close());
 
   it('chat_stream: steps, streamed chunks, complete, then the trace; every reply names the user message', async () => {

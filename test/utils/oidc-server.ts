@@ -413,6 +413,21 @@ function parseForms(html: string): HtmlForm[] {
   return forms;
 }
 
+/** An `authentication:` entry (`oauth2_auth_code_flow`) for one of this server's clients, scope read:calendar. */
+export function oauthProvider(
+  auth: AuthServer,
+  client: { client_id: string; client_secret: string; redirect_uri: string },
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    _type: 'oauth2_auth_code_flow',
+    issuer: auth.issuer,
+    ...client,
+    scopes: ['openid', 'read:calendar'],
+    ...extra,
+  };
+}
+
 export async function startAuthServer(options: AuthServerOptions): Promise<AuthServer> {
   const Provider = await loadProvider();
   const requirePkce = options.requirePkce ?? true;

@@ -103,6 +103,17 @@ export class WsClient {
   }
 }
 
+/** For a describe block: a `connect` whose clients are closed after each test. */
+export function connectClosingAfterEach(): typeof WsClient.connect {
+  const open: WsClient[] = [];
+  afterEach(() => open.splice(0).forEach((c) => c.close()));
+  return async (...args) => {
+    const client = await WsClient.connect(...args);
+    open.push(client);
+    return client;
+  };
+}
+
 export const isComplete = (m: WsMessage) => m.type === 'system_response_message' && m.status === 'complete';
 
 /** A NAT `user_message` with one user text (or a whole history). */

@@ -1,19 +1,24 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Request } from 'express';
 import { parse as parseCookies } from 'cookie';
 import type { RequestMetadata } from '../../runtime/workflow-context';
 
+/** The cookies of a request's (or a WebSocket handshake's) `Cookie` header. */
+export function cookiesOf(headers: IncomingHttpHeaders): Record<string, string> {
+  const cookies: Record<string, string> = {};
+  if (typeof headers.cookie === 'string') {
+    for (const [k, v] of Object.entries(parseCookies(headers.cookie))) if (v !== undefined) cookies[k] = v;
+  }
+  return cookies;
+}
+
 /** The request as a workflow may see it: no body, no socket. */
 export function requestMetadata(req: Request): RequestMetadata {
-  const cookies: Record<string, string> = {};
-  if (typeof req.headers.cookie === 'string') {
-    for (const [k, v] of Object.entries(parseCookies(req.headers.cookie)))
-      if (v !== undefined) cookies[k] = v;
-  }
   return {
     method: req.method,
     path: req.path,
     headers: req.headers,
     query: req.query as Record<string, unknown>,
-    cookies,
+    cookies: cookiesOf(req.headers),
   };
 }
