@@ -5,9 +5,10 @@ import type { WebSocket } from 'ws';
 import { ConnectionCount } from '../core/connection-count';
 import { lastUserText, messageText, type ChatRequestDto } from '../core/dto/chat-request.dto';
 import { AppError } from '../core/errors/app-error';
+import { originAllowed } from '../core/http/allowed-origin';
 import { cookiesOf } from '../core/http/request-metadata';
 import { ANONYMOUS, type Identity } from '../core/identity/identity';
-import { IdentityResolver, SESSION_COOKIE } from '../core/identity/identity.resolver';
+import { IdentityResolver } from '../core/identity/identity.resolver';
 import { looksLikeJwt } from '../core/identity/jwt-verifier';
 import { activeOtelTraceId } from '../core/tracing/otel';
 import { observabilityTrace } from '../core/tracing/observability-trace';
@@ -98,21 +99,22 @@ export class GatewayService implements OnApplicationShutdown {
     const ready = new Promise<void>((resolve) => (resolveReady = resolve));
     const state = new WsSession(socket, request, ANONYMOUS, ready);
     this.sessions.set(socket, state);
+    if (!originAllowed(this.config.general.front_end.cors, req.headers.origin, req.headers.host)) {
+      const reason = `Origin not allowed (see general.front_end.cors.allow_origins): ${req.headers.origin}`;
+      socket.close(POLICY_VIOLATION, closeReason(reason));
+      return;
+    }
     if (session !== null && !SESSION_ID.test(session)) {
       socket.close(POLICY_VIOLATION, 'Invalid session ID');
       return;
     }
-    const headers =
-      session !== null && request.cookies[SESSION_COOKIE] === undefined
-        ? { ...req.headers, cookie: `${SESSION_COOKIE}=${session}` }
-        : req.headers;
     const identified = (identity: Identity) => {
       state.identity = identity;
       this.takeOver(state);
       resolveReady();
     };
     try {
-      const identity = this.identities.resolve(headers);
+      const identity = this.identities.resolve(req.headers, session ?? undefined);
       if (identity instanceof Promise) {
         identity.then(identified, (err: unknown) => this.refuse(state, err));
       } else {

@@ -40,7 +40,7 @@ export class IdentityGuard implements CanActivate {
     ) {
       throw new AppError(
         ErrorCode.Unauthorized,
-        'This server requires you to identify yourself (a session cookie or a token)',
+        `This server requires you to identify yourself (accepted: ${[...this.resolver.sources].join(', ')})`,
         { headers: { 'WWW-Authenticate': 'Bearer' } },
       );
     }

@@ -1,46 +1,105 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { parse as parseCookies } from 'cookie';
+import type { AuthConfig, IdentitySource } from '../../config/config.schema';
 import { ServerConfig } from '../../config/server-config';
 import { AppError, ErrorCode } from '../errors/app-error';
+import { ConfiguredCredentials } from './configured-credentials';
 import { ANONYMOUS, type Identity } from './identity';
 import { invalidToken, JwtVerifier, looksLikeJwt } from './jwt-verifier';
-import { natUserId } from './user-id';
-
-export const SESSION_COOKIE = 'nat-session';
+import { natUserId, unverifiedUserId } from './user-id';
 
 /**
- * Who is asking, from the headers of a request or a WebSocket handshake. Order as NeMo Agent Toolkit:
- * the `nat-session` cookie, then `Authorization` (Bearer JWT, Bearer API key, Basic), then `X-API-Key`.
+ * Asserted: nothing is verified, so whoever sends a session or key is that user (NeMo Agent Toolkit's
+ * model, for a server behind a gateway that sets them). Verified: a JWT key, api_keys or basic_users
+ * are configured, and only what was checked names a user unless the operator lists more.
+ */
+export type TrustMode = 'asserted' | 'verified';
+
+/** The sources that are checked against something the operator configured. */
+function verifiedSources(auth: AuthConfig, credentials: ConfiguredCredentials): IdentitySource[] {
+  const jwt = auth.jwt;
+  const sources: IdentitySource[] = [];
+  if (jwt && jwt.verify !== false && (jwt.secret || jwt.public_key || jwt.jwks_url)) sources.push('jwt');
+  if (credentials.hasApiKeys) sources.push('api_key');
+  if (credentials.hasBasicUsers) sources.push('basic');
+  return sources;
+}
+
+/**
+ * Who is asking, from the headers of a request or a WebSocket handshake. Asserted identity reads them
+ * in NeMo Agent Toolkit's order (session cookie, Authorization, X-API-Key); verified identity reads
+ * Authorization and X-API-Key first, and a credential there decides alone: a cookie never overrides
+ * or rescues it.
  */
 @Injectable()
 export class IdentityResolver {
+  readonly mode: TrustMode;
+  /** The sources that identify a caller (`general.auth.sources`, or the mode's default). */
+  readonly sources: ReadonlySet<IdentitySource>;
+  private readonly verified: ReadonlySet<IdentitySource>;
   private readonly jwt: JwtVerifier;
+  private readonly credentials: ConfiguredCredentials;
+  private readonly cookieNames: string[];
 
   constructor(config: ServerConfig) {
-    this.jwt = new JwtVerifier(config.general.auth.jwt);
+    const auth = config.general.auth;
+    this.jwt = new JwtVerifier(auth.jwt);
+    this.credentials = new ConfiguredCredentials(auth.api_keys, auth.basic_users);
+    this.cookieNames = auth.session_cookies;
+    const verified = verifiedSources(auth, this.credentials);
+    this.verified = new Set(verified);
+    this.mode = verified.length > 0 ? 'verified' : 'asserted';
+    this.sources = new Set(
+      auth.sources ?? (this.mode === 'verified' ? verified : ['cookie', 'jwt', 'api_key', 'basic']),
+    );
   }
 
   /**
-   * Synchronous for everything but a JWT, whose verification may fetch keys: most requests then cost
-   * no promise at all. Throws (or rejects) with a 401 AppError for a credential it refuses.
+   * Synchronous for everything but a JWT or Basic check, which may fetch keys or hash: most requests
+   * then cost no promise at all. Throws (or rejects) with a 401 AppError for a credential it refuses.
+   * `session` is the WebSocket's `?session=`, read as a session cookie the handshake did not carry.
    */
-  resolve(headers: IncomingHttpHeaders): Identity | Promise<Identity> {
-    const session =
-      typeof headers.cookie === 'string' ? parseCookies(headers.cookie)[SESSION_COOKIE] : undefined;
-    if (session) return { userId: natUserId(session), source: 'cookie', claims: {} };
+  resolve(headers: IncomingHttpHeaders, session?: string): Identity | Promise<Identity> {
+    const cookie = this.sessionCookie(headers) ?? (session || undefined);
+    if (this.mode === 'asserted') {
+      if (cookie !== undefined && this.sources.has('cookie')) return this.unverified('cookie', cookie);
+      return this.fromHeaders(headers) ?? ANONYMOUS;
+    }
+    const presented = this.fromHeaders(headers);
+    if (presented) return presented;
+    if (cookie !== undefined && this.sources.has('cookie')) return this.unverified('cookie', cookie);
+    return ANONYMOUS;
+  }
 
+  /** The first configured session cookie the request carries. */
+  private sessionCookie(headers: IncomingHttpHeaders): string | undefined {
+    if (typeof headers.cookie !== 'string') return undefined;
+    const cookies = parseCookies(headers.cookie);
+    for (const name of this.cookieNames) {
+      const value = cookies[name];
+      if (value) return value;
+    }
+    return undefined;
+  }
+
+  /** The identity that `Authorization` or `X-API-Key` gives; undefined when neither was sent. */
+  private fromHeaders(headers: IncomingHttpHeaders): Identity | Promise<Identity> | undefined {
     const authorization = headers.authorization;
     if (authorization) {
       const [scheme, ...rest] = authorization.trim().split(/\s+/);
       const credentials = rest.join(' ');
       if (/^bearer$/i.test(scheme) && credentials) {
-        if (!looksLikeJwt(credentials))
-          return { userId: natUserId(credentials), source: 'api_key', claims: {} };
-        return this.fromJwt(credentials);
+        if (looksLikeJwt(credentials) && (this.sources.has('jwt') || !this.sources.has('api_key'))) {
+          return this.sources.has('jwt') ? this.fromJwt(credentials) : ANONYMOUS;
+        }
+        return this.fromApiKey(credentials);
       }
       if (/^basic$/i.test(scheme) && credentials) {
-        return { userId: natUserId(credentials), source: 'basic', claims: {} };
+        if (!this.sources.has('basic')) return ANONYMOUS;
+        return this.credentials.hasBasicUsers
+          ? this.credentials.basic(credentials)
+          : this.unverified('basic', credentials);
       }
       throw new AppError(
         ErrorCode.Unauthorized,
@@ -50,11 +109,23 @@ export class IdentityResolver {
         },
       );
     }
-
     const apiKey = headers['x-api-key'];
-    if (typeof apiKey === 'string' && apiKey !== '')
-      return { userId: natUserId(apiKey), source: 'api_key', claims: {} };
-    return ANONYMOUS;
+    if (typeof apiKey === 'string' && apiKey !== '') return this.fromApiKey(apiKey);
+    return undefined;
+  }
+
+  private fromApiKey(key: string): Identity {
+    if (!this.sources.has('api_key')) return ANONYMOUS;
+    return this.credentials.hasApiKeys ? this.credentials.apiKey(key) : this.unverified('api_key', key);
+  }
+
+  /**
+   * A caller named by a source nothing checks. Under asserted identity that is NeMo Agent Toolkit's
+   * id; beside verified sources its ids live in a namespace of their own.
+   */
+  private unverified(source: IdentitySource, key: string): Identity {
+    const userId = this.mode === 'asserted' ? natUserId(key) : unverifiedUserId(source, key);
+    return { userId, source, claims: {} };
   }
 
   private async fromJwt(token: string): Promise<Identity> {
@@ -63,6 +134,9 @@ export class IdentityResolver {
       (v): v is string => typeof v === 'string' && v !== '',
     );
     if (!key) throw invalidToken('The token names no user: it needs sub, email or preferred_username');
-    return { userId: natUserId(key), source: 'jwt', claims: { ...claims } };
+    // JWT subjects keep NeMo Agent Toolkit's ids when their signature was checked.
+    const userId =
+      this.mode === 'asserted' || this.verified.has('jwt') ? natUserId(key) : unverifiedUserId('jwt', key);
+    return { userId, source: 'jwt', claims: { ...claims } };
   }
 }

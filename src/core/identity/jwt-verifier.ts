@@ -67,13 +67,7 @@ export class JwtVerifier {
           '(secret, public_key or jwks_url), or verify: false behind a gateway that verifies them.',
       );
     }
-    if (config.verify === false) {
-      try {
-        return decodeJwt(token);
-      } catch {
-        throw invalidToken('The token is not a valid JWT');
-      }
-    }
+    if (config.verify === false) return decodeUnverified(token, config.clock_tolerance_seconds);
     try {
       const algorithms = config.algorithms ?? (config.secret ? HMAC : ASYMMETRIC);
       const key = await this.key;
@@ -88,6 +82,38 @@ export class JwtVerifier {
       throw invalidToken(describe(err));
     }
   }
+}
+
+/**
+ * `verify: false` trusts the signature to a gateway, not the token's lifetime: an expired or not yet
+ * valid token, or one that declares no signature at all (`alg: none`), is still refused.
+ */
+function decodeUnverified(token: string, toleranceSeconds: number): JWTPayload {
+  let alg: unknown;
+  let payload: JWTPayload;
+  try {
+    alg = decodeProtectedHeader(token).alg;
+    payload = decodeJwt(token);
+  } catch {
+    throw invalidToken('The token is not a valid JWT');
+  }
+  if (typeof alg !== 'string' || alg.toLowerCase() === 'none') {
+    throw invalidToken("The token's algorithm is not accepted");
+  }
+  const now = Math.floor(Date.now() / 1000);
+  if (
+    payload.exp !== undefined &&
+    (typeof payload.exp !== 'number' || payload.exp <= now - toleranceSeconds)
+  ) {
+    throw invalidToken('The token has expired');
+  }
+  if (
+    payload.nbf !== undefined &&
+    (typeof payload.nbf !== 'number' || payload.nbf > now + toleranceSeconds)
+  ) {
+    throw invalidToken('The token\'s "nbf" claim is not accepted');
+  }
+  return payload;
 }
 
 function describe(err: unknown): string {
