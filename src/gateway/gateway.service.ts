@@ -344,12 +344,18 @@ export class GatewayService implements OnApplicationShutdown {
           : {
               authorization: `Basic ${Buffer.from(`${payload.username}:${payload.password}`).toString('base64')}`,
             };
+    let identity: Identity;
     try {
-      session.identity = await this.identities.resolve(headers);
+      identity = await this.identities.resolve(headers);
     } catch (err) {
       const details = err instanceof AppError ? err.message : 'The credentials could not be checked';
       return session.send(authResponse(parentId, { error: details }));
     }
+    if (identity.userId === null) {
+      const details = `This server does not accept ${payload.method} credentials (see general.auth.sources)`;
+      return session.send(authResponse(parentId, { error: details }));
+    }
+    session.identity = identity;
     session.send(authResponse(parentId, { userId: session.identity.userId }));
   }
 }

@@ -127,7 +127,11 @@ describe('IdentityResolver: configured API keys and Basic users', () => {
   });
 
   it('a listed key names its user and roles, by Bearer or X-API-Key', async () => {
-    for (const headers of [{ authorization: 'Bearer key-of-ci' }, { 'x-api-key': 'key-of-ci' }]) {
+    const presented: Record<string, string>[] = [
+      { authorization: 'Bearer key-of-ci' },
+      { 'x-api-key': 'key-of-ci' },
+    ];
+    for (const headers of presented) {
       expect(await outcome(resolver, headers)).toEqual({
         userId: 'ci-bot',
         source: 'api_key',
