@@ -24,11 +24,11 @@ function whoami(t: TestApp, headers: Record<string, string>) {
   return postJson(`${t.url}/v1/workflow`, { input_message: 'who am i' }, headers);
 }
 
-describe('who is asking: NeMo Agent Toolkit user ids', () => {
+// Asserted identity (nothing is verified: JWTs are only decoded) is NeMo Agent Toolkit's model; with a
+// JWT key configured, cookies, API keys and Basic name nobody (security-identity.e2e-spec.ts).
+describe('who is asking, asserted identity: NeMo Agent Toolkit user ids', () => {
   let t: TestApp;
-  beforeAll(
-    async () => (t = await startApp(`general:\n  auth:\n    jwt: { secret: '${SECRET}' }\n${COUNTER}`)),
-  );
+  beforeAll(async () => (t = await startApp(`general:\n  auth:\n    jwt: { verify: false }\n${COUNTER}`)));
   afterAll(() => t.close());
 
   const count = (headers: Record<string, string>) =>
@@ -223,6 +223,11 @@ describe('tokens are never trusted by default', () => {
         userId: '4cb70924-7641-5fa4-af14-de06c4d6ca2c',
         source: 'jwt',
       });
+      // Decode-only still refuses a token past its lifetime and one that declares no signature.
+      const expired = await hs256({ sub: 'user-123' }, { exp: Math.floor(Date.now() / 1000) - 3600 });
+      for (const token of [expired, unsigned({ sub: 'user-123' })]) {
+        expect((await whoami(t, { authorization: `Bearer ${token}` })).status).toBe(401);
+      }
     } finally {
       await t.close();
     }

@@ -108,13 +108,15 @@ describe('/monitor/users', () => {
 
     it('anonymous: 401; another user: 403; an admin by id or by role: 200', async () => {
       const { SignJWT } = await import('jose');
-      const token = (roles: string[]) =>
-        new SignJWT({ sub: 'op', roles })
+      const token = (roles: string[], sub = 'op') =>
+        new SignJWT({ sub, roles })
           .setProtectedHeader({ alg: 'HS256' })
           .sign(new TextEncoder().encode(SECRET));
       expect((await users(t)).status).toBe(401);
-      expect((await users(t, '', { cookie: 'nat-session=bob' })).status).toBe(403);
-      expect((await users(t, '', { cookie: 'nat-session=alice' })).status).toBe(200);
+      expect((await users(t, '', { authorization: `Bearer ${await token([], 'bob')}` })).status).toBe(403);
+      expect((await users(t, '', { authorization: `Bearer ${await token([], 'alice')}` })).status).toBe(200);
+      // With a JWT secret configured a session cookie is not verified, so it names nobody.
+      expect((await users(t, '', { cookie: 'nat-session=alice' })).status).toBe(401);
       expect((await users(t, '', { authorization: `Bearer ${await token(['operator'])}` })).status).toBe(200);
       expect((await users(t, '', { authorization: `Bearer ${await token(['viewer'])}` })).status).toBe(403);
     });
