@@ -158,3 +158,28 @@ describe('IdentityResolver: configured API keys and Basic users', () => {
     }
   });
 });
+
+describe('general.auth config', () => {
+  const load = (auth: string) => () =>
+    parseConfig(`general:\n  auth:\n${auth}\nworkflow: { _type: echo }\n`, 'test.yml', builtinRegistry());
+
+  it('refuses an API key or password stored in clear, saying the format', () => {
+    expect(load('    api_keys: [{ hash: the-key, user_id: u }]')).toThrow(
+      /hash must be sha256:<64 hex digits>/,
+    );
+    expect(load('    basic_users: [{ username: ann, password_hash: pw }]')).toThrow(
+      /password_hash must be scrypt:/,
+    );
+  });
+
+  it('takes jwt audience and issuer as a string or a list, and refuses an unknown source', () => {
+    expect(
+      load(`    jwt: { secret: '${SECRET}', audience: my-api, issuer: https://id.example.com }`),
+    ).not.toThrow();
+    expect(load(`    jwt: { secret: '${SECRET}', audience: [a, b], issuer: [https://x] }`)).not.toThrow();
+    expect(load(`    jwt: { secret: '${SECRET}', audience: 3 }`)).toThrow(
+      /audience must be a string or a list/,
+    );
+    expect(load('    sources: [jwt, header]')).toThrow(/sources/);
+  });
+});
