@@ -9,7 +9,6 @@ import { originAllowed } from '../core/http/allowed-origin';
 import { cookiesOf } from '../core/http/request-metadata';
 import { ANONYMOUS, type Identity } from '../core/identity/identity';
 import { IdentityResolver } from '../core/identity/identity.resolver';
-import { looksLikeJwt } from '../core/identity/jwt-verifier';
 import { activeOtelTraceId } from '../core/tracing/otel';
 import { observabilityTrace } from '../core/tracing/observability-trace';
 import { validatePlain } from '../core/validation/validation-issues';
@@ -332,30 +331,9 @@ export class GatewayService implements OnApplicationShutdown {
     const parentId = typeof (raw as { id?: unknown }).id === 'string' ? (raw as { id: string }).id : null;
     const checked = check(AuthMessageDto, raw);
     if (!checked.ok) return session.send(authResponse(parentId, { error: checked.details }));
-    const { payload } = checked.value;
-    if (payload.method === 'jwt' && !looksLikeJwt(payload.token!)) {
-      return session.send(authResponse(parentId, { error: 'The token is not a JWT' }));
-    }
-    const headers =
-      payload.method === 'jwt'
-        ? { authorization: `Bearer ${payload.token}` }
-        : payload.method === 'api_key'
-          ? { 'x-api-key': payload.token }
-          : {
-              authorization: `Basic ${Buffer.from(`${payload.username}:${payload.password}`).toString('base64')}`,
-            };
-    let identity: Identity;
-    try {
-      identity = await this.identities.resolve(headers);
-    } catch (err) {
-      const details = err instanceof AppError ? err.message : 'The credentials could not be checked';
-      return session.send(authResponse(parentId, { error: details }));
-    }
-    if (identity.userId === null) {
-      const details = `This server does not accept ${payload.method} credentials (see general.auth.sources)`;
-      return session.send(authResponse(parentId, { error: details }));
-    }
-    session.identity = identity;
+    const outcome = await this.identities.fromCredentials(checked.value.payload);
+    if ('error' in outcome) return session.send(authResponse(parentId, outcome));
+    session.identity = outcome;
     session.send(authResponse(parentId, { userId: session.identity.userId }));
   }
 }

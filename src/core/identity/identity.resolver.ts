@@ -16,6 +16,14 @@ import { natUserId, unverifiedUserId } from './user-id';
  */
 export type TrustMode = 'asserted' | 'verified';
 
+/** Credentials a client presents in a message rather than in headers. */
+export interface PresentedCredentials {
+  method: 'jwt' | 'api_key' | 'basic';
+  token?: string;
+  username?: string;
+  password?: string;
+}
+
 /** The sources that are checked against something the operator configured. */
 function verifiedSources(auth: AuthConfig, credentials: ConfiguredCredentials): IdentitySource[] {
   const jwt = auth.jwt;
@@ -70,6 +78,31 @@ export class IdentityResolver {
     if (presented) return presented;
     if (cookie !== undefined && this.sources.has('cookie')) return this.unverified('cookie', cookie);
     return ANONYMOUS;
+  }
+
+  /**
+   * Credentials sent after the handshake (the WebSocket's auth_message): the same rules as the headers
+   * they stand for. A kind of credential the server does not accept is an error, not anonymity.
+   */
+  async fromCredentials(credentials: PresentedCredentials): Promise<Identity | { error: string }> {
+    const { method, token = '', username = '', password = '' } = credentials;
+    if (method === 'jwt' && !looksLikeJwt(token)) return { error: 'The token is not a JWT' };
+    const headers: IncomingHttpHeaders =
+      method === 'jwt'
+        ? { authorization: `Bearer ${token}` }
+        : method === 'api_key'
+          ? { 'x-api-key': token }
+          : { authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` };
+    let identity: Identity;
+    try {
+      identity = await this.resolve(headers);
+    } catch (err) {
+      return { error: err instanceof AppError ? err.message : 'The credentials could not be checked' };
+    }
+    if (identity.userId === null) {
+      return { error: `This server does not accept ${method} credentials (see general.auth.sources)` };
+    }
+    return identity;
   }
 
   /** The first configured session cookie the request carries. */
