@@ -305,6 +305,32 @@ describe('asserted identity (nothing verified): NAT’s sources and ids, with co
     }
   });
 
+  it('feedback the NAT UI sends over HTTP carries its user (issue 11: user_id was null)', async () => {
+    const t = await startApp('workflow: { _type: echo }\n');
+    const ui = { cookie: 'nemo-agent-toolkit-session=alice' };
+    try {
+      const ran = await fetch(`${t.url}/v1/workflow`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...ui },
+        body: JSON.stringify({ message: 'hi' }),
+      });
+      const traceId = ran.headers.get('observability-trace-id')!;
+      expect(traceId).toBeTruthy();
+      const sent = await postJson(
+        `${t.url}/feedback`,
+        { observability_trace_id: traceId, reaction_type: '👍' },
+        ui,
+      );
+      expect(sent.status).toBe(200);
+      const listed = await fetch(`${t.url}/feedback?observability_trace_id=${traceId}`, { headers: ui });
+      expect(((await listed.json()) as { items: unknown[] }).items).toEqual([
+        expect.objectContaining({ reaction_type: '👍', user_id: natUserId('alice') }),
+      ]);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('general.auth.session_cookies names the cookies read, in order', async () => {
     const t = await startApp(
       'general:\n  auth:\n    session_cookies: [app-sid, nat-session]\nworkflow: { _type: whoami }\n',
