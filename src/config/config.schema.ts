@@ -147,7 +147,7 @@ export class AuthConfig {
   @Optional() @ValidateNested() @Type(() => JwtConfig) jwt?: JwtConfig;
   /** Anonymous requests get 401. */
   @Optional() @IsBoolean() require_identity = false;
-  /** Who may read /monitor/users: user ids, or `role:<name>` for a JWT role. Unset: anyone. */
+  /** Who may read /monitor/users and all feedback: user ids, or `role:<name>` for a JWT role. Unset: nobody. */
   @Optional() @IsArray() @IsString({ each: true }) admin?: string[];
 }
 
