@@ -26,7 +26,8 @@ export class AdminGuard implements CanActivate {
         headers: { 'WWW-Authenticate': 'Bearer' },
       });
     }
-    if (!isAdmin(identity, admins)) throw new AppError(ErrorCode.Forbidden, 'Only administrators may read this');
+    if (!isAdmin(identity, admins))
+      throw new AppError(ErrorCode.Forbidden, 'Only administrators may read this');
     return true;
   }
 }

@@ -42,7 +42,7 @@ describe('/monitor/users', () => {
     const t = await startApp(monitored());
     try {
       await postJson(`${t.url}/v1/workflow`, { input_message: 'x' }, { cookie: 'nat-session=alice' });
-      for (const headers of [{}, { cookie: 'nat-session=alice' }]) {
+      for (const headers of [{}, { cookie: 'nat-session=alice' }] as Record<string, string>[]) {
         const res = await fetch(`${t.url}/monitor/users`, { headers });
         expect(res.status).toBe(403);
         expect(((await res.json()) as { detail: string }).detail).toContain('general.auth.admin');
