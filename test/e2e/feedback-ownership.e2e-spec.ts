@@ -66,6 +66,18 @@ describe('feedback belongs to whoever owns the trace', () => {
     ]);
   });
 
+  it('another user who runs a workflow under the same trace id (workflow-trace-id) does not take it over', async () => {
+    const trace = await aTraceOf(t, ALICE);
+    const reuse = await postJson(
+      `${t.url}/v1/workflow`,
+      { message: 'hi' },
+      { ...BOB, 'workflow-trace-id': trace },
+    );
+    expect(reuse.headers.get('observability-trace-id')).toBe(trace);
+    expect((await send(t, BOB, { observability_trace_id: trace, reaction_type: '👎' })).status).toBe(404);
+    expect((await send(t, ALICE, { observability_trace_id: trace, reaction_type: '👍' })).status).toBe(200);
+  });
+
   it('anonymous feedback on an anonymous trace works as in NeMo Agent Toolkit', async () => {
     const trace = await aTraceOf(t, ANONYMOUS);
     expect((await send(t, ANONYMOUS, { observability_trace_id: trace, reaction_type: '👍' })).status).toBe(
