@@ -47,10 +47,13 @@ export function routeTable(routes: Routes): { method: string; path: string }[] {
     { method: 'GET', path: routes.docs },
     { method: 'GET', path: routes.openapi },
     { method: 'GET', path: routes.oauth2Callback },
+    { method: 'GET', path: `${routes.oauth2Callback}/start` },
     { method: 'GET', path: '/executions/:id' },
     { method: 'DELETE', path: '/executions/:id' },
     { method: 'GET', path: '/executions/:id/stream' },
     { method: 'POST', path: '/executions/:id/interactions/:interactionId/response' },
+    { method: 'GET', path: '/feedback' },
+    { method: 'POST', path: '/feedback' },
   );
   return table;
 }

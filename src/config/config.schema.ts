@@ -182,8 +182,8 @@ export class AuthConfig {
   /** Anonymous requests get 401. */
   @Optional() @IsBoolean() require_identity = false;
   /**
-   * Who may read /monitor/users: user ids, or `role:<name>` for a role from a JWT (roles, groups) or
-   * from api_keys / basic_users. Unset: anyone.
+   * Who may read /monitor/users and all feedback: user ids, or `role:<name>` for a role from a JWT
+   * (roles, groups) or from api_keys / basic_users. Unset: nobody.
    */
   @Optional() @IsArray() @IsString({ each: true }) admin?: string[];
   /**

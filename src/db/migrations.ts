@@ -1,6 +1,7 @@
 import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import type { DatabaseDialect } from './database';
 import * as feedback from './migrations/0001-feedback';
+import * as traceOwner from './migrations/0002-trace-owner';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: DatabaseDialect): Promise<void>;
@@ -8,7 +9,10 @@ interface DialectMigration {
 }
 
 /** In order; a name, once released, never changes (it is recorded in kysely_migration). */
-const MIGRATIONS: [string, DialectMigration][] = [['0001-feedback', feedback]];
+const MIGRATIONS: [string, DialectMigration][] = [
+  ['0001-feedback', feedback],
+  ['0002-trace-owner', traceOwner],
+];
 
 /** The migrations compiled into the server, so no migrations folder has to ship beside it. */
 export class InCodeMigrationProvider implements MigrationProvider {

@@ -16,9 +16,17 @@ export interface FeedbackTable {
   created_at: Timestamp;
 }
 
+export interface TraceOwnerTable {
+  observability_trace_id: string;
+  /** The identified user whose execution first produced the trace; anonymous traces are not kept. */
+  owner_id: string;
+  created_at: Timestamp;
+}
+
 /** Every table, as Kysely sees them. Migrations in ./migrations create them. */
 export interface Tables {
   feedback: FeedbackTable;
+  trace_owner: TraceOwnerTable;
 }
 
 export function isoTimestamp(value: Date | string): string {

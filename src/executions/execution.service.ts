@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { AppError, ErrorCode, WorkflowError } from '../core/errors/app-error';
 import type { ExecutionEvent, ExecutionEventBody, TerminalEvent } from '../core/events/execution-event';
 import type { Identity } from '../core/identity/identity';
@@ -18,6 +18,7 @@ import { OAuthService } from '../oauth/oauth.service';
 import { WorkflowInstances } from './workflow-instances';
 import { TERMINAL_STATUSES, type ExecutionRecord } from './execution-record';
 import { ExecutionStore } from './execution.store';
+import { TraceOwners } from './trace-owners';
 
 export interface StartOptions {
   request: RequestMetadata;
@@ -115,6 +116,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     private readonly instances: WorkflowInstances,
     private readonly oauth: OAuthService,
     private readonly config: ServerConfig,
+    @Optional() private readonly traceOwners?: TraceOwners,
   ) {}
 
   onModuleInit(): void {
@@ -146,6 +148,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       updatedAt: now,
       interactions: {},
     };
+    await this.traceOwners?.record(trace.traceId, identity.userId);
     await this.store.create(record);
     this.counts.started++;
 

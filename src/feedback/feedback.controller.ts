@@ -1,6 +1,7 @@
 import { Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import {
   ApiBody,
+  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
@@ -36,8 +37,11 @@ export class FeedbackController {
   @ApiOkResponse({ type: FeedbackAddedDto })
   @ApiUnprocessableEntityResponse({
     type: ValidationErrorBodyDto,
-    description: 'No trace id, neither a reaction nor a comment, or a comment over 1024 characters',
+    description:
+      'No trace id, neither a reaction nor a comment, or a field too long (trace id 128 characters, ' +
+      'reaction 64, comment 1024)',
   })
+  @ApiNotFoundResponse({ description: 'The trace belongs to another user' })
   async add(
     @CurrentIdentity() identity: Identity,
     @JsonBody(new FeedbackBodyPipe()) body: FeedbackRequestDto,
@@ -46,10 +50,19 @@ export class FeedbackController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'The feedback given on one answer, oldest first' })
+  @ApiOperation({
+    summary:
+      "The caller's own feedback on one answer, oldest first; an admin (general.auth.admin) sees everyone's",
+  })
   @ApiOkResponse({ type: FeedbackListDto })
-  @ApiUnprocessableEntityResponse({ type: ValidationErrorBodyDto, description: 'No observability_trace_id' })
-  async list(@Query(new FeedbackQueryPipe()) query: FeedbackQueryDto): Promise<FeedbackListDto> {
-    return { items: await this.feedback.listForTrace(query.observability_trace_id) };
+  @ApiUnprocessableEntityResponse({
+    type: ValidationErrorBodyDto,
+    description: 'No observability_trace_id, or a parameter too long',
+  })
+  async list(
+    @CurrentIdentity() identity: Identity,
+    @Query(new FeedbackQueryPipe()) query: FeedbackQueryDto,
+  ): Promise<FeedbackListDto> {
+    return { items: await this.feedback.list(identity, query) };
   }
 }

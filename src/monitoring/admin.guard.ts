@@ -1,32 +1,33 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { ServerConfig } from '../config/server-config';
 import { AppError, ErrorCode } from '../core/errors/app-error';
+import { isAdmin } from '../core/identity/admins';
 import type { Identity } from '../core/identity/identity';
 
-function roles(identity: Identity): string[] {
-  const { roles: r, groups } = identity.claims as { roles?: unknown; groups?: unknown };
-  return [r, groups].flatMap((v) => (Array.isArray(v) ? v.map(String) : typeof v === 'string' ? [v] : []));
-}
-
-/** `general.auth.admin` (user ids, or `role:<name>` for a JWT role or group): who may read operator routes. */
+/**
+ * Operator routes are for `general.auth.admin` only. Unlike NeMo Agent Toolkit, an unset list closes
+ * them: its uuid5 user ids reverse to the session or key behind them in a dictionary attack.
+ */
 @Injectable()
 export class AdminGuard implements CanActivate {
   constructor(private readonly config: ServerConfig) {}
 
   canActivate(context: ExecutionContext): boolean {
     const admins = this.config.general.auth.admin;
-    if (!admins || admins.length === 0) return true;
+    if (!admins?.length) {
+      throw new AppError(
+        ErrorCode.Forbidden,
+        'No administrator is configured: name one in general.auth.admin to read this',
+      );
+    }
     const identity = context.switchToHttp().getRequest<{ identity?: Identity }>().identity;
     if (!identity?.userId) {
       throw new AppError(ErrorCode.Unauthorized, 'Only administrators may read this; identify yourself', {
         headers: { 'WWW-Authenticate': 'Bearer' },
       });
     }
-    const mine = roles(identity);
-    const allowed = admins.some((a) =>
-      a.startsWith('role:') ? mine.includes(a.slice(5)) : a === identity.userId,
-    );
-    if (!allowed) throw new AppError(ErrorCode.Forbidden, 'Only administrators may read this');
+    if (!isAdmin(identity, admins))
+      throw new AppError(ErrorCode.Forbidden, 'Only administrators may read this');
     return true;
   }
 }

@@ -14,7 +14,7 @@ import { MonitorUsersDto } from './dto/monitor-users.dto';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** `GET /monitor/users`, registered when `general.enable_per_user_monitoring: true`. */
+/** `GET /monitor/users`, registered when `general.enable_per_user_monitoring: true`; admins only. */
 @ApiTags('Monitoring')
 @Controller('monitor/users')
 export class MonitorController {
@@ -28,8 +28,10 @@ export class MonitorController {
   @ApiOperation({ summary: 'Per-user usage: sessions, requests and per-user workflow instances' })
   @ApiQuery({ name: 'user_id', required: false, description: 'Only this user (the uuid user id)' })
   @ApiOkResponse({ type: MonitorUsersDto })
-  @ApiUnauthorizedResponse({ description: 'Admins are configured and the caller is anonymous' })
-  @ApiForbiddenResponse({ description: 'Admins are configured and the caller is not one' })
+  @ApiUnauthorizedResponse({ description: 'The caller is anonymous' })
+  @ApiForbiddenResponse({
+    description: 'The caller is not named in general.auth.admin, or no administrator is configured',
+  })
   users(@Query('user_id') userId?: string): MonitorUsersDto {
     const users = this.activity.list(userId || undefined).map((u) => ({
       user_id: u.userId,

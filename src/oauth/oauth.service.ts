@@ -8,6 +8,7 @@ import { validatePlain } from '../core/validation/validation-issues';
 import { ExecutionStore } from '../executions/execution.store';
 import type { AbortWatch } from '../executions/lazy-abort';
 import type { AuthResult } from '../runtime/workflow-context';
+import { bindingCookieName, bindingMatches, newBinding, startUrl, type FlowBinding } from './flow-binding';
 import { OAuthClient, TokenEndpointError, type TokenSet } from './oauth-client';
 
 /** A token is refreshed (or the flow restarted) when it expires within this margin. */
@@ -23,7 +24,13 @@ export interface AuthorizingExecution {
 interface PendingFlow {
   executionId: string;
   owner: string;
+  /** The identified user whose execution asked; null for an anonymous one. */
+  ownerId: string | null;
   provider: OAuthClient;
+  /** The provider's authorization URL; clients get this server's start link, which redirects here. */
+  providerUrl: string;
+  /** Set when a browser opens the start link; the callback must then bring its cookie back. */
+  binding?: string;
   codeVerifier?: string;
   expiresAt: number;
   resolve(tokens: TokenSet): void;
@@ -32,9 +39,18 @@ interface PendingFlow {
 
 /** What `/auth/redirect` answers: a status and a small page for the popup. */
 export interface CallbackOutcome {
-  status: 200 | 400 | 500 | 502;
+  status: 200 | 400 | 403 | 500 | 502;
   message: string;
+  /** The flow's binding cookie, to clear once the callback has used it. */
+  clearCookie?: string;
 }
+
+/** What `/auth/redirect/start` answers: a redirect to the provider with the binding cookie, or a page. */
+export type StartOutcome =
+  | { status: 302; location: string; binding: FlowBinding; maxAgeSeconds: number }
+  | { status: 400 | 403; message: string };
+
+const INVALID_STATE = 'Invalid state. Please restart the authentication process.';
 
 export class OAuthFlowError extends Error {
   constructor(message: string) {
@@ -115,14 +131,17 @@ export class OAuthService {
     if (cancel.aborted) throw cancel.abortReason;
     const state = oauth.generateRandomState(); // 32 random bytes
     const codeVerifier = provider.usesPkce ? oauth.generateRandomCodeVerifier() : undefined;
-    const authUrl = await provider.authorizationUrl(state, codeVerifier);
+    const providerUrl = await provider.authorizationUrl(state, codeVerifier);
+    const authUrl = startUrl(provider.redirectUri, state);
     const timeoutMs = provider.timeoutSeconds * 1000;
     this.counts.started++;
     const done = new Promise<TokenSet>((resolve, reject) => {
       this.pending.set(state, {
         executionId: execution.id,
         owner,
+        ownerId: execution.identity.userId,
         provider,
+        providerUrl,
         codeVerifier,
         expiresAt: Date.now() + timeoutMs,
         resolve,
@@ -162,32 +181,74 @@ export class OAuthService {
     }
   }
 
-  /** `GET /auth/redirect`: the provider sent the user's browser back with a code (or an error). */
-  async callback(query: URLSearchParams): Promise<CallbackOutcome> {
+  /**
+   * `GET /auth/redirect/start?state=…`, the `auth_url` clients hand to the user's browser: binds the flow
+   * to that browser and sends it on to the provider. A flow an identified user started opens only for
+   * that user (who may open it again, moving the binding); an anonymous one for the first browser only.
+   */
+  begin(state: string, caller: Identity): StartOutcome {
+    const flow = this.pending.get(state);
+    if (!flow || flow.expiresAt <= Date.now()) return { status: 400, message: INVALID_STATE };
+    if (flow.ownerId !== null && caller.userId !== flow.ownerId) {
+      return {
+        status: 403,
+        message:
+          'This authorization link belongs to another user. Open it in the browser where you are signed in as the user who asked for it.',
+      };
+    }
+    if (flow.ownerId === null && flow.binding) {
+      return { status: 403, message: 'This authorization link was already opened in another browser.' };
+    }
+    const binding = newBinding(state);
+    flow.binding = binding.value;
+    const maxAgeSeconds = Math.max(1, Math.ceil((flow.expiresAt - Date.now()) / 1000));
+    return { status: 302, location: flow.providerUrl, binding, maxAgeSeconds };
+  }
+
+  /**
+   * `GET /auth/redirect`: the provider sent a browser back with a code (or an error). Only the browser
+   * the flow was bound to (its cookie), or the identified owner, may complete it; any other is refused
+   * and the flow stays open for its owner, so a victim handed the link cannot feed the asker a code.
+   */
+  async callback(
+    query: URLSearchParams,
+    caller: Identity,
+    cookies: Record<string, string>,
+  ): Promise<CallbackOutcome> {
     const state = query.get('state') ?? '';
     const flow = this.pending.get(state);
-    if (!flow || flow.expiresAt <= Date.now()) {
-      return { status: 400, message: 'Invalid state. Please restart the authentication process.' };
+    if (!flow || flow.expiresAt <= Date.now()) return { status: 400, message: INVALID_STATE };
+    const cookieName = bindingCookieName(state);
+    const bound =
+      bindingMatches(flow.binding, cookies[cookieName]) ||
+      (flow.ownerId !== null && caller.userId === flow.ownerId);
+    if (!bound) {
+      return {
+        status: 403,
+        message:
+          'This authorization was not started in this browser. Open the link the application gave you, in the browser that asked for it.',
+      };
     }
     this.pending.delete(state); // usable once, whatever happens next
+    const done = (outcome: CallbackOutcome): CallbackOutcome => ({ ...outcome, clearCookie: cookieName });
     const error = query.get('error');
     if (error) {
       const description = query.get('error_description');
       const message = `Authorization was refused by the provider: ${error}${description ? ` (${description})` : ''}`;
       flow.reject(new OAuthFlowError(message));
-      return { status: 502, message };
+      return done({ status: 502, message });
     }
     try {
       const tokens = await flow.provider.exchange(query, state, flow.codeVerifier);
       flow.resolve(tokens);
-      return { status: 200, message: 'Authentication complete. You can close this window.' };
+      return done({ status: 200, message: 'Authentication complete. You can close this window.' });
     } catch (err) {
       const message =
         err instanceof TokenEndpointError
           ? `Authentication failed: ${err.message}`
           : 'Authentication failed: the callback could not be processed';
       flow.reject(new OAuthFlowError(message));
-      return { status: err instanceof TokenEndpointError ? 502 : 500, message };
+      return done({ status: err instanceof TokenEndpointError ? 502 : 500, message });
     }
   }
 

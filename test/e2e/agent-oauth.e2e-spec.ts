@@ -1,5 +1,6 @@
 import { FakeLlm, reply } from '../utils/fake-llm';
 import { agentYaml } from '../utils/fake-llm-config';
+import { OAuthBrowser } from '../utils/oauth-browser';
 import { oauthProvider, startAuthServer, type AuthServer } from '../utils/oidc-server';
 import { postJson } from '../utils/sse';
 import { eventually, startApp, type TestApp } from '../utils/test-app';
@@ -52,8 +53,8 @@ describe('http_request with an auth_provider: the agent calls an API as the user
     const start = await postJson(`${t.url}/v1/workflow`, { input_message: 'Who am I?' }, ALICE);
     expect(start.status).toBe(202);
     expect(start.json.status).toBe('oauth_required');
-    const redirect = new URL(await auth.authorize(start.json.auth_url as string, 'alice'));
-    expect((await fetch(`${t.url}/auth/redirect${redirect.search}`)).status).toBe(200);
+    const browser = OAuthBrowser.of(t.url, auth, 'alice', ALICE);
+    expect((await browser.complete(start.json.auth_url as string)).status).toBe(200);
 
     const id = start.json.execution_id as string;
     const end = await eventually(async () => {

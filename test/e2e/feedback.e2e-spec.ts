@@ -7,11 +7,15 @@ import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import BetterSqlite3 from 'better-sqlite3';
 import { Client } from 'pg';
+import { natUserId } from '../../src/core/identity/user-id';
 import { postJson } from '../utils/sse';
 import { configFrom, ECHO_YAML, eventually, startApp, type TestApp } from '../utils/test-app';
 
 const ALICE = { cookie: 'nat-session=alice' };
 const ALICE_ID = '7b031fd4-714b-598e-b755-a517d069edc5';
+// Callers list only their own feedback; an admin lists everyone's.
+const ROOT = { cookie: 'nat-session=root' };
+const ADMIN = `  auth:\n    admin: ['${natUserId('root')}']\n`;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 const aTraceId = () => randomUUID();
@@ -21,13 +25,17 @@ function sendFeedback(t: TestApp, body: unknown, headers: Record<string, string>
   return postJson(`${t.url}/feedback`, body, headers);
 }
 
-async function listFeedback(t: TestApp, query: string) {
-  const res = await fetch(`${t.url}/feedback${query}`);
+async function listFeedback(t: TestApp, query: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${t.url}/feedback${query}`, { headers });
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
 
-async function itemsFor(t: TestApp, traceId: string): Promise<Record<string, unknown>[]> {
-  const res = await listFeedback(t, `?observability_trace_id=${encodeURIComponent(traceId)}`);
+async function itemsFor(
+  t: TestApp,
+  traceId: string,
+  headers: Record<string, string> = {},
+): Promise<Record<string, unknown>[]> {
+  const res = await listFeedback(t, `?observability_trace_id=${encodeURIComponent(traceId)}`, headers);
   expect(res.status).toBe(200);
   return res.json.items as Record<string, unknown>[];
 }
@@ -189,7 +197,7 @@ describe.each(backends)('feedback kept in %s', (_name, makeBackend) => {
   let t: TestApp;
   beforeAll(async () => {
     backend = makeBackend();
-    t = await startApp(withDb(backend.dbUrl));
+    t = await startApp(withDb(backend.dbUrl, ADMIN));
   });
   afterAll(async () => {
     await t?.close();
@@ -202,7 +210,7 @@ describe.each(backends)('feedback kept in %s', (_name, makeBackend) => {
     await sendFeedback(t, { observability_trace_id: id, comment: 'Could be shorter' });
     await sendFeedback(t, { observability_trace_id: aTraceId(), reaction_type: '👎' }, ALICE);
 
-    const items = await itemsFor(t, id);
+    const items = await itemsFor(t, id, ROOT);
     expect(items).toEqual([
       {
         observability_trace_id: id,
@@ -229,8 +237,8 @@ describe.each(backends)('feedback kept in %s', (_name, makeBackend) => {
     const id = aTraceId();
     await sendFeedback(t, { observability_trace_id: id, reaction_type: '🎉', comment: 'Kept' }, ALICE);
     await t.close();
-    t = await startApp(withDb(backend.dbUrl));
-    expect(await itemsFor(t, id)).toEqual([
+    t = await startApp(withDb(backend.dbUrl, ADMIN));
+    expect(await itemsFor(t, id, ALICE)).toEqual([
       expect.objectContaining({ reaction_type: '🎉', comment: 'Kept' }),
     ]);
   });
@@ -344,7 +352,7 @@ describe('feedback webhook', () => {
         user_id: ALICE_ID,
         created_at: expect.stringMatching(ISO),
       });
-      expect(call.body).toEqual((await itemsFor(t, id))[0]);
+      expect(call.body).toEqual((await itemsFor(t, id, ALICE))[0]);
     } finally {
       await t.close();
       await receiver.close();

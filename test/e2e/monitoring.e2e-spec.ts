@@ -18,7 +18,9 @@ interface MonitoredUser {
   memory: Record<string, number>;
 }
 
-async function users(t: TestApp, query = '', headers: Record<string, string> = {}) {
+const ROOT = { cookie: 'nat-session=root' };
+
+async function readUsers(t: TestApp, query = '', headers: Record<string, string> = {}) {
   const res = await fetch(`${t.url}/monitor/users${query}`, { headers });
   return {
     status: res.status,
@@ -36,10 +38,26 @@ describe('/monitor/users', () => {
     }
   });
 
-  describe('when enabled', () => {
+  it('with no general.auth.admin configured it is refused (403 naming general.auth.admin), even to identified callers', async () => {
+    const t = await startApp(monitored());
+    try {
+      await postJson(`${t.url}/v1/workflow`, { input_message: 'x' }, { cookie: 'nat-session=alice' });
+      for (const headers of [{}, { cookie: 'nat-session=alice' }] as Record<string, string>[]) {
+        const res = await fetch(`${t.url}/monitor/users`, { headers });
+        expect(res.status).toBe(403);
+        expect(((await res.json()) as { detail: string }).detail).toContain('general.auth.admin');
+      }
+    } finally {
+      await t.close();
+    }
+  });
+
+  describe('when enabled, read by an admin', () => {
     let t: TestApp;
-    beforeAll(async () => (t = await startApp(monitored())));
+    // Admins are named because an unconfigured list is refused; the admin's own reads are not user activity.
+    beforeAll(async () => (t = await startApp(monitored(`  auth:\n    admin: ['${natUserId('root')}']\n`))));
     afterAll(() => t.close());
+    const users = (t: TestApp, query = '') => readUsers(t, query, ROOT);
 
     it('lists every identified user with their requests, errors and sessions; anonymous callers are not listed', async () => {
       await postJson(`${t.url}/v1/workflow`, { input_message: 'x' }, { cookie: 'nat-session=alice' });
@@ -97,6 +115,7 @@ describe('/monitor/users', () => {
 
   describe('with admins configured', () => {
     let t: TestApp;
+    const users = readUsers;
     const SECRET = 'a-shared-secret-of-at-least-32-bytes!!';
     beforeAll(
       async () =>

@@ -1,4 +1,5 @@
 import { createApp } from '../../src/main';
+import { OAuthBrowser } from '../utils/oauth-browser';
 import { oauthProvider, startAuthServer, type AuthServer } from '../utils/oidc-server';
 import { postJson } from '../utils/sse';
 import { configFrom, eventually, type TestApp } from '../utils/test-app';
@@ -83,6 +84,9 @@ describe('OAuth2 authorization code flow against a real authorization server (oi
 
   const run = (headers: Record<string, string>) =>
     postJson(`${t.url}/v1/workflow`, { input_message: 'x' }, headers);
+  // The person's browser: it holds their session cookie and keeps the flow's binding cookie.
+  const browser = (user: string, headers: Record<string, string>) =>
+    OAuthBrowser.of(t.url, auth, user, headers);
 
   it('polling: 202 oauth_required, consent at the provider, /auth/redirect resumes the workflow as the user', async () => {
     const first = await run(ALICE);
@@ -92,7 +96,9 @@ describe('OAuth2 authorization code flow against a real authorization server (oi
       status: 'oauth_required',
       status_url: `/executions/${paused.execution_id}`,
     });
-    const authUrl = new URL(paused.auth_url);
+    expect(paused.auth_url).toBe(`${REDIRECT}/start?state=${paused.oauth_state}`);
+    const alice = browser('alice', ALICE);
+    const authUrl = new URL(await alice.open(paused.auth_url));
     expect(authUrl.origin + authUrl.pathname).toBe(auth.authorizationUrl);
     expect(authUrl.searchParams.get('state')).toBe(paused.oauth_state);
     expect(authUrl.searchParams.get('code_challenge_method')).toBe('S256');
@@ -104,7 +110,7 @@ describe('OAuth2 authorization code flow against a real authorization server (oi
       oauth_state: paused.oauth_state,
     });
 
-    const back = await callback(t, await auth.authorize(paused.auth_url, 'alice'));
+    const back = await alice.callback(await auth.authorize(authUrl.href, 'alice'));
     expect(back.status).toBe(200);
     expect(back.headers.get('cache-control')).toBe('no-store');
     expect(back.html).toContain("postMessage({ type: 'AUTH_SUCCESS' }");
@@ -156,7 +162,7 @@ describe('OAuth2 authorization code flow against a real authorization server (oi
       event_type: 'oauth_required',
       execution_id: res.headers.get('x-execution-id'),
     });
-    expect((await callback(t, await auth.authorize(event.auth_url, 'bob'))).status).toBe(200);
+    expect((await browser('bob', BOB).complete(event.auth_url)).status).toBe(200);
     for (;;) {
       const { value, done } = await reader.read();
       if (done) break;
@@ -175,10 +181,12 @@ describe('OAuth2 authorization code flow against a real authorization server (oi
   });
 
   it('a state used once cannot be used again: 400', async () => {
-    const paused = (await run({ cookie: 'nat-session=carol' })).json as unknown as OAuthPause;
-    const redirect = await auth.authorize(paused.auth_url, 'carol');
-    expect((await callback(t, redirect)).status).toBe(200);
-    const replay = await callback(t, redirect);
+    const headers = { cookie: 'nat-session=carol' };
+    const paused = (await run(headers)).json as unknown as OAuthPause;
+    const carol = browser('carol', headers);
+    const redirect = await carol.consent(paused.auth_url);
+    expect((await carol.callback(redirect)).status).toBe(200);
+    const replay = await carol.callback(redirect);
     expect(replay.status).toBe(400);
     expect(replay.html).toContain('Invalid state. Please restart the authentication process.');
     expect(replay.headers.get('cache-control')).toBe('no-store');
@@ -188,9 +196,10 @@ describe('OAuth2 authorization code flow against a real authorization server (oi
   it('a tampered code: 502, and the execution fails with a message', async () => {
     const headers = { cookie: 'nat-session=dave' };
     const paused = (await run(headers)).json as unknown as OAuthPause;
-    const redirect = new URL(await auth.authorize(paused.auth_url, 'dave'));
+    const dave = browser('dave', headers);
+    const redirect = new URL(await dave.consent(paused.auth_url));
     redirect.searchParams.set('code', `${redirect.searchParams.get('code')}tampered`);
-    const back = await callback(t, redirect.href);
+    const back = await dave.callback(redirect.href);
     expect(back.status).toBe(502);
     expect(back.html).toContain('token endpoint refused the request (invalid_grant)');
     await eventually(async () =>
@@ -204,7 +213,7 @@ describe('OAuth2 authorization code flow against a real authorization server (oi
   it('access_denied at the provider: 502 page, and the execution fails naming the error', async () => {
     const headers = { cookie: 'nat-session=erin' };
     const paused = (await run(headers)).json as unknown as OAuthPause;
-    const back = await callback(t, await auth.authorize(paused.auth_url, 'erin', { deny: true }));
+    const back = await browser('erin', headers).complete(paused.auth_url, { deny: true });
     expect(back.status).toBe(502);
     expect(back.html).toContain('access_denied');
     await eventually(async () =>
@@ -217,7 +226,7 @@ describe('OAuth2 authorization code flow against a real authorization server (oi
 
   it("an anonymous caller's token lives only as long as its execution", async () => {
     const first = (await run({})).json as unknown as OAuthPause;
-    expect((await callback(t, await auth.authorize(first.auth_url, 'anon'))).status).toBe(200);
+    expect((await browser('anon', {}).complete(first.auth_url)).status).toBe(200);
     await eventually(async () => expect((await status(t, first, {})).status).toBe('completed'));
     const second = await run({});
     expect(second.status).toBe(202);
@@ -271,8 +280,10 @@ describe('OAuth edge cases', () => {
     try {
       const paused = (await postJson(`${t.url}/v1/workflow`, { input_message: 'x' }, ALICE))
         .json as unknown as OAuthPause;
-      expect(new URL(paused.auth_url).searchParams.get('code_challenge')).toBeNull();
-      expect((await callback(t, await auth.authorize(paused.auth_url, 'alice'))).status).toBe(200);
+      const alice = OAuthBrowser.of(t.url, auth, 'alice', ALICE);
+      const providerUrl = await alice.open(paused.auth_url);
+      expect(new URL(providerUrl).searchParams.get('code_challenge')).toBeNull();
+      expect((await alice.callback(await auth.authorize(providerUrl, 'alice'))).status).toBe(200);
       await eventually(async () => expect((await status(t, paused, ALICE)).status).toBe('completed'));
       expect(auth.log.tokenRequests[0]).toMatchObject({
         grant_type: 'authorization_code',

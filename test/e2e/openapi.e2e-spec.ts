@@ -86,6 +86,7 @@ describe('OpenAPI', () => {
       expect(Object.keys(doc.paths).sort()).toEqual(
         [
           '/auth/redirect',
+          '/auth/redirect/start',
           '/executions/{id}',
           '/executions/{id}/interactions/{interactionId}/response',
           '/executions/{id}/stream',

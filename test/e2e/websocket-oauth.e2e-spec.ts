@@ -1,3 +1,4 @@
+import { OAuthBrowser } from '../utils/oauth-browser';
 import { oauthProvider, startAuthServer, type AuthServer } from '../utils/oidc-server';
 import { startApp, type TestApp } from '../utils/test-app';
 import { userMessage, WsClient } from '../utils/ws-client';
@@ -44,13 +45,15 @@ workflow:
         status: 'in_progress',
         content: { input_type: 'oauth_consent', timeout: null },
       });
-      const authUrl = new URL(consent.content.text as string);
+      const link = new URL(consent.content.text as string);
+      expect(consent.id).toBe(link.searchParams.get('state'));
+      // The browser holding alice's session opens the link, which leads on to the provider.
+      const browser = OAuthBrowser.of(t.url, auth, 'alice', { cookie: 'nat-session=alice' });
+      const authUrl = new URL(await browser.open(link.href));
       expect(authUrl.origin + authUrl.pathname).toBe(auth.authorizationUrl);
-      expect(consent.id).toBe(authUrl.searchParams.get('state'));
+      expect(authUrl.searchParams.get('state')).toBe(consent.id);
 
-      const back = await fetch(
-        `${t.url}/auth/redirect${new URL(await auth.authorize(authUrl.href, 'alice')).search}`,
-      );
+      const back = await browser.callback(await auth.authorize(authUrl.href, 'alice'));
       expect(back.status).toBe(200);
       const run = await ws.run();
       expect(run.filter((m) => m.status === 'in_progress').map((m) => m.content.text)).toEqual([

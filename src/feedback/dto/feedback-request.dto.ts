@@ -3,14 +3,21 @@ import { IsDefined, IsNotEmpty, IsOptional, IsString } from 'class-validator';
 
 /** Longest comment accepted, in characters (Unicode code points). */
 export const COMMENT_MAX_LENGTH = 1024;
+/** Longest reaction accepted (an emoji or a short word; a whole sequence of emoji fits). */
+export const REACTION_MAX_LENGTH = 64;
+/** Longest trace id accepted; the server's own are 32 hex digits or a UUID. */
+export const TRACE_ID_MAX_LENGTH = 128;
 
 /** `POST /feedback`. At least one of reaction_type and comment must be non-empty (FeedbackBodyPipe). */
 export class FeedbackRequestDto {
   @ApiProperty({
     description:
       'The trace of the answer the feedback is about: the `observability_trace:` line of its stream. ' +
-      'Feedback on a trace this server does not know is accepted.',
+      'Feedback on a trace this server does not know, or produced for an anonymous caller, is accepted ' +
+      'from anyone; on a trace produced for an identified user, only from that user or an admin ' +
+      '(others get 404).',
     minLength: 1,
+    maxLength: TRACE_ID_MAX_LENGTH,
     example: '01933b2e-1234-5678-9abc-def012345678',
   })
   @IsDefined()
@@ -21,6 +28,7 @@ export class FeedbackRequestDto {
   @ApiPropertyOptional({
     type: 'string',
     nullable: true,
+    maxLength: REACTION_MAX_LENGTH,
     description: 'A reaction, often an emoji',
     example: '👍',
   })
@@ -39,11 +47,25 @@ export class FeedbackRequestDto {
   comment?: string | null;
 }
 
-/** `GET /feedback?observability_trace_id=…`. */
+/** `GET /feedback?observability_trace_id=…[&user_id=…]`. */
 export class FeedbackQueryDto {
-  @ApiProperty({ description: 'Whose feedback to list', minLength: 1 })
+  @ApiProperty({
+    description: 'The trace whose feedback to list',
+    minLength: 1,
+    maxLength: TRACE_ID_MAX_LENGTH,
+  })
   @IsDefined()
   @IsString()
   @IsNotEmpty()
   observability_trace_id!: string;
+
+  @ApiPropertyOptional({
+    description:
+      "Only this sender's feedback. Callers see only their own feedback anyway; an admin " +
+      '(`general.auth.admin`) sees everyone’s and narrows it with this.',
+    maxLength: TRACE_ID_MAX_LENGTH,
+  })
+  @IsOptional()
+  @IsString()
+  user_id?: string;
 }
