@@ -1,3 +1,4 @@
+import { OAuthBrowser } from '../utils/oauth-browser';
 import { createHash } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { natUserId } from '../../src/core/identity/user-id';
@@ -424,12 +425,7 @@ workflow:
     const paused = await postJson(`${t.url}/v1/workflow`, { input_message: 'x' }, owner);
     expect(paused.status).toBe(202);
     const { auth_url, status_url } = paused.json as { auth_url: string; status_url: string };
-    const back = await fetch(
-      `${t.url}/auth/redirect${new URL(await auth.authorize(auth_url, 'user-b')).search}`,
-      {
-        headers: owner,
-      },
-    );
+    const back = await OAuthBrowser.of(t.url, auth, 'user-b', owner).complete(auth_url);
     expect(back.status).toBe(200);
     const done = await (await fetch(`${t.url}${status_url}`, { headers: owner })).json();
     expect(done).toMatchObject({ status: 'completed', result: { value: 'Hello user-b' } });

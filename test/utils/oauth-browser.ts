@@ -21,18 +21,23 @@ export class OAuthBrowser {
     /** The provider account the person logs in with. */
     private readonly user: string,
     cookies: Record<string, string> = {},
+    /** A gateway in front of this server that adds the person's bearer token to every request. */
+    private readonly authorization?: string,
   ) {
     for (const [k, v] of Object.entries(cookies)) this.cookies.set(k, v);
   }
 
-  /** A browser holding the session cookie of a `{cookie: 'nat-session=…'}` header set, if any. */
+  /**
+   * A browser holding the session cookie of a `{cookie: 'nat-session=…'}` header set, if any; an
+   * `authorization` header stands for a gateway that adds the person's token to their navigations.
+   */
   static of(appUrl: string, auth: AuthServer, user: string, headers: Record<string, string> = {}) {
     const cookies: Record<string, string> = {};
     for (const pair of (headers.cookie ?? '').split(';')) {
       const [k, ...v] = pair.trim().split('=');
       if (k) cookies[k] = v.join('=');
     }
-    return new OAuthBrowser(appUrl, auth, user, cookies);
+    return new OAuthBrowser(appUrl, auth, user, cookies, headers.authorization);
   }
 
   private cookieHeader(): string {
@@ -55,7 +60,11 @@ export class OAuthBrowser {
   async get(href: string): Promise<Response> {
     const res = await fetch(onApp(this.appUrl, href), {
       redirect: 'manual',
-      headers: { accept: 'text/html', cookie: this.cookieHeader() },
+      headers: {
+        accept: 'text/html',
+        cookie: this.cookieHeader(),
+        ...(this.authorization ? { authorization: this.authorization } : {}),
+      },
     });
     this.keep(res);
     return res;
