@@ -10,6 +10,7 @@ import { ConversationRuns } from './gateway/conversation-runs';
 import { GatewayService } from './gateway/gateway.service';
 import { createWorkflowGateway } from './gateway/workflow.gateway';
 import { FeedbackModule } from './feedback/feedback.module';
+import { McpModule } from './mcp/mcp.module';
 import { MonitoringModule } from './monitoring/monitoring.module';
 import { createOAuthCallbackController } from './oauth/oauth-callback.controller';
 import { ChatService } from './openai/chat.service';
@@ -57,6 +58,7 @@ export class AppModule {
         ConfigModule.forRoot(config),
         ExecutionsModule,
         FeedbackModule,
+        McpModule,
         MonitoringModule.forRoot({ perUserMonitoring: config.settings.general.enable_per_user_monitoring }),
       ],
       controllers,

@@ -51,6 +51,8 @@ export function routeTable(routes: Routes): { method: string; path: string }[] {
     { method: 'DELETE', path: '/executions/:id' },
     { method: 'GET', path: '/executions/:id/stream' },
     { method: 'POST', path: '/executions/:id/interactions/:interactionId/response' },
+    { method: 'GET', path: '/mcp/client/tool/list' },
+    { method: 'GET', path: '/mcp/client/tool/list/per_user' },
   );
   return table;
 }
