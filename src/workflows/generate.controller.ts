@@ -20,6 +20,7 @@ import {
   GenerateResponseDto,
   PausedExecutionDto,
   SSE_RESPONSE,
+  TRACE_HEADER_DOC,
   ValidationErrorBodyDto,
 } from '../core/dto/responses.dto';
 import type { Identity } from '../core/identity/identity';
@@ -77,10 +78,12 @@ export function createGenerateController({
     @ApiOkResponse({
       description: 'The workflow output; scalars as `{"value": …}`',
       type: GenerateResponseDto,
+      ...TRACE_HEADER_DOC,
     })
     @ApiAcceptedResponse({
       type: PausedExecutionDto,
       description: 'Paused for a person or an OAuth authorization',
+      ...TRACE_HEADER_DOC,
     })
     @ApiTooManyRequestsResponse({ description: 'Too many executions waiting for people (Retry-After)' })
     async generate(
@@ -98,7 +101,7 @@ export function createGenerateController({
     @ApiBody({ type: dto })
     @ApiOperation({ summary: 'Run the workflow, streaming output and step-adapted intermediate steps' })
     @ApiProduces('text/event-stream')
-    @ApiOkResponse(SSE_RESPONSE)
+    @ApiOkResponse({ ...SSE_RESPONSE, ...TRACE_HEADER_DOC })
     async stream(
       @JsonBody(bodyPipe) input: object,
       @CurrentIdentity() identity: Identity,
@@ -119,7 +122,7 @@ export function createGenerateController({
       description: 'Comma-separated step types to keep (e.g. LLM_END,TOOL_END), or `none`',
     })
     @ApiProduces('text/event-stream')
-    @ApiOkResponse(SSE_RESPONSE)
+    @ApiOkResponse({ ...SSE_RESPONSE, ...TRACE_HEADER_DOC })
     async full(
       @JsonBody(bodyPipe) input: object,
       @CurrentIdentity() identity: Identity,
