@@ -7,6 +7,7 @@ import type { LlmClient } from '../runtime/llm/llm-client';
 import { buildLlm } from '../runtime/llm/llm-builder';
 import { AUTH_PROVIDER_TYPES, OAuth2AuthCodeFlowConfig } from './authentication.schema';
 import { ConfigFile } from './config.schema';
+import { applyNatFields } from './nat-compat';
 
 export interface ConfigProblemAt {
   path: string;
@@ -41,6 +42,8 @@ export interface AppConfig {
   buildWorkflow(): BuiltFunction;
   functions: Map<string, BuiltFunction>;
   llms: Map<string, LlmClient>;
+  /** Fields that configure nothing here, one line each: `file:line: path: ignored: why`. */
+  warnings: string[];
 }
 
 interface Built {
@@ -129,6 +132,8 @@ export function parseConfig(
 
   const top = validatePlain(ConfigFile, plain, [], { forbidUnknown: true });
   if (!top.ok) found.push(...top.issues.map((i) => ({ loc: i.loc, message: i.msg })));
+  const nat = top.ok ? applyNatFields(plain, top.value) : { warnings: [], problems: [] };
+  found.push(...nat.problems);
 
   const functions = new Map<string, BuiltFunction>();
   const llms = new Map<string, LlmClient>();
@@ -228,6 +233,10 @@ export function parseConfig(
     buildWorkflow: workflow.make,
     functions,
     llms,
+    warnings: nat.warnings.map((w) => {
+      const line = lineOf(doc, counter, w.loc);
+      return `${file}${line ? `:${line}` : ''}: ${formatPath(w.loc)}: ignored: ${w.message}`;
+    }),
   };
 }
 
