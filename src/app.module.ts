@@ -17,6 +17,7 @@ import { ChatService } from './openai/chat.service';
 import { createChatController } from './openai/chat.controller';
 import { createCompletionsController } from './openai/completions.controller';
 import { resolveRoutes } from './routes';
+import { createEndpointControllers } from './workflows/endpoint-controllers';
 import { createGenerateController } from './workflows/generate.controller';
 
 /** Route paths come from config, so the faces' controllers are built per configured path. */
@@ -42,6 +43,7 @@ export class AppModule {
         }),
       );
     }
+    controllers.push(...createEndpointControllers(config));
     if (routes.chat) controllers.push(createChatController(routes.chat, true, routes.chat));
     if (routes.legacyChat) controllers.push(createChatController(routes.legacyChat, false, routes.chat));
     if (routes.completions) {
