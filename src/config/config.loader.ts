@@ -7,7 +7,10 @@ import type { LlmClient } from '../runtime/llm/llm-client';
 import { buildLlm } from '../runtime/llm/llm-builder';
 import { AUTH_PROVIDER_TYPES, OAuth2AuthCodeFlowConfig } from './authentication.schema';
 import { ConfigFile } from './config.schema';
+import { applyOverrides, type ConfigOverride } from './config-overrides';
 import { applyNatFields } from './nat-compat';
+
+export type { ConfigOverride } from './config-overrides';
 
 export interface ConfigProblemAt {
   path: string;
@@ -114,6 +117,7 @@ export function parseConfig(
   file: string,
   registry: FunctionRegistry,
   env: NodeJS.ProcessEnv = process.env,
+  overrides: ConfigOverride[] = [],
 ): AppConfig {
   const counter = new LineCounter();
   const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false });
@@ -128,6 +132,11 @@ export function parseConfig(
     );
   }
   const found: { loc: Loc; message: string }[] = [];
+  try {
+    applyOverrides(doc, overrides);
+  } catch (err) {
+    throw new ConfigError(file, [{ path: '', message: `--override: ${(err as Error).message}` }]);
+  }
   const plain = interpolate(doc.toJS() ?? {}, env, [], found);
 
   const top = validatePlain(ConfigFile, plain, [], { forbidUnknown: true });
@@ -283,6 +292,7 @@ export function loadConfig(
   file: string,
   registry: FunctionRegistry,
   env: NodeJS.ProcessEnv = process.env,
+  overrides: ConfigOverride[] = [],
 ): AppConfig {
   let text: string;
   try {
@@ -290,5 +300,5 @@ export function loadConfig(
   } catch (err) {
     throw new ConfigError(file, [{ path: '', message: `cannot read the file: ${(err as Error).message}` }]);
   }
-  return parseConfig(text, file, registry, env);
+  return parseConfig(text, file, registry, env, overrides);
 }
