@@ -10,12 +10,14 @@ import { ConversationRuns } from './gateway/conversation-runs';
 import { GatewayService } from './gateway/gateway.service';
 import { createWorkflowGateway } from './gateway/workflow.gateway';
 import { FeedbackModule } from './feedback/feedback.module';
+import { McpModule } from './mcp/mcp.module';
 import { MonitoringModule } from './monitoring/monitoring.module';
 import { createOAuthCallbackController } from './oauth/oauth-callback.controller';
 import { ChatService } from './openai/chat.service';
 import { createChatController } from './openai/chat.controller';
 import { createCompletionsController } from './openai/completions.controller';
 import { resolveRoutes } from './routes';
+import { createEndpointControllers } from './workflows/endpoint-controllers';
 import { createGenerateController } from './workflows/generate.controller';
 
 /** Route paths come from config, so the faces' controllers are built per configured path. */
@@ -41,6 +43,7 @@ export class AppModule {
         }),
       );
     }
+    controllers.push(...createEndpointControllers(config));
     if (routes.chat) controllers.push(createChatController(routes.chat, true, routes.chat));
     if (routes.legacyChat) controllers.push(createChatController(routes.legacyChat, false, routes.chat));
     if (routes.completions) {
@@ -57,6 +60,7 @@ export class AppModule {
         ConfigModule.forRoot(config),
         ExecutionsModule,
         FeedbackModule,
+        McpModule,
         MonitoringModule.forRoot({ perUserMonitoring: config.settings.general.enable_per_user_monitoring }),
       ],
       controllers,

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
 import { resolve } from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
-import { ConfigError, loadConfig, type AppConfig } from './config/config.loader';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { ConfigError, loadConfig, type AppConfig, type ConfigOverride } from './config/config.loader';
 import { ANONYMOUS } from './core/identity/identity';
 import { builtinRegistry } from './runtime/builtin-functions';
 import { runWorkflow } from './runtime/workflow-runner';
@@ -12,9 +12,53 @@ import { createApp } from './main';
 
 const DEFAULT_CONFIG = resolve(__dirname, '..', 'config', 'default.yml');
 
-function load(file: string): AppConfig {
+/** The config options every command takes, named as `interlude` and as `nat serve` name them. */
+interface ConfigOptions {
+  config?: string;
+  config_file?: string;
+  override?: string[];
+}
+
+function withConfigOptions(command: Command, what: string): Command {
+  return command
+    .option('--config <file>', `YAML config file${what}`)
+    .addOption(new Option('--config_file <file>', 'the same as --config (as `nat serve` names it)'))
+    .option(
+      '--override <key_value...>',
+      'KEY VALUE: set a dotted path of the file to a YAML scalar, e.g. general.front_end.port 9000 (repeatable)',
+    );
+}
+
+/** The config file: `--config`/`--config_file`, else INTERLUDE_CONFIG, NAT_CONFIG_FILE or `fallback`. */
+function configFile(opts: ConfigOptions, command: Command, fallback?: string): string {
+  const file =
+    opts.config ??
+    opts.config_file ??
+    (process.env.INTERLUDE_CONFIG || undefined) ??
+    (process.env.NAT_CONFIG_FILE || undefined) ??
+    fallback;
+  if (file === undefined) command.error("error: required option '--config <file>' not specified");
+  return file!;
+}
+
+function overridesOf(opts: ConfigOptions, command: Command): ConfigOverride[] {
+  const flat = opts.override ?? [];
+  if (flat.length % 2 !== 0) command.error('error: --override takes a KEY and a VALUE each time');
+  const pairs: ConfigOverride[] = [];
+  for (let i = 0; i < flat.length; i += 2) pairs.push([flat[i], flat[i + 1]]);
+  return pairs;
+}
+
+function load(opts: ConfigOptions, command: Command, fallback?: string): AppConfig {
   try {
-    return loadConfig(resolve(file), builtinRegistry());
+    const config = loadConfig(
+      resolve(configFile(opts, command, fallback)),
+      builtinRegistry(),
+      process.env,
+      overridesOf(opts, command),
+    );
+    for (const warning of config.warnings) process.stderr.write(`warning: ${warning}\n`);
+    return config;
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);
@@ -35,14 +79,14 @@ const program = new Command()
   .name('interlude')
   .description('Agent workflow server: NeMo Agent Toolkit compatible HTTP, chat and OpenAI faces');
 
-program
-  .command('serve')
-  .description('Start the server')
-  .option('--config <file>', 'YAML config file', process.env.INTERLUDE_CONFIG ?? DEFAULT_CONFIG)
+withConfigOptions(
+  program.command('serve').description('Start the server'),
+  ' (default: INTERLUDE_CONFIG, NAT_CONFIG_FILE or config/default.yml)',
+)
   .option('--host <host>', 'interface to listen on (overrides general.front_end.host)')
   .option('--port <port>', 'port to listen on (overrides general.front_end.port)', port)
-  .action(async (opts: { config: string; host?: string; port?: number }) => {
-    const config = load(opts.config);
+  .action(async (opts: ConfigOptions & { host?: string; port?: number }, command: Command) => {
+    const config = load(opts, command, DEFAULT_CONFIG);
     const frontEnd = config.settings.general.front_end;
     const level = process.env.LOG_LEVEL || 'info';
     if (!isLogLevel(level)) {
@@ -58,22 +102,23 @@ program
     );
   });
 
-program
-  .command('validate')
-  .description('Check a config file; prints every problem and exits non-zero when there is one')
-  .requiredOption('--config <file>', 'YAML config file')
-  .action((opts: { config: string }) => {
-    const config = load(opts.config);
-    process.stdout.write(`${config.file}: valid (workflow: ${config.workflow.type})\n`);
-  });
+withConfigOptions(
+  program
+    .command('validate')
+    .description('Check a config file; prints every problem and exits non-zero when there is one'),
+  ' (default: INTERLUDE_CONFIG or NAT_CONFIG_FILE)',
+).action((opts: ConfigOptions, command: Command) => {
+  const config = load(opts, command);
+  process.stdout.write(`${config.file}: valid (workflow: ${config.workflow.type})\n`);
+});
 
-program
-  .command('run')
-  .description('Run the workflow once with a text input and print its output')
-  .requiredOption('--config <file>', 'YAML config file')
+withConfigOptions(
+  program.command('run').description('Run the workflow once with a text input and print its output'),
+  ' (default: INTERLUDE_CONFIG or NAT_CONFIG_FILE)',
+)
   .requiredOption('--input <text>', 'the input message')
-  .action(async (opts: { config: string; input: string }) => {
-    const config = load(opts.config);
+  .action(async (opts: ConfigOptions & { input: string }, command: Command) => {
+    const config = load(opts, command);
     const workflow = config.workflow;
     const input = workflow.fromChat({ messages: [{ role: 'user', content: opts.input }] });
     const controller = new AbortController();

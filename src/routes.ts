@@ -12,6 +12,8 @@ export interface Routes {
   docs: string;
   openapi: string;
   oauth2Callback: string;
+  /** `general.front_end.endpoints`: each function's routes, with the method configured for it. */
+  endpoints: { method: string; path: string }[];
 }
 
 export function resolveRoutes(frontEnd: FrontEndConfig): Routes {
@@ -28,6 +30,11 @@ export function resolveRoutes(frontEnd: FrontEndConfig): Routes {
     docs: '/docs',
     openapi: '/openapi.json',
     oauth2Callback: frontEnd.oauth2_callback_path,
+    endpoints: frontEnd.endpoints.flatMap((e) =>
+      [e.path, legacy ? e.legacy_path : null]
+        .filter((base): base is string => Boolean(base))
+        .flatMap((base) => ['', '/stream', '/full'].map((s) => ({ method: e.method, path: `${base}${s}` }))),
+    ),
   };
 }
 
@@ -54,6 +61,9 @@ export function routeTable(routes: Routes): { method: string; path: string }[] {
     { method: 'POST', path: '/executions/:id/interactions/:interactionId/response' },
     { method: 'GET', path: '/feedback' },
     { method: 'POST', path: '/feedback' },
+    { method: 'GET', path: '/mcp/client/tool/list' },
+    { method: 'GET', path: '/mcp/client/tool/list/per_user' },
+    ...routes.endpoints,
   );
   return table;
 }

@@ -7,6 +7,10 @@ import type { LlmClient } from '../runtime/llm/llm-client';
 import { buildLlm } from '../runtime/llm/llm-builder';
 import { AUTH_PROVIDER_TYPES, OAuth2AuthCodeFlowConfig } from './authentication.schema';
 import { ConfigFile } from './config.schema';
+import { applyOverrides, type ConfigOverride } from './config-overrides';
+import { applyNatFields } from './nat-compat';
+
+export type { ConfigOverride } from './config-overrides';
 
 export interface ConfigProblemAt {
   path: string;
@@ -41,6 +45,8 @@ export interface AppConfig {
   buildWorkflow(): BuiltFunction;
   functions: Map<string, BuiltFunction>;
   llms: Map<string, LlmClient>;
+  /** Fields that configure nothing here, one line each: `file:line: path: ignored: why`. */
+  warnings: string[];
 }
 
 interface Built {
@@ -111,6 +117,7 @@ export function parseConfig(
   file: string,
   registry: FunctionRegistry,
   env: NodeJS.ProcessEnv = process.env,
+  overrides: ConfigOverride[] = [],
 ): AppConfig {
   const counter = new LineCounter();
   const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false });
@@ -125,10 +132,17 @@ export function parseConfig(
     );
   }
   const found: { loc: Loc; message: string }[] = [];
+  try {
+    applyOverrides(doc, overrides);
+  } catch (err) {
+    throw new ConfigError(file, [{ path: '', message: `--override: ${(err as Error).message}` }]);
+  }
   const plain = interpolate(doc.toJS() ?? {}, env, [], found);
 
   const top = validatePlain(ConfigFile, plain, [], { forbidUnknown: true });
   if (!top.ok) found.push(...top.issues.map((i) => ({ loc: i.loc, message: i.msg })));
+  const nat = top.ok ? applyNatFields(plain, top.value) : { warnings: [], problems: [] };
+  found.push(...nat.problems);
 
   const functions = new Map<string, BuiltFunction>();
   const llms = new Map<string, LlmClient>();
@@ -228,6 +242,10 @@ export function parseConfig(
     buildWorkflow: workflow.make,
     functions,
     llms,
+    warnings: nat.warnings.map((w) => {
+      const line = lineOf(doc, counter, w.loc);
+      return `${file}${line ? `:${line}` : ''}: ${formatPath(w.loc)}: ignored: ${w.message}`;
+    }),
   };
 }
 
@@ -274,6 +292,7 @@ export function loadConfig(
   file: string,
   registry: FunctionRegistry,
   env: NodeJS.ProcessEnv = process.env,
+  overrides: ConfigOverride[] = [],
 ): AppConfig {
   let text: string;
   try {
@@ -281,5 +300,5 @@ export function loadConfig(
   } catch (err) {
     throw new ConfigError(file, [{ path: '', message: `cannot read the file: ${(err as Error).message}` }]);
   }
-  return parseConfig(text, file, registry, env);
+  return parseConfig(text, file, registry, env, overrides);
 }

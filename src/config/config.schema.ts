@@ -18,6 +18,7 @@ import { IsDuration } from '../core/validation/duration';
 import { IsStringOrList } from '../core/validation/string-or-list';
 import { Optional } from '../core/validation/optional.decorator';
 import { IsDatabaseUrl } from '../db/database-url';
+import { NatFrontEndFields, NatTelemetryConfig } from './nat-front-end.schema';
 import { STEP_ADAPTOR_MODES, type StepAdaptorMode } from '../runtime/step-adaptor';
 
 const ROUTE = /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/;
@@ -71,7 +72,7 @@ export class StepAdaptorConfig {
 
 export const FRONT_END_TYPES = ['http', 'fastapi'];
 
-export class FrontEndConfig {
+export class FrontEndConfig extends NatFrontEndFields {
   @Optional()
   @IsIn(FRONT_END_TYPES, { message: `_type must be one of: ${FRONT_END_TYPES.join(', ')}` })
   _type = 'http';
@@ -242,7 +243,7 @@ export class GeneralConfig {
   @Optional() @ValidateNested() @Type(() => FeedbackConfig) feedback = new FeedbackConfig();
   // Accepted for NeMo Agent Toolkit config compatibility; they configure nothing here yet.
   @IsOptional() @IsBoolean() use_uvloop?: boolean;
-  @IsOptional() @IsObject() telemetry?: Record<string, unknown>;
+  @Optional() @ValidateNested() @Type(() => NatTelemetryConfig) telemetry = new NatTelemetryConfig();
 }
 
 /** A named component (`llms`, `functions`, `authentication`, `workflow`): `_type` picks its schema. */

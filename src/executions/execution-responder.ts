@@ -8,6 +8,7 @@ import { RequestLog } from '../core/logging/request-log';
 import { activeOtelTraceId } from '../core/tracing/otel';
 import { observabilityTrace, TRACE_HEADER } from '../core/tracing/observability-trace';
 import { ServerConfig } from '../config/server-config';
+import type { BuiltFunction } from '../runtime/function-type';
 import { outcome } from './outcome';
 import { ExecutionService, type Execution } from './execution.service';
 import { firstStop, pausedBody, streamExecution, type Render } from './execution-stream';
@@ -21,6 +22,8 @@ export interface InteractiveContext {
 
 /** How one face shows an execution. */
 export interface Face {
+  /** The function the route runs; the configured workflow when unset. */
+  workflow?: BuiltFunction;
   /** Whether the route can deliver a person's answer (prompts fail elsewhere). */
   interactive: boolean;
   /** For non-interactive routes: the interactive route to name in the error. */
@@ -103,6 +106,7 @@ export class ExecutionResponder {
       trace,
       interactive: face.interactive,
       interactiveRoute: face.interactiveRoute,
+      workflow: face.workflow,
       streaming,
       beforeRun: (execution) => {
         this.log?.assign(req, { executionId: execution.id });

@@ -1,10 +1,30 @@
 import { Injectable } from '@nestjs/common';
 import type { WsRun } from './ws-run';
 
-/** The run still going in each user's conversation, for the connection that takes it over. */
+/**
+ * The run still going in each user's conversation, for the connection that takes it over; and every
+ * identified user's live runs, so a reply naming an interaction id finds its prompt on any connection.
+ */
 @Injectable()
 export class ConversationRuns {
   private readonly runs = new Map<string, WsRun>();
+  private readonly byOwner = new Map<string, Set<WsRun>>();
+
+  /** Makes an identified user's run answerable by interaction id until it is removed. */
+  track(run: WsRun): void {
+    if (run.ownerId === null) return;
+    const owned = this.byOwner.get(run.ownerId) ?? new Set<WsRun>();
+    owned.add(run);
+    this.byOwner.set(run.ownerId, owned);
+  }
+
+  /** The user's run whose prompt `interactionId` is waiting, whatever its conversation. */
+  waitingOn(userId: string, interactionId: string): WsRun | undefined {
+    for (const run of this.byOwner.get(userId) ?? []) {
+      if (!run.isEnded && run.waitingPrompts().includes(interactionId)) return run;
+    }
+    return undefined;
+  }
 
   get(userId: string, conversationId: string): WsRun | undefined {
     return this.runs.get(key(userId, conversationId));
@@ -22,6 +42,9 @@ export class ConversationRuns {
   remove(run: WsRun): void {
     const k = this.keyOf(run);
     if (k !== undefined) this.runs.delete(k);
+    const owned = run.ownerId === null ? undefined : this.byOwner.get(run.ownerId);
+    owned?.delete(run);
+    if (owned?.size === 0) this.byOwner.delete(run.ownerId!);
   }
 
   private keyOf(run: WsRun): string | undefined {

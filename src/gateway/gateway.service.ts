@@ -246,6 +246,7 @@ export class GatewayService implements OnApplicationShutdown {
           if (identity.userId !== null && conversationId !== null) {
             this.conversations.set(identity.userId, conversationId, run);
           }
+          this.conversations.track(run);
           run.attach(session);
           void execution.done.then(() => this.ended(run));
         },
@@ -287,12 +288,15 @@ export class GatewayService implements OnApplicationShutdown {
       return this.reject(session, 'invalid_message', 'Invalid user_interaction_message', checked.details);
     }
     const reply = checked.value;
-    const run = session.run;
+    // An interaction id names its prompt whatever the conversation; only the fallback (a reply that
+    // names none) is scoped to this connection's conversation.
+    const byId = this.runWaitingOn(session, reply.parent_id);
+    const current = session.run;
     const conversationMatches =
-      !run || reply.conversation_id == null || reply.conversation_id === run.conversationId;
-    const waiting = run && conversationMatches ? run.waitingPrompts() : [];
-    const named = waiting.find((id) => id === reply.parent_id);
-    const interactionId = named ?? (waiting.length === 1 ? waiting[0] : undefined);
+      !current || reply.conversation_id == null || reply.conversation_id === current.conversationId;
+    const waiting = current && conversationMatches ? current.waitingPrompts() : [];
+    const run = byId ?? current;
+    const interactionId = byId ? reply.parent_id! : waiting.length === 1 ? waiting[0] : undefined;
     const refuse = (details: string) =>
       this.reject(
         session,
@@ -325,6 +329,14 @@ export class GatewayService implements OnApplicationShutdown {
       if (err instanceof AppError) return refuse(err.message);
       throw err;
     }
+  }
+
+  /** The run, this connection's or another of the same identified user's, waiting on `interactionId`. */
+  private runWaitingOn(session: WsSession, interactionId: string | null | undefined): WsRun | undefined {
+    if (!interactionId) return undefined;
+    if (session.run?.waitingPrompts().includes(interactionId)) return session.run;
+    const userId = session.identity.userId;
+    return userId === null ? undefined : this.conversations.waitingOn(userId, interactionId);
   }
 
   private async authenticate(session: WsSession, raw: unknown): Promise<void> {

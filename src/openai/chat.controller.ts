@@ -17,6 +17,7 @@ import {
   ErrorBodyDto,
   PausedExecutionDto,
   SSE_RESPONSE,
+  TRACE_HEADER_DOC,
   ValidationErrorBodyDto,
 } from '../core/dto/responses.dto';
 import type { Identity } from '../core/identity/identity';
@@ -51,10 +52,11 @@ export function createChatController(base: string, versioned: boolean, interacti
     @ApiBody({ type: ChatRequestDto })
     @HttpCode(200)
     @ApiOperation({ summary: 'Chat with the workflow (one chat.completion)' })
-    @ApiOkResponse({ type: ChatCompletionDto })
+    @ApiOkResponse({ type: ChatCompletionDto, ...TRACE_HEADER_DOC })
     @ApiAcceptedResponse({
       type: PausedExecutionDto,
       description: 'Paused for a person or an OAuth authorization',
+      ...TRACE_HEADER_DOC,
     })
     async complete(
       @JsonBody(bodyPipe) request: ChatRequestDto,
@@ -71,7 +73,7 @@ export function createChatController(base: string, versioned: boolean, interacti
     @ApiBody({ type: ChatRequestDto })
     @ApiOperation({ summary: 'Chat with the workflow, streaming chat.completion.chunk frames' })
     @ApiProduces('text/event-stream')
-    @ApiOkResponse(SSE_RESPONSE)
+    @ApiOkResponse({ ...SSE_RESPONSE, ...TRACE_HEADER_DOC })
     async stream(
       @JsonBody(bodyPipe) request: ChatRequestDto,
       @CurrentIdentity() identity: Identity,

@@ -11,7 +11,7 @@ import {
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ChatRequestDto } from '../core/dto/chat-request.dto';
-import { ChatCompletionDto, OpenAiErrorDto } from '../core/dto/responses.dto';
+import { ChatCompletionDto, OpenAiErrorDto, TRACE_HEADER_DOC } from '../core/dto/responses.dto';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
@@ -46,6 +46,7 @@ export function createCompletionsController(
         'application/json': { schema: { $ref: getSchemaPath(ChatCompletionDto) } },
         'text/event-stream': { schema: { type: 'string' } },
       },
+      ...TRACE_HEADER_DOC,
     })
     @ApiBadRequestResponse({ type: OpenAiErrorDto, description: 'Invalid request' })
     @ApiUnprocessableEntityResponse({ type: OpenAiErrorDto, description: 'The workflow failed' })

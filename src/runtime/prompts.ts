@@ -181,7 +181,7 @@ function pickOption(prompt: Prompt, raw: unknown): PromptOption {
 
 /**
  * Checks a raw answer against its prompt and normalizes it. Accepts NAT's `type` discriminator and its
- * docs' `input_type`; a checkbox answer as `selected_option` or `selected_options`.
+ * docs' `input_type`; a checkbox answer as `selected_options`, or `selected_option` (one option or a list).
  */
 export function normalizeAnswer(prompt: Prompt, raw: unknown): PromptAnswer {
   const body = asObject(raw, 'response');
@@ -214,7 +214,11 @@ export function normalizeAnswer(prompt: Prompt, raw: unknown): PromptAnswer {
     case 'notification':
       return { type: 'notification' };
     case 'checkbox': {
-      const raw = body.selected_options ?? body.selected_option;
+      // NAT's checkbox answer model carries one `selected_option`: a one-item selection.
+      const single = body.selected_option;
+      const raw =
+        body.selected_options ??
+        (single !== null && typeof single === 'object' && !Array.isArray(single) ? [single] : single);
       if (!Array.isArray(raw))
         throw new AnswerMismatch('a checkbox response needs "selected_options": a list of options');
       const chosen = raw.map((o) => pickOption(prompt, o));

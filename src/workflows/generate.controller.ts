@@ -1,4 +1,4 @@
-import { Controller, HttpCode, Post, Query, Req, Res, type Type } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Post, Put, Query, Req, Res, type Type } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBody,
@@ -20,6 +20,7 @@ import {
   GenerateResponseDto,
   PausedExecutionDto,
   SSE_RESPONSE,
+  TRACE_HEADER_DOC,
   ValidationErrorBodyDto,
 } from '../core/dto/responses.dto';
 import type { Identity } from '../core/identity/identity';
@@ -27,6 +28,7 @@ import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
 import { ServerConfig } from '../config/server-config';
 import { ExecutionResponder, type Face } from '../executions/execution-responder';
+import type { EndpointMethod } from '../config/nat-front-end.schema';
 import type { BuiltFunction } from '../runtime/function-type';
 import { StepAdaptor } from '../runtime/step-adaptor';
 import { generateBody } from './generate-output';
@@ -39,7 +41,11 @@ export interface GenerateRouteOptions {
   workflow: BuiltFunction;
   /** The versioned base path, named in the error when a workflow asks on a legacy route. */
   interactiveBase: string | null;
+  /** An extra endpoint (`general.front_end.endpoints`): `workflow` is its function, run in its place. */
+  endpoint?: { method: EndpointMethod; description: string; name: string };
 }
+
+const ROUTE_DECORATORS = { GET: Get, POST: Post, PUT: Put, DELETE: Delete };
 
 /**
  * Builds the controller for one generate base path (`/v1/workflow` or legacy `/generate`). Paths come
@@ -50,11 +56,18 @@ export function createGenerateController({
   versioned,
   workflow,
   interactiveBase,
+  endpoint,
 }: GenerateRouteOptions): Type {
   const dto = workflow.input.kind === 'chat' ? ChatRequestDto : workflow.input.dto;
   const bodyPipe = new ValidateBodyPipe(dto);
+  const Route = ROUTE_DECORATORS[endpoint?.method ?? 'POST'];
+  // NAT serves GET endpoints without a body; here their input comes from the query string.
+  const fromQuery = endpoint?.method === 'GET' || endpoint?.method === 'DELETE';
+  const Input = fromQuery ? () => Query(new ValidateBodyPipe(dto, 'query')) : () => JsonBody(bodyPipe);
+  const DocInput = fromQuery ? ApiQuery({ type: dto }) : ApiBody({ type: dto });
+  const summary = (text: string) => ApiOperation({ summary: endpoint?.description || text });
 
-  @ApiTags(versioned ? 'Workflow' : 'Workflow (legacy)')
+  @ApiTags(endpoint ? 'Endpoints' : versioned ? 'Workflow' : 'Workflow (legacy)')
   @ApiExtraModels(ErrorBodyDto, ValidationErrorBodyDto, GenerateResponseDto)
   @ApiUnprocessableEntityResponse({
     description: 'Invalid body (`detail` list) or the workflow failed (`code: workflow_error`)',
@@ -70,21 +83,23 @@ export function createGenerateController({
       readonly config: ServerConfig,
     ) {}
 
-    @Post()
+    @Route()
     @HttpCode(200)
-    @ApiBody({ type: dto })
-    @ApiOperation({ summary: 'Run the workflow and return its output' })
+    @DocInput
+    @summary('Run the workflow and return its output')
     @ApiOkResponse({
       description: 'The workflow output; scalars as `{"value": …}`',
       type: GenerateResponseDto,
+      ...TRACE_HEADER_DOC,
     })
     @ApiAcceptedResponse({
       type: PausedExecutionDto,
       description: 'Paused for a person or an OAuth authorization',
+      ...TRACE_HEADER_DOC,
     })
     @ApiTooManyRequestsResponse({ description: 'Too many executions waiting for people (Retry-After)' })
     async generate(
-      @JsonBody(bodyPipe) input: object,
+      @Input() input: object,
       @CurrentIdentity() identity: Identity,
       @Req() req: Request,
       @Res({ passthrough: true }) res: Response,
@@ -94,13 +109,13 @@ export function createGenerateController({
       return body;
     }
 
-    @Post('stream')
-    @ApiBody({ type: dto })
-    @ApiOperation({ summary: 'Run the workflow, streaming output and step-adapted intermediate steps' })
+    @Route('stream')
+    @DocInput
+    @summary('Run the workflow, streaming output and step-adapted intermediate steps')
     @ApiProduces('text/event-stream')
-    @ApiOkResponse(SSE_RESPONSE)
+    @ApiOkResponse({ ...SSE_RESPONSE, ...TRACE_HEADER_DOC })
     async stream(
-      @JsonBody(bodyPipe) input: object,
+      @Input() input: object,
       @CurrentIdentity() identity: Identity,
       @Req() req: Request,
       @Res() res: Response,
@@ -110,18 +125,18 @@ export function createGenerateController({
       await this.responder.stream(input, identity, req, res, face);
     }
 
-    @Post('full')
-    @ApiBody({ type: dto })
-    @ApiOperation({ summary: 'Run the workflow, streaming output and raw intermediate steps' })
+    @Route('full')
+    @DocInput
+    @summary('Run the workflow, streaming output and raw intermediate steps')
     @ApiQuery({
       name: 'filter_steps',
       required: false,
       description: 'Comma-separated step types to keep (e.g. LLM_END,TOOL_END), or `none`',
     })
     @ApiProduces('text/event-stream')
-    @ApiOkResponse(SSE_RESPONSE)
+    @ApiOkResponse({ ...SSE_RESPONSE, ...TRACE_HEADER_DOC })
     async full(
-      @JsonBody(bodyPipe) input: object,
+      @Input() input: object,
       @CurrentIdentity() identity: Identity,
       @Req() req: Request,
       @Res() res: Response,
@@ -139,6 +154,7 @@ export function createGenerateController({
 
     private face(suffix: string, steps?: () => GenerateStreamOptions['steps']): Face {
       return {
+        workflow: endpoint ? workflow : undefined,
         interactive: versioned,
         interactiveRoute:
           interactiveBase === null ? undefined : `${interactiveBase}${suffix === '/' ? '' : suffix}`,
@@ -154,7 +170,7 @@ export function createGenerateController({
   }
 
   Object.defineProperty(GenerateController, 'name', {
-    value: versioned ? 'WorkflowController' : 'LegacyGenerateController',
+    value: endpoint ? endpoint.name : versioned ? 'WorkflowController' : 'LegacyGenerateController',
   });
   return GenerateController;
 }

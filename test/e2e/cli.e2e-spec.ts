@@ -16,7 +16,13 @@ jest.setTimeout(30_000);
 /** The environment the CLI runs in: ours, minus anything that would change which config or port it picks. */
 function cliEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...extra };
-  for (const key of ['INTERLUDE_CONFIG', 'INTERLUDE_HOST', 'INTERLUDE_PORT', 'WORKFLOW_DESCRIPTION']) {
+  for (const key of [
+    'INTERLUDE_CONFIG',
+    'NAT_CONFIG_FILE',
+    'INTERLUDE_HOST',
+    'INTERLUDE_PORT',
+    'WORKFLOW_DESCRIPTION',
+  ]) {
     if (!(key in extra)) delete env[key];
   }
   return env;
@@ -190,6 +196,88 @@ describe('interlude validate', () => {
     const res = await cli(['validate']);
     expect(res.code).not.toBe(0);
     expect(res.stderr).toContain('--config');
+  });
+});
+
+describe("a NeMo Agent Toolkit user's command line", () => {
+  it('validate --config_file loads a NAT config, with one warning line per ignored field', async () => {
+    const file = fixture('nat-config.yml');
+    const res = await cli(['validate', '--config_file', file]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toBe(`${file}: valid (workflow: echo)\n`);
+    expect(res.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^warning: ${file}:3: general\\.use_uvloop: ignored: `)),
+      expect.stringMatching(
+        /^warning: \S+:7: general\.telemetry\.tracing\.phoenix: ignored: tracing exporter "phoenix"/,
+      ),
+      expect.stringMatching(/^warning: \S+:13: general\.front_end\.reload: ignored: /),
+      expect.stringMatching(/^warning: \S+:12: general\.front_end\.workers: ignored: /),
+      expect.stringMatching(/^warning: \S+:16: general\.front_end\.dask_workers: ignored: /),
+    ]);
+  });
+
+  it('--override KEY VALUE sets a dotted path, the value typed as a YAML scalar; repeatable', async () => {
+    const ok = await cli([
+      'validate',
+      '--config',
+      config('echo.yml'),
+      '--override',
+      'general.front_end.port',
+      '9001',
+      '--override',
+      'general.front_end.cors.allow_credentials',
+      'true',
+    ]);
+    expect(ok.stderr).toBe('');
+    expect(ok.code).toBe(0);
+    const typed = await cli([
+      'validate',
+      '--config',
+      config('echo.yml'),
+      '--override',
+      'general.front_end.port',
+      'high',
+    ]);
+    expect(typed.code).toBe(2);
+    expect(typed.stderr).toContain('general.front_end.port: ');
+    const unknown = await cli([
+      'validate',
+      '--config',
+      config('echo.yml'),
+      '--override',
+      'general.front_end.prot',
+      '1',
+    ]);
+    expect(unknown.stderr).toContain('general.front_end.prot: Extra inputs are not permitted');
+  });
+
+  it('--override needs a KEY and a VALUE', async () => {
+    const res = await cli([
+      'validate',
+      '--config',
+      config('echo.yml'),
+      '--override',
+      'general.front_end.port',
+    ]);
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain('--override');
+  });
+
+  it('serve reads NAT_CONFIG_FILE like INTERLUDE_CONFIG, and takes overrides', async () => {
+    const port = await freePort();
+    const { line, url } = await serve(
+      [
+        '--override',
+        'general.front_end.host',
+        '127.0.0.1',
+        '--override',
+        'general.front_end.port',
+        String(port),
+      ],
+      { NAT_CONFIG_FILE: config('echo.yml') },
+    );
+    expect(url).toBe(`http://127.0.0.1:${port}`);
+    expect(line).toContain(config('echo.yml'));
   });
 });
 

@@ -309,6 +309,20 @@ describe('HITL polling: statuses, answers and errors', () => {
     });
   });
 
+  it("a checkbox answer in NAT's own shape (one selected_option) is a one-item selection", async () => {
+    const first = await start();
+    await ex.answer(first.response_url, { type: 'text', text: 'Di' });
+    const second = await ex.nextPause(first.execution_id, first.interaction_id);
+    const natShape = await ex.answer(second.response_url, {
+      input_type: 'checkbox',
+      selected_option: { id: 'b', label: 'B', value: 'vb' },
+    });
+    expect(natShape.status).toBe(204);
+    const third = await ex.nextPause(first.execution_id, second.interaction_id);
+    await ex.answer(third.response_url, { type: 'binary_choice', selected_option: { id: 'y' } });
+    expect((await ex.ended(first.execution_id)).result).toEqual({ value: 'Di: vb y' });
+  });
+
   it('404 for an unknown execution (status, answer, cancel) and an unknown interaction', async () => {
     const unknown = '00000000-0000-4000-8000-000000000000';
     const status = await ex.status(unknown);
@@ -392,7 +406,7 @@ describe('HITL polling: statuses, answers and errors', () => {
     expect((notAnOption.json.detail as { msg: string }[])[0].msg).toBe(
       `selected option "zzz" is not one of the prompt's options ("a", "b")`,
     );
-    const notAList = await ex.answer(pause.response_url, { type: 'checkbox', selected_option: { id: 'a' } });
+    const notAList = await ex.answer(pause.response_url, { type: 'checkbox', selected_options: 'a' });
     expect(notAList.status).toBe(422);
     expect((notAList.json.detail as { msg: string }[])[0].msg).toContain('"selected_options": a list');
     const freeText = await ex.answer(pause.response_url, { type: 'text', text: 'both' });

@@ -51,6 +51,41 @@ describe('OpenAPI', () => {
     expect(new Set(operationIds).size).toBe(operationIds.length);
   });
 
+  it('every route that answers with an Observability-Trace-Id header declares it', async () => {
+    const doc = await openapi(t);
+    const res = await fetch(`${t.url}/v1/workflow`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'hi' }),
+    });
+    expect(res.headers.get('observability-trace-id')).toBeTruthy();
+    for (const path of [
+      '/v1/workflow',
+      '/v1/workflow/stream',
+      '/v1/workflow/full',
+      '/generate',
+      '/generate/stream',
+      '/generate/full',
+      '/v1/chat',
+      '/v1/chat/stream',
+      '/chat',
+      '/chat/stream',
+      '/v1/chat/completions',
+    ]) {
+      const responses = doc.paths[path]?.post?.responses ?? {};
+      const declared = ['200', '202']
+        .filter((status) => responses[status])
+        .map((status) => (responses[status] as OpenAPIV3.ResponseObject).headers?.['Observability-Trace-Id']);
+      expect({ path, declared }).toEqual({
+        path,
+        declared: declared.map(() => expect.objectContaining({ schema: { type: 'string' } })),
+      });
+      expect(declared.length).toBeGreaterThan(0);
+    }
+    const status = doc.paths['/executions/{id}']?.get?.responses['200'] as OpenAPIV3.ResponseObject;
+    expect(status.headers?.['Observability-Trace-Id']).toBeUndefined();
+  });
+
   it("the generate routes carry the configured workflow's input schema", async () => {
     const doc = await openapi(t);
     expect(bodySchemaRef(doc, '/v1/workflow')).toBe('#/components/schemas/EchoInputDto');
@@ -93,6 +128,8 @@ describe('OpenAPI', () => {
           '/feedback',
           '/health',
           '/health/ready',
+          '/mcp/client/tool/list',
+          '/mcp/client/tool/list/per_user',
           '/metrics',
           '/v1/chat',
           '/v1/chat/stream',

@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
+import { chromiumPath, requires } from '../utils/requires';
 import { scriptedYaml, startApp, type TestApp } from '../utils/test-app';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM = chromiumPath();
 
 /** What the page saw: every message received, and how the socket closed. */
 interface Seen {
@@ -59,21 +59,14 @@ function chatInBrowser(args: { query: string; answers: Record<string, string> })
   });
 }
 
-if (!existsSync(CHROMIUM)) {
-  describe('WebSocket gateway in a real browser', () => {
-    it(`is not run here: no Chromium at ${CHROMIUM}`, () => {
-      console.log(`skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
-    });
-  });
-} else {
-  describe('WebSocket gateway in a real browser (Chromium, the browser WebSocket API)', () => {
-    let t: TestApp;
-    let browser: Browser;
+requires('chromium')('WebSocket gateway in a real browser (Chromium, the browser WebSocket API)', () => {
+  let t: TestApp;
+  let browser: Browser;
 
-    beforeAll(async () => {
-      t = await startApp(
-        scriptedYaml(
-          `- prompt: { input_type: notification, text: 'Working on {{input}}' }
+  beforeAll(async () => {
+    t = await startApp(
+      scriptedYaml(
+        `- prompt: { input_type: notification, text: 'Working on {{input}}' }
 - prompt: { input_type: text, text: 'For whom?', save_as: who }
 - prompt:
     input_type: radio
@@ -81,46 +74,45 @@ if (!existsSync(CHROMIUM)) {
     options: [{ id: e, label: Email, value: email }, { id: s, label: SMS, value: sms }]
     save_as: how
 - step: { name: build, kind: tool, input: { who: '{{who}}' }, payload: done }`,
-          '{{input}} for {{who}} by {{how.label}}',
-        ),
-      );
-      const { chromium } = await import('playwright-core');
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    });
-    afterAll(async () => {
-      await browser?.close();
-      await t.close();
-    });
-
-    it('runs a chat, shows the steps, answers the prompts as the NAT UI does, and gets the answer', async () => {
-      const page = await browser.newPage();
-      await page.goto(`${t.url}/health`);
-      const seen = await page.evaluate(chatInBrowser, {
-        query: 'session=browser-user&conversation_id=conv-browser',
-        answers: { 'For whom?': 'the board', 'Send how?': 'SMS' },
-      });
-      const kinds = seen.received.map((m) => m.content.input_type ?? m.type);
-      expect(kinds).toEqual([
-        'notification',
-        'text',
-        'radio',
-        'system_intermediate_message',
-        'system_intermediate_message',
-        'system_response_message',
-        'system_response_message',
-        'observability_trace_message',
-      ]);
-      expect(seen.received[5].content.text).toBe('the report for the board by SMS');
-      expect(seen.received[6].status).toBe('complete');
-      expect(seen.closed?.code).toBe(1005);
-    });
-
-    it('a browser can read why the server closed the socket (1008 "Invalid session ID")', async () => {
-      const page = await browser.newPage();
-      await page.goto(`${t.url}/health`);
-      const seen = await page.evaluate(chatInBrowser, { query: 'session=not%20valid', answers: {} });
-      expect(seen.closed).toEqual({ code: 1008, reason: 'Invalid session ID' });
-      expect(seen.received).toEqual([]);
-    });
+        '{{input}} for {{who}} by {{how.label}}',
+      ),
+    );
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   });
-}
+  afterAll(async () => {
+    await browser?.close();
+    await t.close();
+  });
+
+  it('runs a chat, shows the steps, answers the prompts as the NAT UI does, and gets the answer', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${t.url}/health`);
+    const seen = await page.evaluate(chatInBrowser, {
+      query: 'session=browser-user&conversation_id=conv-browser',
+      answers: { 'For whom?': 'the board', 'Send how?': 'SMS' },
+    });
+    const kinds = seen.received.map((m) => m.content.input_type ?? m.type);
+    expect(kinds).toEqual([
+      'notification',
+      'text',
+      'radio',
+      'system_intermediate_message',
+      'system_intermediate_message',
+      'system_response_message',
+      'system_response_message',
+      'observability_trace_message',
+    ]);
+    expect(seen.received[5].content.text).toBe('the report for the board by SMS');
+    expect(seen.received[6].status).toBe('complete');
+    expect(seen.closed?.code).toBe(1005);
+  });
+
+  it('a browser can read why the server closed the socket (1008 "Invalid session ID")', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${t.url}/health`);
+    const seen = await page.evaluate(chatInBrowser, { query: 'session=not%20valid', answers: {} });
+    expect(seen.closed).toEqual({ code: 1008, reason: 'Invalid session ID' });
+    expect(seen.received).toEqual([]);
+  });
+});

@@ -139,6 +139,33 @@ describe('WebSocket gateway: people answer prompts on the socket', () => {
     expect(next.id).not.toBe(prompt.id);
   });
 
+  it('a reply naming a waiting interaction id answers it whatever its conversation_id', async () => {
+    const ws = await connect(t.url, { session: 'carla' });
+    ws.send(userMessage('x', { id: 'u7', conversation_id: 'c7' }));
+    const asked = await ws.until((m) => m.content.input_type === 'text');
+    ws.send(reply('Other conv', { parent_id: asked[asked.length - 1].id, conversation_id: 'elsewhere' }));
+    const binary = await ws.next();
+    expect(binary.content.input_type).toBe('binary_choice');
+    const other = await connect(t.url, { session: 'carla' });
+    other.send(reply('Yes', { parent_id: binary.id, conversation_id: null }));
+    expect((await ws.next()).content.input_type).toBe('radio');
+  });
+
+  it('another identity cannot answer a prompt by naming its interaction id', async () => {
+    const ws = await connect(t.url, { session: 'dana' });
+    ws.send(userMessage('x', { id: 'u8', conversation_id: 'c8' }));
+    const asked = await ws.until((m) => m.content.input_type === 'text');
+    const promptId = asked[asked.length - 1].id;
+    const intruder = await connect(t.url, { session: 'eve' });
+    intruder.send(reply('Eve', { parent_id: promptId, conversation_id: 'c8' }));
+    expect(await intruder.next()).toMatchObject({
+      type: 'error_message',
+      content: { code: 'invalid_data_content' },
+    });
+    ws.send(reply('Dana', { parent_id: promptId }));
+    expect((await ws.next()).content.input_type).toBe('binary_choice');
+  });
+
   it('a reply for another conversation finds no prompt waiting', async () => {
     const ws = await connect(t.url);
     ws.send(userMessage('x', { id: 'u4', conversation_id: 'mine' }));

@@ -135,14 +135,15 @@ export function userMessage(
 /** A NAT `user_interaction_message` replying with `text`, as the NAT UI sends it. */
 export function reply(
   text: string,
-  fields: { parent_id?: string; conversation_id?: string; cancel?: boolean } = {},
+  fields: { parent_id?: string; conversation_id?: string | null; cancel?: boolean } = {},
 ): Record<string, unknown> {
   return {
     type: 'user_interaction_message',
     id: randomUUID(),
     thread_id: fields.parent_id,
     parent_id: fields.parent_id,
-    conversation_id: fields.conversation_id ?? 'conv-1',
+    // null leaves the field out, as a client that does not track conversations sends it
+    ...(fields.conversation_id === null ? {} : { conversation_id: fields.conversation_id ?? 'conv-1' }),
     content: {
       messages: [{ role: 'user', content: [{ type: 'text', text }] }],
       ...(fields.cancel ? { cancel: true } : {}),

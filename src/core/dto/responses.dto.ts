@@ -80,6 +80,16 @@ export class OpenAiErrorDto {
   @ApiProperty({ type: OpenAiErrorDetailDto }) error!: OpenAiErrorDetailDto;
 }
 
+/** Declares the `Observability-Trace-Id` header every answer of a route that runs the workflow carries. */
+export const TRACE_HEADER_DOC = {
+  headers: {
+    'Observability-Trace-Id': {
+      description: 'The trace id of this run (give it to /feedback); the request header of that name is kept',
+      schema: { type: 'string' as const },
+    },
+  },
+};
+
 export const SSE_RESPONSE = {
   description: 'Server-Sent Events: `data:` output frames and `intermediate_data:` step lines',
   content: { 'text/event-stream': { schema: { type: 'string' as const } } },

@@ -75,10 +75,13 @@ type Ctor<T> = new () => T;
 /** Validates the body against a DTO class, FastAPI style (422 with `loc` from `body`). Returns the body as sent. */
 @Injectable()
 export class ValidateBodyPipe<T extends object> implements PipeTransform<unknown, T> {
-  constructor(private readonly dto: Ctor<T>) {}
+  constructor(
+    private readonly dto: Ctor<T>,
+    private readonly from: 'body' | 'query' = 'body',
+  ) {}
 
   transform(body: unknown): T {
-    const checked = validatePlain(this.dto, body, ['body']);
+    const checked = validatePlain(this.dto, body, [this.from]);
     if (!checked.ok) throw AppError.validation(checked.issues);
     return body as T;
   }

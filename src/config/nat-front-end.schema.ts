@@ -1,0 +1,82 @@
+import { Type } from 'class-transformer';
+import {
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { IsDuration } from '../core/validation/duration';
+import { Optional } from '../core/validation/optional.decorator';
+
+/*
+ * The fields of NeMo Agent Toolkit's FastApiFrontEndConfig, GeneralConfig and TelemetryConfig that have
+ * no Interlude field of the same meaning, so a NAT user's file loads. nat-compat.ts says which are used
+ * and warns about the rest.
+ */
+
+const ROUTE = /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/;
+const ROUTE_MSG = { message: 'must be an absolute URL path such as /v1/workflow' };
+export const ENDPOINT_METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
+export type EndpointMethod = (typeof ENDPOINT_METHODS)[number];
+
+/** NAT's `EndpointBase`: the paths one function is served at. */
+export class NatEndpointBaseConfig {
+  @IsDefined() @IsIn(ENDPOINT_METHODS as unknown as string[]) method!: EndpointMethod;
+  @Optional() @IsString() description = '';
+  @IsOptional() @IsString() @Matches(ROUTE, ROUTE_MSG) path?: string | null;
+  @IsOptional() @IsString() @Matches(ROUTE, ROUTE_MSG) websocket_path?: string | null;
+  @IsOptional() @IsString() @Matches(ROUTE, ROUTE_MSG) openai_api_path?: string | null;
+  @IsOptional() @IsString() @Matches(ROUTE, ROUTE_MSG) openai_api_v1_path?: string | null;
+  @IsOptional() @IsIn(['auto', 'chat_completions', 'responses']) openai_api_v1_format?: string;
+  @IsOptional() @IsString() @Matches(ROUTE, ROUTE_MSG) legacy_path?: string | null;
+  @IsOptional() @IsString() @Matches(ROUTE, ROUTE_MSG) legacy_openai_api_path?: string | null;
+}
+
+/** An extra endpoint: a function of `functions:` served at its own path and method. */
+export class NatEndpointConfig extends NatEndpointBaseConfig {
+  @IsDefined() @IsString() function_name!: string;
+}
+
+/** NAT's front-end fields beyond the ones Interlude shares with it. */
+export class NatFrontEndFields {
+  @Optional() @IsBoolean() reload = false;
+  @Optional() @Min(1) @IsInt() workers = 1;
+  @IsOptional() @IsString() scheduler_address: string | null = null;
+  /** NAT's async-jobs database (a SQLAlchemy URL); used as `general.db_url` when that is not set. */
+  @IsOptional() @IsString() db_url: string | null = null;
+  /** Kept for async jobs: how many run at once. */
+  @Optional() @Min(1) @IsInt() max_running_async_jobs = 10;
+  @Optional() @IsIn(['threads', 'processes']) dask_workers: 'threads' | 'processes' = 'processes';
+  @Optional() @IsString() dask_log_level = 'WARNING';
+  @Optional() @IsString() dask_worker_memory_limit = '0';
+  @Optional() @Min(0) @IsInt() dask_threads_per_worker = 1;
+  @IsOptional() @ValidateNested() @Type(() => NatEndpointBaseConfig) evaluate?: NatEndpointBaseConfig;
+  @IsOptional() @ValidateNested() @Type(() => NatEndpointBaseConfig) evaluate_item?: NatEndpointBaseConfig;
+  /** Functions served at paths of their own, like the workflow. */
+  @Optional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => NatEndpointConfig)
+  endpoints: NatEndpointConfig[] = [];
+  @Optional() @IsBoolean() use_gunicorn = false;
+  @IsOptional() @IsString() runner_class: string | null = null;
+  @IsOptional() @IsString() object_store: string | null = null;
+  // Earlier NAT releases' fields.
+  @Optional() @Min(1) @IsInt() max_concurrent_users = 100;
+  @IsOptional() @IsDuration() user_idle_timeout?: number | string;
+  @IsOptional() @IsDuration() cleanup_check_interval?: number | string;
+  @Optional() @IsBoolean() require_user_id = false;
+}
+
+/** NAT's `general.telemetry`: logging and tracing exporters, each a named component with a `_type`. */
+export class NatTelemetryConfig {
+  @Optional() @IsObject() logging: Record<string, unknown> = {};
+  @Optional() @IsObject() tracing: Record<string, unknown> = {};
+}

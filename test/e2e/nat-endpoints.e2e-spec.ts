@@ -1,0 +1,79 @@
+import type { OpenAPIV3 } from 'openapi-types';
+import { dataOf, postStream } from '../utils/sse';
+import { scriptedYaml, startApp, type TestApp } from '../utils/test-app';
+
+const YAML = `general:
+  front_end:
+    endpoints:
+      - { method: POST, path: /tools/shout, description: Echo it back, function_name: shout }
+      - { method: GET, path: /tools/ping, description: Echo from the query, function_name: shout }
+      - { method: PUT, path: /tools/put, description: Echo by PUT, function_name: shout }
+functions:
+  shout: { _type: echo }
+${scriptedYaml(`- stream: { text: 'main workflow' }`, 'main workflow')}`;
+
+describe('general.front_end.endpoints: functions served at their own paths, as NAT does', () => {
+  let t: TestApp;
+  beforeAll(async () => (t = await startApp(YAML)));
+  afterAll(() => t.close());
+
+  const send = (method: string, path: string, body?: unknown) =>
+    fetch(`${t.url}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+
+  it("runs the named function, not the workflow, with the function's input and output", async () => {
+    const res = await send('POST', '/tools/shout', { message: 'hello endpoint' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('observability-trace-id')).toBeTruthy();
+    expect(await res.json()).toEqual({ value: 'hello endpoint' });
+    const main = await send('POST', '/v1/workflow', { input_message: 'x' });
+    expect(await main.json()).toEqual({ value: 'main workflow' });
+  });
+
+  it("validates the body against the function's input (422)", async () => {
+    const res = await send('POST', '/tools/shout', { text: 'no message' });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { detail: { loc: string[] }[] }).detail[0].loc).toEqual([
+      'body',
+      'message',
+    ]);
+  });
+
+  it('streams at <path>/stream and <path>/full', async () => {
+    for (const suffix of ['/stream', '/full']) {
+      const res = await postStream(`${t.url}/tools/shout${suffix}`, { message: 'streamed words' });
+      expect(res.status).toBe(200);
+      const text = dataOf(res)
+        .map((d) => (d as { value: string }).value)
+        .join('');
+      expect(text).toBe('streamed words');
+    }
+  });
+
+  it('serves the configured method: GET takes its input from the query, PUT from the body', async () => {
+    const get = await send('GET', '/tools/ping?message=pong');
+    expect(get.status).toBe(200);
+    expect(await get.json()).toEqual({ value: 'pong' });
+    const put = await send('PUT', '/tools/put', { message: 'put it' });
+    expect(await put.json()).toEqual({ value: 'put it' });
+    expect((await send('POST', '/tools/ping', { message: 'x' })).status).toBe(405);
+  });
+
+  it('documents each endpoint in OpenAPI with its method and the function input', async () => {
+    const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as OpenAPIV3.Document;
+    const post = doc.paths['/tools/shout']?.post;
+    expect(post?.summary).toBe('Echo it back');
+    expect((post?.requestBody as OpenAPIV3.RequestBodyObject).content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/EchoInputDto',
+    });
+    expect(doc.paths['/tools/shout/stream']?.post).toBeDefined();
+    const get = doc.paths['/tools/ping']?.get;
+    expect((get?.parameters as OpenAPIV3.ParameterObject[]).map((p) => [p.name, p.in])).toEqual([
+      ['message', 'query'],
+    ]);
+    expect(doc.paths['/tools/put']?.put).toBeDefined();
+  });
+});
