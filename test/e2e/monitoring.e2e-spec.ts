@@ -159,6 +159,16 @@ describe('/metrics', () => {
     expect(text).not.toContain(ALICE);
   });
 
+  it('prints only values strict parsers accept (NaN, never Nan) when read twice in a row', async () => {
+    const texts = [await (await fetch(`${t.url}/metrics`)).text(), await (await fetch(`${t.url}/metrics`)).text()];
+    for (const text of texts) {
+      const samples = text.split('\n').filter((line) => line !== '' && !line.startsWith('#'));
+      const values = samples.map((line) => line.slice(line.lastIndexOf(' ') + 1));
+      const bad = values.filter((v) => !/^(NaN|[+-]?Inf|[+-]?\d+(\.\d+)?([eE][+-]?\d+)?)$/.test(v));
+      expect(bad).toEqual([]);
+    }
+  });
+
   it('counts executions waiting for a person', async () => {
     const waiting = await startApp(scriptedYaml(`- prompt: { input_type: text, text: 'Name?' }`));
     try {
