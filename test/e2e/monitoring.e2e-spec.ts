@@ -160,7 +160,10 @@ describe('/metrics', () => {
   });
 
   it('prints only values strict parsers accept (NaN, never Nan) when read twice in a row', async () => {
-    const texts = [await (await fetch(`${t.url}/metrics`)).text(), await (await fetch(`${t.url}/metrics`)).text()];
+    const texts = [
+      await (await fetch(`${t.url}/metrics`)).text(),
+      await (await fetch(`${t.url}/metrics`)).text(),
+    ];
     for (const text of texts) {
       const samples = text.split('\n').filter((line) => line !== '' && !line.startsWith('#'));
       const values = samples.map((line) => line.slice(line.lastIndexOf(' ') + 1));
