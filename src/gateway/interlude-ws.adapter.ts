@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { Logger, type INestApplicationContext, type WsMessageHandler } from '@nestjs/common';
 import { AbstractWsAdapter } from '@nestjs/websockets';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { jsonDepth, MAX_JSON_DEPTH } from '../core/validation/validation-issues';
 
 /**
  * The message name under which the adapter hands a gateway the frames it could not route: not JSON,
@@ -119,6 +120,12 @@ export class InterludeWsAdapter extends AbstractWsAdapter {
       }
       if (message === null || typeof message !== 'object' || Array.isArray(message)) {
         return reject({ code: 'invalid_message', details: 'A message must be a JSON object' });
+      }
+      if (jsonDepth(message) > MAX_JSON_DEPTH) {
+        return reject({
+          code: 'invalid_message',
+          details: `JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
+        });
       }
       const type = (message as { type?: unknown }).type;
       if (typeof type !== 'string') {

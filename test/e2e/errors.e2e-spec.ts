@@ -109,6 +109,25 @@ describe('requests the server refuses', () => {
     expect(after.json).toEqual({ value: 'still fine' });
   });
 
+  it.each([
+    ['/v1/workflow', 422],
+    ['/v1/workflow/stream', 422],
+  ])('a body nested deeper than 64 levels is refused on %s before validation', async (path, status) => {
+    const res = await postJson(
+      `${t.url}${path}`,
+      `{"message": "x", "extra": ${'['.repeat(64)}${']'.repeat(64)}}`,
+    );
+    expect(res.status).toBe(status);
+    expect(res.json).toEqual({
+      detail: [{ type: 'json_invalid', loc: ['body'], msg: 'JSON nested deeper than 64 levels', input: {} }],
+    });
+    const within = await postJson(
+      `${t.url}/v1/workflow`,
+      `{"message": "ok", "extra": ${'['.repeat(63)}${']'.repeat(63)}}`,
+    );
+    expect(within.json).toEqual({ value: 'ok' });
+  });
+
   it('a __proto__ key is ignored as data: the request still validates on its own fields', async () => {
     const res = await postJson(`${t.url}/v1/workflow`, '{"__proto__": {"message": "smuggled"}}');
     expect(res.status).toBe(422);

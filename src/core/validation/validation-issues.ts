@@ -4,8 +4,11 @@ import type { ValidationIssue } from '../errors/app-error';
 
 type Ctor<T> = new () => T;
 
-/** How deep a JSON document may nest before we refuse it (Python's json and pydantic refuse far less). */
-export const MAX_JSON_DEPTH = 200;
+/**
+ * How deep a JSON document (HTTP body or socket frame) may nest; deeper ones are refused before
+ * validation, whose recursion a hostile document could otherwise overflow.
+ */
+export const MAX_JSON_DEPTH = 64;
 
 const MESSAGES: Record<string, (ctx: Record<string, unknown>) => [string, string]> = {
   isDefined: () => ['missing', 'Field required'],
