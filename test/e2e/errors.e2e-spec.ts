@@ -287,3 +287,27 @@ describe('streams and the client', () => {
     },
   );
 });
+
+describe('answers to large bad input stay small', () => {
+  let t: TestApp;
+  beforeAll(async () => (t = await startApp(ECHO_YAML)));
+  afterAll(() => t.close());
+
+  it('a 422 lists at most 20 issues and echoes at most 1,000 characters of any input', async () => {
+    const big = 'x'.repeat(50_000);
+    const messages = Array.from({ length: 100 }, () => ({ role: big, content: 'hi' }));
+    const res = await postJson(`${t.url}/v1/chat`, { messages });
+    expect(res.status).toBe(422);
+    const detail = res.json.detail as { type: string; loc: unknown[]; msg: string; input: unknown }[];
+    expect(detail).toHaveLength(21);
+    expect(detail[20]).toEqual({
+      type: 'too_many_errors',
+      loc: ['body'],
+      msg: '80 more issues not listed',
+      input: null,
+    });
+    expect(detail[0]).toMatchObject({ loc: ['body', 'messages', 0, 'role'] });
+    expect((detail[0].input as string).length).toBeLessThanOrEqual(1001);
+    expect(res.text.length).toBeLessThan(40_000);
+  });
+});

@@ -50,6 +50,45 @@ export function jsonDepth(value: unknown, limit = MAX_JSON_DEPTH): number {
   return max;
 }
 
+/** How many issues a 422 lists; the rest are counted in one closing `too_many_errors` issue. */
+export const MAX_LISTED_ISSUES = 20;
+/** How many characters of an offending input a 422 echoes. */
+export const MAX_ECHOED_INPUT = 1000;
+
+/** The input as echoed: itself when small, else the start of its JSON text (found without serialising it all). */
+export function echoedInput(value: unknown): unknown {
+  if (typeof value === 'string') {
+    return value.length > MAX_ECHOED_INPUT ? `${value.slice(0, MAX_ECHOED_INPUT)}…` : value;
+  }
+  if (value === null || typeof value !== 'object') return value;
+  let budget = MAX_ECHOED_INPUT;
+  const stack: unknown[] = [value];
+  while (stack.length > 0 && budget >= 0) {
+    const node = stack.pop();
+    if (typeof node === 'string') budget -= node.length + 2;
+    else if (node !== null && typeof node === 'object') {
+      for (const [key, child] of Object.entries(node)) {
+        budget -= key.length + 4;
+        stack.push(child);
+      }
+    } else budget -= 8;
+  }
+  if (budget >= 0) return value;
+  return `${JSON.stringify(value).slice(0, MAX_ECHOED_INPUT)}…`;
+}
+
+/** Bounds a 422: the first issues with their inputs cut short, and how many more there were. */
+export function cappedIssues(issues: ValidationIssue[], loc: (string | number)[] = []): ValidationIssue[] {
+  const listed = issues
+    .slice(0, MAX_LISTED_ISSUES)
+    .map((issue) => ({ ...issue, input: echoedInput(issue.input) }));
+  if (issues.length > MAX_LISTED_ISSUES) {
+    const more = issues.length - MAX_LISTED_ISSUES;
+    listed.push({ type: 'too_many_errors', loc, msg: `${more} more issues not listed`, input: null });
+  }
+  return listed;
+}
+
 function isIndex(key: string, parent: unknown): boolean {
   return Array.isArray(parent) && /^\d+$/.test(key);
 }
@@ -143,6 +182,6 @@ export function validatePlain<T extends object>(
     forbidNonWhitelisted: options.forbidUnknown === true,
     validationError: { target: true, value: true },
   });
-  if (errors.length > 0) return { ok: false, issues: toIssues(errors, loc) };
+  if (errors.length > 0) return { ok: false, issues: cappedIssues(toIssues(errors, loc), loc) };
   return { ok: true, value: instance };
 }
