@@ -108,7 +108,10 @@ export async function createApp(
   if (cors.allow_origins.length > 0 || cors.allow_origin_regex) app.enableCors(corsOptions(cors));
   app.use(jsonBodyParser(frontEnd.max_body_bytes));
   app.use(identityMiddleware(app.get(IdentityResolver)));
-  app.use(requestTracking(app.get(MetricsService), app.get(UserActivityService)));
+  const activity = config.settings.general.enable_per_user_monitoring
+    ? app.get(UserActivityService)
+    : undefined;
+  app.use(requestTracking(app.get(MetricsService), activity));
   app.useGlobalFilters(new AppExceptionFilter(routeTable(resolveRoutes(frontEnd))));
   app.useWebSocketAdapter(
     new InterludeWsAdapter(app, {

@@ -172,6 +172,10 @@ export class GeneralConfig {
   @Optional() @IsDuration() per_user_workflow_cleanup_interval: number | string = 300;
   @Optional() @ValidateNested() @Type(() => FrontEndConfig) front_end = new FrontEndConfig();
   @Optional() @IsBoolean() enable_per_user_monitoring = false;
+  /** /monitor/users forgets a user idle this long (seconds)… */
+  @Optional() @Min(1) @IsInt() monitor_user_idle_seconds = 3600;
+  /** …and lists at most this many (the least recently active idle ones are dropped first). */
+  @Optional() @Min(1) @IsInt() monitor_max_users = 10_000;
   /** Seconds a finished execution stays readable before it is evicted. */
   @Optional() @Min(1) @IsInt() execution_ttl_seconds = 600;
   /** Beyond these, new interactive requests get 429 with Retry-After. */

@@ -65,6 +65,14 @@ describe('/monitor/users', () => {
       expect(body.total_active_users).toBe(2);
     });
 
+    it('requests to unknown paths leave no record, whatever cookie they carry', async () => {
+      for (let i = 0; i < 20; i++)
+        await postJson(`${t.url}/nope-${i}`, {}, { cookie: `nat-session=probe-${i}` });
+      const { body } = await users(t);
+      expect(body.users.map((u) => u.user_id)).not.toContain(natUserId('probe-0'));
+      expect(body.users.some((u) => u.user_id === natUserId('probe-19'))).toBe(false);
+    });
+
     it('filters by user_id', async () => {
       const { body } = await users(t, `?user_id=${ALICE}`);
       expect(body.users.map((u) => u.user_id)).toEqual([ALICE]);
