@@ -2,15 +2,14 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import type { CorsOptions } from '@nestjs/common/interfaces/external/cors-options.interface.js';
 import type { LogLevel } from '@nestjs/common';
 import { Logger } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { InterludeWsAdapter } from './gateway/interlude-ws.adapter';
 import type { AppConfig } from './config/config.loader';
-import type { CorsConfig } from './config/config.schema';
 import { AppExceptionFilter } from './core/http/app-exception.filter';
+import { corsOptions } from './core/http/cors';
 import { jsonBodyParser } from './core/http/json-body';
 import { cacheValidationMetadata } from './core/validation/metadata-cache';
 import { identityMiddleware } from './core/identity/identity.middleware';
@@ -40,21 +39,6 @@ export interface CreateAppOptions {
 function logLevel(options: CreateAppOptions): LogLevelName {
   if (options.log?.level !== undefined) return checkedLogLevel(options.log.level);
   return options.logger === undefined ? 'info' : levelOfNestLevels(options.logger);
-}
-
-function corsOptions(cors: CorsConfig): CorsOptions {
-  const origins: (string | RegExp)[] = [...cors.allow_origins];
-  if (cors.allow_origin_regex) origins.push(new RegExp(cors.allow_origin_regex));
-  const any = cors.allow_origins.includes('*');
-  return {
-    // By default no origin is allowed: the browser gets no Access-Control-Allow-Origin.
-    origin: any ? true : origins.length > 0 ? origins : false,
-    methods: cors.allow_methods.includes('*') ? undefined : cors.allow_methods,
-    allowedHeaders: cors.allow_headers.includes('*') ? undefined : cors.allow_headers,
-    exposedHeaders: cors.expose_headers,
-    credentials: cors.allow_credentials,
-    maxAge: cors.max_age,
-  };
 }
 
 export function buildOpenApi(app: NestExpressApplication, config: AppConfig): OpenAPIObject {

@@ -12,6 +12,7 @@ import {
   Max,
   Min,
   ValidateIf,
+  ValidateBy,
   ValidateNested,
 } from 'class-validator';
 import { IsDuration } from '../core/validation/duration';
@@ -26,7 +27,19 @@ const nullable = (o: object, key: string) => (o as Record<string, unknown>)[key]
 // (the first constraint listed is the one reported, and decorators apply bottom-up).
 
 export class CorsConfig {
-  @Optional() @IsArray() @IsString({ each: true }) allow_origins: string[] = [];
+  @Optional()
+  @ValidateBy({
+    name: 'noWildcardWithCredentials',
+    validator: {
+      validate: (origins: unknown, args) =>
+        !(Array.isArray(origins) && origins.includes('*') && (args?.object as CorsConfig).allow_credentials),
+      defaultMessage: () =>
+        "'*' cannot be combined with allow_credentials: true (any site could act as the user); list the origins",
+    },
+  })
+  @IsArray()
+  @IsString({ each: true })
+  allow_origins: string[] = [];
   @IsOptional() @IsString() allow_origin_regex: string | null = null;
   @Optional() @IsArray() @IsString({ each: true }) allow_methods: string[] = ['GET', 'POST', 'OPTIONS'];
   @Optional() @IsArray() @IsString({ each: true }) allow_headers: string[] = ['*'];

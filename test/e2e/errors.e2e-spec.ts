@@ -209,6 +209,63 @@ workflow:`,
       await t.close();
     }
   });
+
+  it('never reflects Origin: null and matches allow_origin_regex against the whole origin', async () => {
+    const t = await startApp(
+      ECHO_YAML.replace(
+        'workflow:',
+        () => `general:
+  front_end:
+    cors:
+      allow_origins: ['https://app.example.com']
+      allow_origin_regex: 'https://[a-z]+\\.example\\.com'
+      allow_credentials: true
+workflow:`,
+      ),
+    );
+    try {
+      const ask = (origin: string) =>
+        fetch(`${t.url}/v1/workflow`, {
+          method: 'OPTIONS',
+          headers: { origin, 'access-control-request-method': 'POST' },
+        });
+      expect((await ask('https://ui.example.com')).headers.get('access-control-allow-origin')).toBe(
+        'https://ui.example.com',
+      );
+      for (const origin of [
+        'null',
+        'https://app.example.com.evil.test',
+        'https://evil.test/https://ui.example.com',
+      ]) {
+        const res = await ask(origin);
+        expect(res.headers.get('access-control-allow-origin')).toBeNull();
+        expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+      }
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("allow_origins ['*'] without credentials answers *, never the caller's origin", async () => {
+    const t = await startApp(
+      ECHO_YAML.replace(
+        'workflow:',
+        () => `general:\n  front_end:\n    cors:\n      allow_origins: ['*']\nworkflow:`,
+      ),
+    );
+    try {
+      for (const origin of ['https://anyone.test', 'null']) {
+        const res = await fetch(`${t.url}/v1/workflow`, {
+          method: 'OPTIONS',
+          headers: { origin, 'access-control-request-method': 'POST' },
+        });
+        expect(res.headers.get('access-control-allow-origin')).toBe('*');
+        expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+      }
+    } finally {
+      await t.close();
+    }
+  });
 });
 
 describe('streams and the client', () => {
