@@ -18,7 +18,7 @@ export function requestTracking(metrics: MetricsService, activity?: UserActivity
   return (req: TrackedRequest, res: Response, next: NextFunction): void => {
     const started = performance.now();
     const userId = !activity || OPERATIONAL.test(req.path) ? null : (req.identity?.userId ?? null);
-    if (userId) activity.begin(userId);
+    if (userId) activity?.begin(userId);
     res.once('close', () => {
       const ms = performance.now() - started;
       // A response closed before it finished (a client that left) is recorded as 499, as proxies do.
