@@ -10,6 +10,7 @@ import { InterludeWsAdapter } from './gateway/interlude-ws.adapter';
 import type { AppConfig } from './config/config.loader';
 import { AppExceptionFilter } from './core/http/app-exception.filter';
 import { corsOptions } from './core/http/cors';
+import { securityHeaders } from './core/http/security-headers';
 import { jsonBodyParser } from './core/http/json-body';
 import { cacheValidationMetadata } from './core/validation/metadata-cache';
 import { identityMiddleware } from './core/identity/identity.middleware';
@@ -86,6 +87,7 @@ export async function createApp(
     app.use(httpLogger(logger, logging));
   }
   app.set('x-powered-by', false);
+  app.use(securityHeaders(resolveRoutes(frontEnd)));
   app.set('query parser', 'simple');
   const { cors } = frontEnd;
   // With no origin allowed there is nothing to answer, so no CORS middleware runs at all.
