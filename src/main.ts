@@ -11,6 +11,7 @@ import type { AppConfig } from './config/config.loader';
 import { AppExceptionFilter } from './core/http/app-exception.filter';
 import { corsOptions } from './core/http/cors';
 import { securityHeaders } from './core/http/security-headers';
+import { streamRoutes } from './core/http/stream-routes';
 import { jsonBodyParser } from './core/http/json-body';
 import { cacheValidationMetadata } from './core/validation/metadata-cache';
 import { identityMiddleware } from './core/identity/identity.middleware';
@@ -92,7 +93,8 @@ export async function createApp(
   const { cors } = frontEnd;
   // With no origin allowed there is nothing to answer, so no CORS middleware runs at all.
   if (cors.allow_origins.length > 0 || cors.allow_origin_regex) app.enableCors(corsOptions(cors));
-  app.use(jsonBodyParser(frontEnd.max_body_bytes));
+  const streams = streamRoutes(resolveRoutes(frontEnd));
+  app.use(jsonBodyParser({ body: frontEnd.max_body_bytes, stream: frontEnd.max_stream_body_bytes }, streams));
   app.use(identityMiddleware(app.get(IdentityResolver)));
   const activity = config.settings.general.enable_per_user_monitoring
     ? app.get(UserActivityService)

@@ -107,6 +107,8 @@ export class FrontEndConfig {
   @Optional() @IsString() @Matches(ROUTE, ROUTE_MSG) oauth2_callback_path = '/auth/redirect';
   @Optional() @ValidateNested() @Type(() => CorsConfig) cors = new CorsConfig();
   @Optional() @Min(1) @IsInt() max_body_bytes = 10 * 1024 * 1024;
+  /** The body limit of streaming routes (`/stream`, `/full`, streamed chat completions). */
+  @Optional() @Min(1) @IsInt() max_stream_body_bytes = 1024 * 1024;
   @Optional() @ValidateNested() @Type(() => StepAdaptorConfig) step_adaptor = new StepAdaptorConfig();
   /** Seconds of silence on an SSE stream before a `: keep-alive` comment. */
   @Optional() @Min(1) @IsInt() sse_keepalive_seconds = 15;

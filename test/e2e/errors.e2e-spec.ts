@@ -368,3 +368,34 @@ describe('answers to large bad input stay small', () => {
     expect(res.text.length).toBeLessThan(40_000);
   });
 });
+
+describe('streaming routes take smaller bodies (max_stream_body_bytes)', () => {
+  let t: TestApp;
+  beforeAll(async () => (t = await startApp(ECHO_YAML)));
+  afterAll(() => t.close());
+
+  const big = { input_message: 'x'.repeat(1_500_000) };
+
+  it.each(['/v1/workflow/stream', '/generate/stream', '/v1/workflow/full', '/v1/chat/stream'])(
+    'a 1.5 MB body is 413 on %s by default (1 MiB)',
+    async (path) => {
+      const res = await postJson(
+        `${t.url}${path}`,
+        path.includes('chat') ? { messages: [{ role: 'user', content: big.input_message }] } : big,
+      );
+      expect(res.status).toBe(413);
+      expect(res.json).toEqual({ detail: expect.stringMatching(/max_stream_body_bytes/) });
+    },
+  );
+
+  it('a streamed chat completion is held to it too, and the same body is fine on /v1/workflow', async () => {
+    const res = await postJson(`${t.url}/v1/chat/completions`, {
+      stream: true,
+      messages: [{ role: 'user', content: big.input_message }],
+    });
+    expect(res.status).toBe(413);
+    expect((res.json as { error: { message: string } }).error.message).toMatch(/max_stream_body_bytes/);
+    const plain = await postJson(`${t.url}/v1/workflow`, { message: big.input_message });
+    expect(plain.status).toBe(200);
+  });
+});
