@@ -12,6 +12,8 @@ import { AppExceptionFilter } from './core/http/app-exception.filter';
 import { corsOptions } from './core/http/cors';
 import { securityHeaders } from './core/http/security-headers';
 import { streamRoutes } from './core/http/stream-routes';
+import { trustedProxies } from './core/http/client-address';
+import { streamCaps } from './core/http/connection-caps';
 import { jsonBodyParser } from './core/http/json-body';
 import { cacheValidationMetadata } from './core/validation/metadata-cache';
 import { identityMiddleware } from './core/identity/identity.middleware';
@@ -95,6 +97,14 @@ export async function createApp(
   if (cors.allow_origins.length > 0 || cors.allow_origin_regex) app.enableCors(corsOptions(cors));
   const streams = streamRoutes(resolveRoutes(frontEnd));
   app.use(jsonBodyParser({ body: frontEnd.max_body_bytes, stream: frontEnd.max_stream_body_bytes }, streams));
+  const trusted = trustedProxies(frontEnd.trust_proxy);
+  app.use(
+    streamCaps(streams, {
+      perAddress: frontEnd.max_streams_per_address,
+      perExecution: frontEnd.max_reattached_streams_per_execution,
+      trusted,
+    }),
+  );
   app.use(identityMiddleware(app.get(IdentityResolver)));
   const activity = config.settings.general.enable_per_user_monitoring
     ? app.get(UserActivityService)
@@ -105,6 +115,8 @@ export async function createApp(
     new InterludeWsAdapter(app, {
       maxPayload: frontEnd.websocket_max_message_bytes,
       pingSeconds: frontEnd.websocket_ping_seconds,
+      maxConnectionsPerAddress: frontEnd.websocket_max_connections_per_address,
+      trusted,
     }),
   );
   app.enableShutdownHooks();

@@ -121,6 +121,17 @@ export class FrontEndConfig {
   @Optional() @Min(1024) @IsInt() websocket_max_message_bytes = 1024 * 1024;
   /** Seconds between WebSocket pings; a socket that has not answered the previous ping is closed. */
   @Optional() @Min(1) @IsInt() websocket_ping_seconds = 30;
+  /** Open WebSocket connections one address may hold; more are refused at the handshake (429). */
+  @Optional() @Min(1) @IsInt() websocket_max_connections_per_address = 1000;
+  /** Open SSE streams one address may hold; more get 429. */
+  @Optional() @Min(1) @IsInt() max_streams_per_address = 100;
+  /** Streams re-attached to one execution (`GET /executions/{id}/stream`) at a time; more get 429. */
+  @Optional() @Min(1) @IsInt() max_reattached_streams_per_execution = 10;
+  /**
+   * Proxies whose X-Forwarded-For names the client (addresses, CIDR ranges, `loopback`, `linklocal`,
+   * `uniquelocal`). Empty: the socket's peer is the client, whatever the header says.
+   */
+  @Optional() @IsArray() @IsString({ each: true }) trust_proxy: string[] = [];
 }
 
 export const JWT_ALGORITHMS = [
