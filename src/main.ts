@@ -13,7 +13,7 @@ import { corsOptions } from './core/http/cors';
 import { securityHeaders } from './core/http/security-headers';
 import { streamRoutes } from './core/http/stream-routes';
 import { trustedProxies } from './core/http/client-address';
-import { streamCaps } from './core/http/connection-caps';
+import { streamCaps, trustProxies } from './core/http/connection-caps';
 import { jsonBodyParser } from './core/http/json-body';
 import { cacheValidationMetadata } from './core/validation/metadata-cache';
 import { identityMiddleware } from './core/identity/identity.middleware';
@@ -98,6 +98,7 @@ export async function createApp(
   const streams = streamRoutes(resolveRoutes(frontEnd));
   app.use(jsonBodyParser({ body: frontEnd.max_body_bytes, stream: frontEnd.max_stream_body_bytes }, streams));
   const trusted = trustedProxies(frontEnd.trust_proxy);
+  app.use(trustProxies(trusted));
   app.use(
     streamCaps(streams, {
       perAddress: frontEnd.max_streams_per_address,

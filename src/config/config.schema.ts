@@ -207,6 +207,12 @@ export class GeneralConfig {
   /** Beyond these, new interactive requests get 429 with Retry-After. */
   @Optional() @Min(1) @IsInt() max_waiting_executions = 10_000;
   @Optional() @Min(1) @IsInt() max_waiting_executions_per_user = 100;
+  /** Anonymous callers together wait on at most this many; the rest stays for identified users. */
+  @Optional() @Min(0) @IsInt() max_anonymous_waiting_executions = 1000;
+  /** Waiting executions started from one client address, whoever the caller claims to be. */
+  @Optional() @Min(1) @IsInt() max_waiting_executions_per_address = 100;
+  /** How long a prompt written without a timeout waits for its answer (seconds). */
+  @Optional() @Min(1) @IsInt() default_prompt_timeout_seconds = 3600;
   /**
    * `sqlite:<file>`, `sqlite::memory:` or `postgres://…[?schema=name]`. Only this decides: DATABASE_URL
    * is used when the file says so (`db_url: ${DATABASE_URL:-sqlite:./data/interlude.db}`).

@@ -131,7 +131,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   }
 
   async start(input: unknown, identity: Identity, options: StartOptions): Promise<Execution> {
-    if (options.interactive) await this.checkCapacity(identity);
+    if (options.interactive) await this.checkCapacity(identity, options.request.clientAddress);
     const workflow = options.workflow ?? this.instances.acquire(identity);
     const now = Date.now();
     const trace = options.trace ?? { traceId: newTraceId() };
@@ -139,6 +139,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       id: randomUUID(),
       traceId: trace.traceId,
       ownerId: identity.userId,
+      clientAddress: options.request.clientAddress,
       workflow: workflow.type,
       status: 'running',
       interactive: options.interactive,
@@ -274,21 +275,42 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     entry.waiting++;
     try {
       const execution = { id: entry.execution.id, publish };
-      return await this.interactions.ask(execution, prompt, entry.abort, interactionId);
+      const waitSeconds = prompt.timeout ?? this.config.general.default_prompt_timeout_seconds;
+      return await this.interactions.ask(execution, prompt, entry.abort, interactionId, waitSeconds);
     } finally {
       entry.waiting--;
     }
   }
 
-  private async checkCapacity(identity: Identity): Promise<void> {
-    const { max_waiting_executions: total, max_waiting_executions_per_user: perUser } = this.config.general;
+  /**
+   * Room for one more execution that may wait for a person: in total, for the caller, for anonymous
+   * callers together (so they cannot take identified users' places), and per client address (so
+   * minting identities, e.g. rotating cookies, does not multiply one client's allowance).
+   */
+  private async checkCapacity(identity: Identity, clientAddress: string | undefined): Promise<void> {
+    const general = this.config.general;
     const tooMany = (message: string) =>
       new AppError(ErrorCode.TooManyWaiting, message, { headers: { 'Retry-After': '30' } });
-    if ((await this.store.countWaiting()) >= total) {
-      throw tooMany(`Too many executions are waiting for a person (${total}); try again later.`);
+    if ((await this.store.countWaiting()) >= general.max_waiting_executions) {
+      throw tooMany(
+        `Too many executions are waiting for a person (${general.max_waiting_executions}); try again later.`,
+      );
     }
-    if (identity.userId !== null && (await this.store.countWaiting(identity.userId)) >= perUser) {
+    const anonymous = identity.userId === null;
+    if (anonymous && (await this.store.countWaiting(null)) >= general.max_anonymous_waiting_executions) {
+      throw tooMany(
+        `Too many anonymous executions are waiting for a person (general.max_anonymous_waiting_executions: ${general.max_anonymous_waiting_executions}); sign in or try again later.`,
+      );
+    }
+    const perUser = general.max_waiting_executions_per_user;
+    if (!anonymous && (await this.store.countWaiting(identity.userId)) >= perUser) {
       throw tooMany(`You have ${perUser} executions waiting for an answer; answer or cancel some first.`);
+    }
+    const perAddress = general.max_waiting_executions_per_address;
+    if (clientAddress !== undefined && (await this.store.countWaitingFrom(clientAddress)) >= perAddress) {
+      throw tooMany(
+        `Too many executions started from your address are waiting for a person (general.max_waiting_executions_per_address: ${perAddress}); answer or cancel some first.`,
+      );
     }
   }
 

@@ -31,11 +31,21 @@ export interface StreamCaps {
 }
 
 const ADDRESS = Symbol('interlude.clientAddress');
+const TRUST = Symbol('interlude.trustedProxy');
+type Annotated = IncomingMessage & { [ADDRESS]?: string; [TRUST]?: TrustedProxy };
+
+/** Remembers which proxies to trust on each request, so its address can be read when needed. */
+export function trustProxies(trusted: TrustedProxy) {
+  return (req: IncomingMessage, _res: unknown, next: () => void): void => {
+    (req as Annotated)[TRUST] = trusted;
+    next();
+  };
+}
 
 /** The caller's address, computed once per request (trust_proxy applied). */
-export function addressOf(req: IncomingMessage, trusted: TrustedProxy): string {
-  const annotated = req as IncomingMessage & { [ADDRESS]?: string };
-  return (annotated[ADDRESS] ??= clientAddress(req, trusted));
+export function addressOf(req: IncomingMessage, trusted?: TrustedProxy): string {
+  const annotated = req as Annotated;
+  return (annotated[ADDRESS] ??= clientAddress(req, trusted ?? annotated[TRUST] ?? (() => false)));
 }
 
 function refuse(res: Response, openai: boolean, message: string): void {
