@@ -204,6 +204,10 @@ export class GeneralConfig {
   @Optional() @Min(1) @IsInt() monitor_max_users = 10_000;
   /** Seconds a finished execution stays readable before it is evicted. */
   @Optional() @Min(1) @IsInt() execution_ttl_seconds = 600;
+  /** Bytes of events one execution keeps for re-attaching clients (text chunks merged; older dropped). */
+  @Optional() @Min(1024) @IsInt() max_event_log_bytes_per_execution = 1024 * 1024;
+  /** Bytes of events all executions keep together; past it the oldest executions' oldest go first. */
+  @Optional() @Min(1024) @IsInt() max_event_log_bytes = 64 * 1024 * 1024;
   /** Beyond these, new interactive requests get 429 with Retry-After. */
   @Optional() @Min(1) @IsInt() max_waiting_executions = 10_000;
   @Optional() @Min(1) @IsInt() max_waiting_executions_per_user = 100;

@@ -12,6 +12,8 @@ import type { BuiltFunction } from '../runtime/function-type';
 import type { Prompt } from '../runtime/prompts';
 import type { RequestMetadata } from '../runtime/workflow-context';
 import { runWorkflow, type ExecutionSink, type RunInit } from '../runtime/workflow-runner';
+import { EventLogBudget } from './event-log-budget';
+import { checkCapacity } from './execution-capacity';
 import { ExecutionEventLog } from './execution-event-log';
 import { LazyAbort } from './lazy-abort';
 import { OAuthService } from '../oauth/oauth.service';
@@ -106,6 +108,8 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   /** Live executions, and finished ones whose id a client holds, until their record expires. */
   private readonly entries = new Map<string, Entry>();
   private sweeper?: NodeJS.Timeout;
+  /** What every execution's event log may keep for re-attaching clients, together. */
+  private readonly eventBudget: EventLogBudget;
   /** Since start-up, for /metrics. */
   readonly counts = { started: 0, completed: 0, failed: 0, cancelled: 0 };
 
@@ -115,7 +119,9 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     private readonly instances: WorkflowInstances,
     private readonly oauth: OAuthService,
     private readonly config: ServerConfig,
-  ) {}
+  ) {
+    this.eventBudget = new EventLogBudget(config.general.max_event_log_bytes);
+  }
 
   onModuleInit(): void {
     const ttl = this.config.general.execution_ttl_seconds * 1000;
@@ -131,7 +137,9 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   }
 
   async start(input: unknown, identity: Identity, options: StartOptions): Promise<Execution> {
-    if (options.interactive) await this.checkCapacity(identity, options.request.clientAddress);
+    if (options.interactive) {
+      await checkCapacity(this.store, this.config.general, identity, options.request.clientAddress);
+    }
     const workflow = options.workflow ?? this.instances.acquire(identity);
     const now = Date.now();
     const trace = options.trace ?? { traceId: newTraceId() };
@@ -186,7 +194,10 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   }
 
   private entryFor(id: string, traceId: string, span: ExecutionSpan, holder: Identity | undefined): Entry {
-    const events = new ExecutionEventLog();
+    const events = new ExecutionEventLog({
+      maxBytes: this.config.general.max_event_log_bytes_per_execution,
+      budget: this.eventBudget,
+    });
     const entry = {
       abort: new LazyAbort(),
       span,
@@ -282,38 +293,6 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
-  /**
-   * Room for one more execution that may wait for a person: in total, for the caller, for anonymous
-   * callers together (so they cannot take identified users' places), and per client address (so
-   * minting identities, e.g. rotating cookies, does not multiply one client's allowance).
-   */
-  private async checkCapacity(identity: Identity, clientAddress: string | undefined): Promise<void> {
-    const general = this.config.general;
-    const tooMany = (message: string) =>
-      new AppError(ErrorCode.TooManyWaiting, message, { headers: { 'Retry-After': '30' } });
-    if ((await this.store.countWaiting()) >= general.max_waiting_executions) {
-      throw tooMany(
-        `Too many executions are waiting for a person (${general.max_waiting_executions}); try again later.`,
-      );
-    }
-    const anonymous = identity.userId === null;
-    if (anonymous && (await this.store.countWaiting(null)) >= general.max_anonymous_waiting_executions) {
-      throw tooMany(
-        `Too many anonymous executions are waiting for a person (general.max_anonymous_waiting_executions: ${general.max_anonymous_waiting_executions}); sign in or try again later.`,
-      );
-    }
-    const perUser = general.max_waiting_executions_per_user;
-    if (!anonymous && (await this.store.countWaiting(identity.userId)) >= perUser) {
-      throw tooMany(`You have ${perUser} executions waiting for an answer; answer or cancel some first.`);
-    }
-    const perAddress = general.max_waiting_executions_per_address;
-    if (clientAddress !== undefined && (await this.store.countWaitingFrom(clientAddress)) >= perAddress) {
-      throw tooMany(
-        `Too many executions started from your address are waiting for a person (general.max_waiting_executions_per_address: ${perAddress}); answer or cancel some first.`,
-      );
-    }
-  }
-
   /** Turns the workflow's outcome into its terminal event and record (unless it was cancelled first). */
   private async settle(entry: Entry, run: Promise<unknown>): Promise<void> {
     const { execution } = entry;
@@ -367,6 +346,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     try {
       if (!entry.exposure) {
         this.entries.delete(id);
+        entry.execution.events.dispose();
         await this.store.delete(id);
         return;
       }
@@ -381,7 +361,10 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   async sweep(now = Date.now()): Promise<void> {
     await this.store.evictExpired(now);
     for (const [id, entry] of this.entries) {
-      if (entry.expiresAt !== undefined && entry.expiresAt <= now) this.entries.delete(id);
+      if (entry.expiresAt !== undefined && entry.expiresAt <= now) {
+        this.entries.delete(id);
+        entry.execution.events.dispose();
+      }
     }
   }
 
