@@ -1,6 +1,5 @@
 import { Executions } from '../utils/hitl';
 import { openStream } from '../utils/live-sse';
-import { postJson } from '../utils/sse';
 import { scriptedYaml, startApp, type TestApp } from '../utils/test-app';
 
 const LONG_THEN_ASK = scriptedYaml(
