@@ -1,6 +1,7 @@
 import { Executions } from '../utils/hitl';
 import { postJson } from '../utils/sse';
 import { eventually, scriptedYaml, startApp, type TestApp } from '../utils/test-app';
+import { userMessage, WsClient } from '../utils/ws-client';
 
 const ASK = scriptedYaml(`- prompt: { input_type: text, text: 'Name?', save_as: name }`, 'Hi {{name}}');
 
@@ -53,6 +54,25 @@ describe('trust_proxy and the per-address limit', () => {
       expect((await start(t, { 'x-forwarded-for': '198.51.100.1' })).status).toBe(202);
       expect((await start(t, { 'x-forwarded-for': '198.51.100.1' })).status).toBe(429);
       expect((await start(t, { 'x-forwarded-for': '198.51.100.2' })).status).toBe(202);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('the per-address limit counts runs started on the socket too', () => {
+  it('a run waiting on a WebSocket uses the address allowance an HTTP request then lacks', async () => {
+    const t = await startApp(withGeneral('  max_waiting_executions_per_address: 1'));
+    try {
+      const ws = await WsClient.connect(t.url);
+      ws.send(userMessage('x'));
+      const asked = await ws.next();
+      expect(asked.type).toBe('system_interaction_message');
+      // the prompt was recorded as waiting before it was sent
+      const refused = await start(t);
+      expect(refused.status).toBe(429);
+      expect(refused.json).toEqual({ detail: expect.stringMatching(/max_waiting_executions_per_address/) });
+      ws.socket.close();
     } finally {
       await t.close();
     }
