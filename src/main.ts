@@ -2,15 +2,18 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import type { CorsOptions } from '@nestjs/common/interfaces/external/cors-options.interface.js';
 import type { LogLevel } from '@nestjs/common';
 import { Logger } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { InterludeWsAdapter } from './gateway/interlude-ws.adapter';
 import type { AppConfig } from './config/config.loader';
-import type { CorsConfig } from './config/config.schema';
 import { AppExceptionFilter } from './core/http/app-exception.filter';
+import { corsOptions } from './core/http/cors';
+import { securityHeaders } from './core/http/security-headers';
+import { streamRoutes } from './core/http/stream-routes';
+import { trustedProxies } from './core/http/client-address';
+import { streamCaps, trustProxies } from './core/http/connection-caps';
 import { jsonBodyParser } from './core/http/json-body';
 import { cacheValidationMetadata } from './core/validation/metadata-cache';
 import { identityMiddleware } from './core/identity/identity.middleware';
@@ -40,21 +43,6 @@ export interface CreateAppOptions {
 function logLevel(options: CreateAppOptions): LogLevelName {
   if (options.log?.level !== undefined) return checkedLogLevel(options.log.level);
   return options.logger === undefined ? 'info' : levelOfNestLevels(options.logger);
-}
-
-function corsOptions(cors: CorsConfig): CorsOptions {
-  const origins: (string | RegExp)[] = [...cors.allow_origins];
-  if (cors.allow_origin_regex) origins.push(new RegExp(cors.allow_origin_regex));
-  const any = cors.allow_origins.includes('*');
-  return {
-    // By default no origin is allowed: the browser gets no Access-Control-Allow-Origin.
-    origin: any ? true : origins.length > 0 ? origins : false,
-    methods: cors.allow_methods.includes('*') ? undefined : cors.allow_methods,
-    allowedHeaders: cors.allow_headers.includes('*') ? undefined : cors.allow_headers,
-    exposedHeaders: cors.expose_headers,
-    credentials: cors.allow_credentials,
-    maxAge: cors.max_age,
-  };
 }
 
 export function buildOpenApi(app: NestExpressApplication, config: AppConfig): OpenAPIObject {
@@ -102,18 +90,34 @@ export async function createApp(
     app.use(httpLogger(logger, logging));
   }
   app.set('x-powered-by', false);
+  app.use(securityHeaders(resolveRoutes(frontEnd)));
   app.set('query parser', 'simple');
   const { cors } = frontEnd;
   // With no origin allowed there is nothing to answer, so no CORS middleware runs at all.
   if (cors.allow_origins.length > 0 || cors.allow_origin_regex) app.enableCors(corsOptions(cors));
-  app.use(jsonBodyParser(frontEnd.max_body_bytes));
+  const streams = streamRoutes(resolveRoutes(frontEnd));
+  app.use(jsonBodyParser({ body: frontEnd.max_body_bytes, stream: frontEnd.max_stream_body_bytes }, streams));
+  const trusted = trustedProxies(frontEnd.trust_proxy);
+  app.use(trustProxies(trusted));
+  app.use(
+    streamCaps(streams, {
+      perAddress: frontEnd.max_streams_per_address,
+      perExecution: frontEnd.max_reattached_streams_per_execution,
+      trusted,
+    }),
+  );
   app.use(identityMiddleware(app.get(IdentityResolver)));
-  app.use(requestTracking(app.get(MetricsService), app.get(UserActivityService)));
+  const activity = config.settings.general.enable_per_user_monitoring
+    ? app.get(UserActivityService)
+    : undefined;
+  app.use(requestTracking(app.get(MetricsService), activity));
   app.useGlobalFilters(new AppExceptionFilter(routeTable(resolveRoutes(frontEnd))));
   app.useWebSocketAdapter(
     new InterludeWsAdapter(app, {
       maxPayload: frontEnd.websocket_max_message_bytes,
       pingSeconds: frontEnd.websocket_ping_seconds,
+      maxConnectionsPerAddress: frontEnd.websocket_max_connections_per_address,
+      trusted,
     }),
   );
   app.enableShutdownHooks();

@@ -131,6 +131,15 @@ workflow:
     );
   });
 
+  it("refuses allow_origins ['*'] with allow_credentials, naming the path", () => {
+    const err = errorOf(
+      `general:\n  front_end:\n    cors:\n      allow_origins: ['*']\n      allow_credentials: true\n${ECHO}`,
+    );
+    expect(problemAt(err, 'general.front_end.cors.allow_origins').message).toMatch(
+      /'\*' cannot be combined with allow_credentials/,
+    );
+  });
+
   it('rejects an empty section instead of silently dropping its defaults', () => {
     const err = errorOf(`general:\n  front_end:\n    cors:\n    port:\n${ECHO}`);
     expect(problemAt(err, 'general.front_end.cors').line).toBe(3);

@@ -12,6 +12,7 @@ import {
   Max,
   Min,
   ValidateIf,
+  ValidateBy,
   ValidateNested,
 } from 'class-validator';
 import { IsDuration } from '../core/validation/duration';
@@ -28,7 +29,19 @@ const nullable = (o: object, key: string) => (o as Record<string, unknown>)[key]
 // (the first constraint listed is the one reported, and decorators apply bottom-up).
 
 export class CorsConfig {
-  @Optional() @IsArray() @IsString({ each: true }) allow_origins: string[] = [];
+  @Optional()
+  @ValidateBy({
+    name: 'noWildcardWithCredentials',
+    validator: {
+      validate: (origins: unknown, args) =>
+        !(Array.isArray(origins) && origins.includes('*') && (args?.object as CorsConfig).allow_credentials),
+      defaultMessage: () =>
+        "'*' cannot be combined with allow_credentials: true (any site could act as the user); list the origins",
+    },
+  })
+  @IsArray()
+  @IsString({ each: true })
+  allow_origins: string[] = [];
   @IsOptional() @IsString() allow_origin_regex: string | null = null;
   @Optional() @IsArray() @IsString({ each: true }) allow_methods: string[] = ['GET', 'POST', 'OPTIONS'];
   @Optional() @IsArray() @IsString({ each: true }) allow_headers: string[] = ['*'];
@@ -96,6 +109,8 @@ export class FrontEndConfig extends NatFrontEndFields {
   @Optional() @IsString() @Matches(ROUTE, ROUTE_MSG) oauth2_callback_path = '/auth/redirect';
   @Optional() @ValidateNested() @Type(() => CorsConfig) cors = new CorsConfig();
   @Optional() @Min(1) @IsInt() max_body_bytes = 10 * 1024 * 1024;
+  /** The body limit of streaming routes (`/stream`, `/full`, streamed chat completions). */
+  @Optional() @Min(1) @IsInt() max_stream_body_bytes = 1024 * 1024;
   @Optional() @ValidateNested() @Type(() => StepAdaptorConfig) step_adaptor = new StepAdaptorConfig();
   /** Seconds of silence on an SSE stream before a `: keep-alive` comment. */
   @Optional() @Min(1) @IsInt() sse_keepalive_seconds = 15;
@@ -108,6 +123,17 @@ export class FrontEndConfig extends NatFrontEndFields {
   @Optional() @Min(1024) @IsInt() websocket_max_message_bytes = 1024 * 1024;
   /** Seconds between WebSocket pings; a socket that has not answered the previous ping is closed. */
   @Optional() @Min(1) @IsInt() websocket_ping_seconds = 30;
+  /** Open WebSocket connections one address may hold; more are refused at the handshake (429). */
+  @Optional() @Min(1) @IsInt() websocket_max_connections_per_address = 1000;
+  /** Open SSE streams one address may hold; more get 429. */
+  @Optional() @Min(1) @IsInt() max_streams_per_address = 100;
+  /** Streams re-attached to one execution (`GET /executions/{id}/stream`) at a time; more get 429. */
+  @Optional() @Min(1) @IsInt() max_reattached_streams_per_execution = 10;
+  /**
+   * Proxies whose X-Forwarded-For names the client (addresses, CIDR ranges, `loopback`, `linklocal`,
+   * `uniquelocal`). Empty: the socket's peer is the client, whatever the header says.
+   */
+  @Optional() @IsArray() @IsString({ each: true }) trust_proxy: string[] = [];
 }
 
 export const JWT_ALGORITHMS = [
@@ -230,11 +256,25 @@ export class GeneralConfig {
   @Optional() @IsDuration() per_user_workflow_cleanup_interval: number | string = 300;
   @Optional() @ValidateNested() @Type(() => FrontEndConfig) front_end = new FrontEndConfig();
   @Optional() @IsBoolean() enable_per_user_monitoring = false;
+  /** /monitor/users forgets a user idle this long (seconds)… */
+  @Optional() @Min(1) @IsInt() monitor_user_idle_seconds = 3600;
+  /** …and lists at most this many (the least recently active idle ones are dropped first). */
+  @Optional() @Min(1) @IsInt() monitor_max_users = 10_000;
   /** Seconds a finished execution stays readable before it is evicted. */
   @Optional() @Min(1) @IsInt() execution_ttl_seconds = 600;
+  /** Bytes of events one execution keeps for re-attaching clients (text chunks merged; older dropped). */
+  @Optional() @Min(1024) @IsInt() max_event_log_bytes_per_execution = 1024 * 1024;
+  /** Bytes of events all executions keep together; past it the oldest executions' oldest go first. */
+  @Optional() @Min(1024) @IsInt() max_event_log_bytes = 64 * 1024 * 1024;
   /** Beyond these, new interactive requests get 429 with Retry-After. */
   @Optional() @Min(1) @IsInt() max_waiting_executions = 10_000;
   @Optional() @Min(1) @IsInt() max_waiting_executions_per_user = 100;
+  /** Anonymous callers together wait on at most this many; the rest stays for identified users. */
+  @Optional() @Min(0) @IsInt() max_anonymous_waiting_executions = 1000;
+  /** Waiting executions started from one client address, whoever the caller claims to be. */
+  @Optional() @Min(1) @IsInt() max_waiting_executions_per_address = 100;
+  /** How long a prompt written without a timeout waits for its answer (seconds). */
+  @Optional() @Min(1) @IsInt() default_prompt_timeout_seconds = 3600;
   /**
    * `sqlite:<file>`, `sqlite::memory:` or `postgres://…[?schema=name]`. Only this decides: DATABASE_URL
    * is used when the file says so (`db_url: ${DATABASE_URL:-sqlite:./data/interlude.db}`).

@@ -27,6 +27,8 @@ export interface ExecutionRecord {
   traceId: string;
   /** The identity that started it; null for anonymous (then only its unguessable id reaches it). */
   ownerId: string | null;
+  /** The address of the client that started it, for the per-address limit on waiting executions. */
+  clientAddress?: string;
   workflow: string;
   status: ExecutionStatus;
   interactive: boolean;

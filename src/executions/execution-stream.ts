@@ -98,6 +98,15 @@ export function writeInteractiveEvent(
     });
     return true;
   }
+  if (event.kind === 'events_dropped') {
+    writer.event('events_dropped', {
+      event_type: 'events_dropped',
+      execution_id: executionId,
+      count: event.count,
+      message: `${event.count} earlier events are no longer available`,
+    });
+    return true;
+  }
   if (event.kind === 'oauth_required') {
     writer.event('oauth_required', {
       event_type: 'oauth_required',

@@ -12,6 +12,8 @@ import type { BuiltFunction } from '../runtime/function-type';
 import type { Prompt } from '../runtime/prompts';
 import type { RequestMetadata } from '../runtime/workflow-context';
 import { runWorkflow, type ExecutionSink, type RunInit } from '../runtime/workflow-runner';
+import { EventLogBudget } from './event-log-budget';
+import { checkCapacity } from './execution-capacity';
 import { ExecutionEventLog } from './execution-event-log';
 import { LazyAbort } from './lazy-abort';
 import { OAuthService } from '../oauth/oauth.service';
@@ -107,6 +109,8 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   /** Live executions, and finished ones whose id a client holds, until their record expires. */
   private readonly entries = new Map<string, Entry>();
   private sweeper?: NodeJS.Timeout;
+  /** What every execution's event log may keep for re-attaching clients, together. */
+  private readonly eventBudget: EventLogBudget;
   /** Since start-up, for /metrics. */
   readonly counts = { started: 0, completed: 0, failed: 0, cancelled: 0 };
 
@@ -117,7 +121,9 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     private readonly oauth: OAuthService,
     private readonly config: ServerConfig,
     @Optional() private readonly traceOwners?: TraceOwners,
-  ) {}
+  ) {
+    this.eventBudget = new EventLogBudget(config.general.max_event_log_bytes);
+  }
 
   onModuleInit(): void {
     const ttl = this.config.general.execution_ttl_seconds * 1000;
@@ -133,7 +139,9 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   }
 
   async start(input: unknown, identity: Identity, options: StartOptions): Promise<Execution> {
-    if (options.interactive) await this.checkCapacity(identity);
+    if (options.interactive) {
+      await checkCapacity(this.store, this.config.general, identity, options.request.clientAddress);
+    }
     const workflow = options.workflow ?? this.instances.acquire(identity);
     const now = Date.now();
     const trace = options.trace ?? { traceId: newTraceId() };
@@ -141,6 +149,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       id: randomUUID(),
       traceId: trace.traceId,
       ownerId: identity.userId,
+      clientAddress: options.request.clientAddress,
       workflow: workflow.type,
       status: 'running',
       interactive: options.interactive,
@@ -188,7 +197,10 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   }
 
   private entryFor(id: string, traceId: string, span: ExecutionSpan, holder: Identity | undefined): Entry {
-    const events = new ExecutionEventLog();
+    const events = new ExecutionEventLog({
+      maxBytes: this.config.general.max_event_log_bytes_per_execution,
+      budget: this.eventBudget,
+    });
     const entry = {
       abort: new LazyAbort(),
       span,
@@ -277,21 +289,10 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     entry.waiting++;
     try {
       const execution = { id: entry.execution.id, publish };
-      return await this.interactions.ask(execution, prompt, entry.abort, interactionId);
+      const waitSeconds = prompt.timeout ?? this.config.general.default_prompt_timeout_seconds;
+      return await this.interactions.ask(execution, prompt, entry.abort, interactionId, waitSeconds);
     } finally {
       entry.waiting--;
-    }
-  }
-
-  private async checkCapacity(identity: Identity): Promise<void> {
-    const { max_waiting_executions: total, max_waiting_executions_per_user: perUser } = this.config.general;
-    const tooMany = (message: string) =>
-      new AppError(ErrorCode.TooManyWaiting, message, { headers: { 'Retry-After': '30' } });
-    if ((await this.store.countWaiting()) >= total) {
-      throw tooMany(`Too many executions are waiting for a person (${total}); try again later.`);
-    }
-    if (identity.userId !== null && (await this.store.countWaiting(identity.userId)) >= perUser) {
-      throw tooMany(`You have ${perUser} executions waiting for an answer; answer or cancel some first.`);
     }
   }
 
@@ -348,6 +349,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     try {
       if (!entry.exposure) {
         this.entries.delete(id);
+        entry.execution.events.dispose();
         await this.store.delete(id);
         return;
       }
@@ -362,7 +364,10 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   async sweep(now = Date.now()): Promise<void> {
     await this.store.evictExpired(now);
     for (const [id, entry] of this.entries) {
-      if (entry.expiresAt !== undefined && entry.expiresAt <= now) this.entries.delete(id);
+      if (entry.expiresAt !== undefined && entry.expiresAt <= now) {
+        this.entries.delete(id);
+        entry.execution.events.dispose();
+      }
     }
   }
 

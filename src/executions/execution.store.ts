@@ -26,6 +26,8 @@ export abstract class ExecutionStore {
   ): Promise<CloseOutcome>;
   /** Executions waiting for a person (interaction or OAuth): all of them, or one owner's. */
   abstract countWaiting(ownerId?: string | null): Promise<number>;
+  /** Executions waiting for a person that were started from one client address. */
+  abstract countWaitingFrom(clientAddress: string): Promise<number>;
   /** Removes finished records whose `expiresAt` has passed; returns their ids. */
   abstract evictExpired(now: number): Promise<string[]>;
 }

@@ -8,10 +8,17 @@ import {
 
 const ANON = '\u0000anonymous';
 
+function bump(counts: Map<string, number>, key: string, delta: number): void {
+  const count = (counts.get(key) ?? 0) + delta;
+  if (count === 0) counts.delete(key);
+  else counts.set(key, count);
+}
+
 /** The embedded default: one process, nothing to install. Every operation is atomic by construction. */
 export class MemoryExecutionStore extends ExecutionStore {
   private readonly records = new Map<string, ExecutionRecord>();
   private readonly waiting = new Map<string, number>();
+  private readonly waitingByAddress = new Map<string, number>();
   private waitingTotal = 0;
 
   async create(record: ExecutionRecord): Promise<void> {
@@ -76,6 +83,10 @@ export class MemoryExecutionStore extends ExecutionStore {
     return this.waiting.get(ownerId ?? ANON) ?? 0;
   }
 
+  async countWaitingFrom(clientAddress: string): Promise<number> {
+    return this.waitingByAddress.get(clientAddress) ?? 0;
+  }
+
   async evictExpired(now: number): Promise<string[]> {
     const evicted: string[] = [];
     for (const [id, record] of this.records) {
@@ -102,10 +113,9 @@ export class MemoryExecutionStore extends ExecutionStore {
     const was = before !== undefined && WAITING_STATUSES.includes(before.status);
     const is = WAITING_STATUSES.includes(after.status);
     if (was === is) return;
-    const key = after.ownerId ?? ANON;
     const delta = is ? 1 : -1;
     this.waitingTotal += delta;
-    this.waiting.set(key, (this.waiting.get(key) ?? 0) + delta);
-    if (this.waiting.get(key) === 0) this.waiting.delete(key);
+    bump(this.waiting, after.ownerId ?? ANON, delta);
+    if (after.clientAddress !== undefined) bump(this.waitingByAddress, after.clientAddress, delta);
   }
 }

@@ -6,6 +6,7 @@ import { ConnectionCount } from '../core/connection-count';
 import { lastUserText, messageText, type ChatRequestDto } from '../core/dto/chat-request.dto';
 import { AppError } from '../core/errors/app-error';
 import { originAllowed } from '../core/http/allowed-origin';
+import { addressOf } from '../core/http/connection-caps';
 import { cookiesOf } from '../core/http/request-metadata';
 import { ANONYMOUS, type Identity } from '../core/identity/identity';
 import { IdentityResolver } from '../core/identity/identity.resolver';
@@ -54,6 +55,8 @@ function handshakeMetadata(req: IncomingMessage, url: URL): WsSession['request']
     headers: req.headers,
     query: Object.fromEntries(url.searchParams),
     cookies: cookiesOf(req.headers),
+    // Counted at the handshake by the adapter, with general.front_end.trust_proxy applied.
+    clientAddress: addressOf(req),
   };
 }
 

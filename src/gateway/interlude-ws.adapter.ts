@@ -3,6 +3,9 @@ import type { Duplex } from 'node:stream';
 import { Logger, type INestApplicationContext, type WsMessageHandler } from '@nestjs/common';
 import { AbstractWsAdapter } from '@nestjs/websockets';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { jsonDepth, MAX_JSON_DEPTH } from '../core/validation/validation-issues';
+import type { TrustedProxy } from '../core/http/client-address';
+import { addressOf, OpenCounter } from '../core/http/connection-caps';
 
 /**
  * The message name under which the adapter hands a gateway the frames it could not route: not JSON,
@@ -20,6 +23,9 @@ export interface InterludeWsOptions {
   maxPayload: number;
   /** Seconds between pings; a socket that missed the previous pong is terminated. */
   pingSeconds: number;
+  /** Open sockets one address may hold; the handshake of one more is refused with 429. */
+  maxConnectionsPerAddress: number;
+  trusted: TrustedProxy;
 }
 
 /** Gateways serve one path of the HTTP server (`@WebSocketGateway({ path })`). */
@@ -76,9 +82,21 @@ export class InterludeWsAdapter extends AbstractWsAdapter {
       perMessageDeflate: false,
     });
     const http = this.httpServer as Server;
+    const perAddress = new OpenCounter(this.options.maxConnectionsPerAddress);
     const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       if (pathOf(req.url) !== path) return refuseUpgrade(socket, '404 Not Found');
-      server.handleUpgrade(req, socket, head, (ws) => server.emit('connection', ws, req));
+      const address = addressOf(req, this.options.trusted);
+      if (!perAddress.tryOpen(address)) return refuseUpgrade(socket, '429 Too Many Requests');
+      let counted = true;
+      const release = () => {
+        if (counted) perAddress.close(address);
+        counted = false;
+      };
+      socket.once('close', release);
+      server.handleUpgrade(req, socket, head, (ws) => {
+        ws.once('close', release);
+        server.emit('connection', ws, req);
+      });
     };
     http.on('upgrade', onUpgrade);
     const pinger = setInterval(() => {
@@ -119,6 +137,12 @@ export class InterludeWsAdapter extends AbstractWsAdapter {
       }
       if (message === null || typeof message !== 'object' || Array.isArray(message)) {
         return reject({ code: 'invalid_message', details: 'A message must be a JSON object' });
+      }
+      if (jsonDepth(message) > MAX_JSON_DEPTH) {
+        return reject({
+          code: 'invalid_message',
+          details: `JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
+        });
       }
       const type = (message as { type?: unknown }).type;
       if (typeof type !== 'string') {

@@ -45,6 +45,8 @@ export class InteractionService {
     prompt: Prompt,
     cancel: AbortWatch,
     interactionId: string = randomUUID(),
+    /** How long to wait when the prompt has no timeout of its own (null: for ever). */
+    waitSeconds: number | null = prompt.timeout,
   ): Promise<PromptAnswer> {
     if (prompt.input_type === 'notification') {
       // Notifications are acknowledged at once: shown to the person, never waited on.
@@ -59,8 +61,7 @@ export class InteractionService {
       return { type: 'notification' };
     }
     if (cancel.aborted) throw cancel.abortReason;
-    const deadline =
-      prompt.timeout === null ? null : Date.now() + (prompt.timeout + PROMPT_GRACE_SECONDS) * 1000;
+    const deadline = waitSeconds === null ? null : Date.now() + (waitSeconds + PROMPT_GRACE_SECONDS) * 1000;
     const answer = this.broker.wait(interactionId);
     await this.store.openInteraction(execution.id, interactionId, { prompt, status: 'open', deadline });
     execution.publish({ kind: 'interaction_required', interactionId, prompt });
@@ -75,7 +76,7 @@ export class InteractionService {
       deadline === null
         ? undefined
         : setTimeout(
-            () => void giveUp('expired', new PromptTimeoutError(prompt.timeout!)),
+            () => void giveUp('expired', new PromptTimeoutError(waitSeconds!)),
             deadline - Date.now(),
           );
     const stopWatching = cancel.onAbort((reason) => void giveUp('cancelled', reason));

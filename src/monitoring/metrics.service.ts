@@ -95,6 +95,8 @@ export class MetricsService {
   }
 
   async render(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    // prom-client prints an unset event-loop-lag sample as `Nan`, which strict parsers refuse.
+    const body = (await this.registry.metrics()).replace(/ Nan$/gm, ' NaN');
+    return { contentType: this.registry.contentType, body };
   }
 }

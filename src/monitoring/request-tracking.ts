@@ -10,20 +10,22 @@ type TrackedRequest = Request & { identity?: Identity; route?: { path?: string }
 
 /**
  * Counts every request when its response closes, so a stream counts until it ends: latency and status
- * by route for /metrics, and per identified user for /monitor/users. A plain middleware (after
+ * by route for /metrics, and per identified user for /monitor/users (when enabled; requests that
+ * matched no route are not a user's activity). A plain middleware (after
  * identityMiddleware) rather than an interceptor: Nest's interceptor pipeline costs a request more.
  */
-export function requestTracking(metrics: MetricsService, activity: UserActivityService) {
+export function requestTracking(metrics: MetricsService, activity?: UserActivityService) {
   return (req: TrackedRequest, res: Response, next: NextFunction): void => {
     const started = performance.now();
-    const userId = OPERATIONAL.test(req.path) ? null : (req.identity?.userId ?? null);
-    if (userId) activity.begin(userId);
+    const userId = !activity || OPERATIONAL.test(req.path) ? null : (req.identity?.userId ?? null);
+    if (userId) activity?.begin(userId);
     res.once('close', () => {
       const ms = performance.now() - started;
       // A response closed before it finished (a client that left) is recorded as 499, as proxies do.
       const status = res.writableFinished ? res.statusCode : 499;
-      metrics.recordRequest(String(req.route?.path ?? 'unmatched'), req.method, status, ms / 1000);
-      if (userId) activity.end(userId, ms, status >= 400);
+      const route = req.route?.path;
+      metrics.recordRequest(String(route ?? 'unmatched'), req.method, status, ms / 1000);
+      if (userId) activity?.end(userId, ms, status >= 400, Date.now(), route !== undefined);
     });
     next();
   };

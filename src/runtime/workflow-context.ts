@@ -10,6 +10,8 @@ export interface RequestMetadata {
   headers: Record<string, string | string[] | undefined>;
   query: Record<string, unknown>;
   cookies: Record<string, string>;
+  /** The caller's address (general.front_end.trust_proxy applied), when the face knows it. */
+  clientAddress?: string;
 }
 
 /** A question as a workflow writes it; `timeout`, `error`, `required` get NAT's defaults. */

@@ -109,6 +109,25 @@ describe('requests the server refuses', () => {
     expect(after.json).toEqual({ value: 'still fine' });
   });
 
+  it.each([
+    ['/v1/workflow', 422],
+    ['/v1/workflow/stream', 422],
+  ])('a body nested deeper than 64 levels is refused on %s before validation', async (path, status) => {
+    const res = await postJson(
+      `${t.url}${path}`,
+      `{"message": "x", "extra": ${'['.repeat(64)}${']'.repeat(64)}}`,
+    );
+    expect(res.status).toBe(status);
+    expect(res.json).toEqual({
+      detail: [{ type: 'json_invalid', loc: ['body'], msg: 'JSON nested deeper than 64 levels', input: {} }],
+    });
+    const within = await postJson(
+      `${t.url}/v1/workflow`,
+      `{"message": "ok", "extra": ${'['.repeat(63)}${']'.repeat(63)}}`,
+    );
+    expect(within.json).toEqual({ value: 'ok' });
+  });
+
   it('a __proto__ key is ignored as data: the request still validates on its own fields', async () => {
     const res = await postJson(`${t.url}/v1/workflow`, '{"__proto__": {"message": "smuggled"}}');
     expect(res.status).toBe(422);
@@ -190,6 +209,63 @@ workflow:`,
       await t.close();
     }
   });
+
+  it('never reflects Origin: null and matches allow_origin_regex against the whole origin', async () => {
+    const t = await startApp(
+      ECHO_YAML.replace(
+        'workflow:',
+        () => `general:
+  front_end:
+    cors:
+      allow_origins: ['https://app.example.com']
+      allow_origin_regex: 'https://[a-z]+\\.example\\.com'
+      allow_credentials: true
+workflow:`,
+      ),
+    );
+    try {
+      const ask = (origin: string) =>
+        fetch(`${t.url}/v1/workflow`, {
+          method: 'OPTIONS',
+          headers: { origin, 'access-control-request-method': 'POST' },
+        });
+      expect((await ask('https://ui.example.com')).headers.get('access-control-allow-origin')).toBe(
+        'https://ui.example.com',
+      );
+      for (const origin of [
+        'null',
+        'https://app.example.com.evil.test',
+        'https://evil.test/https://ui.example.com',
+      ]) {
+        const res = await ask(origin);
+        expect(res.headers.get('access-control-allow-origin')).toBeNull();
+        expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+      }
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("allow_origins ['*'] without credentials answers *, never the caller's origin", async () => {
+    const t = await startApp(
+      ECHO_YAML.replace(
+        'workflow:',
+        () => `general:\n  front_end:\n    cors:\n      allow_origins: ['*']\nworkflow:`,
+      ),
+    );
+    try {
+      for (const origin of ['https://anyone.test', 'null']) {
+        const res = await fetch(`${t.url}/v1/workflow`, {
+          method: 'OPTIONS',
+          headers: { origin, 'access-control-request-method': 'POST' },
+        });
+        expect(res.headers.get('access-control-allow-origin')).toBe('*');
+        expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+      }
+    } finally {
+      await t.close();
+    }
+  });
 });
 
 describe('streams and the client', () => {
@@ -267,4 +343,59 @@ describe('streams and the client', () => {
       }
     },
   );
+});
+
+describe('answers to large bad input stay small', () => {
+  let t: TestApp;
+  beforeAll(async () => (t = await startApp(ECHO_YAML)));
+  afterAll(() => t.close());
+
+  it('a 422 lists at most 20 issues and echoes at most 1,000 characters of any input', async () => {
+    const big = 'x'.repeat(50_000);
+    const messages = Array.from({ length: 100 }, () => ({ role: big, content: 'hi' }));
+    const res = await postJson(`${t.url}/v1/chat`, { messages });
+    expect(res.status).toBe(422);
+    const detail = res.json.detail as { type: string; loc: unknown[]; msg: string; input: unknown }[];
+    expect(detail).toHaveLength(21);
+    expect(detail[20]).toEqual({
+      type: 'too_many_errors',
+      loc: ['body'],
+      msg: '80 more issues not listed',
+      input: null,
+    });
+    expect(detail[0]).toMatchObject({ loc: ['body', 'messages', 0, 'role'] });
+    expect((detail[0].input as string).length).toBeLessThanOrEqual(1001);
+    expect(res.text.length).toBeLessThan(40_000);
+  });
+});
+
+describe('streaming routes take smaller bodies (max_stream_body_bytes)', () => {
+  let t: TestApp;
+  beforeAll(async () => (t = await startApp(ECHO_YAML)));
+  afterAll(() => t.close());
+
+  const big = { input_message: 'x'.repeat(1_500_000) };
+
+  it.each(['/v1/workflow/stream', '/generate/stream', '/v1/workflow/full', '/v1/chat/stream'])(
+    'a 1.5 MB body is 413 on %s by default (1 MiB)',
+    async (path) => {
+      const res = await postJson(
+        `${t.url}${path}`,
+        path.includes('chat') ? { messages: [{ role: 'user', content: big.input_message }] } : big,
+      );
+      expect(res.status).toBe(413);
+      expect(res.json).toEqual({ detail: expect.stringMatching(/max_stream_body_bytes/) });
+    },
+  );
+
+  it('a streamed chat completion is held to it too, and the same body is fine on /v1/workflow', async () => {
+    const res = await postJson(`${t.url}/v1/chat/completions`, {
+      stream: true,
+      messages: [{ role: 'user', content: big.input_message }],
+    });
+    expect(res.status).toBe(413);
+    expect((res.json as { error: { message: string } }).error.message).toMatch(/max_stream_body_bytes/);
+    const plain = await postJson(`${t.url}/v1/workflow`, { message: big.input_message });
+    expect(plain.status).toBe(200);
+  });
 });

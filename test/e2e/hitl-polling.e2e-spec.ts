@@ -873,7 +873,10 @@ describe('HITL limits: max_waiting_executions', () => {
 
 describe('HITL concurrency', () => {
   it('200 concurrent executions, each waiting on a prompt, answered in random order: no cross-talk', async () => {
-    const t = await startApp(NAME_YAML);
+    // One anonymous client from one address: above the default per-address allowance on purpose.
+    const t = await startApp(
+      NAME_YAML.replace('workflow:', 'general:\n  max_waiting_executions_per_address: 200\nworkflow:'),
+    );
     const ex = new Executions(t.url);
     try {
       const n = 200;

@@ -83,6 +83,14 @@ describe('/monitor/users', () => {
       expect(body.total_active_users).toBe(2);
     });
 
+    it('requests to unknown paths leave no record, whatever cookie they carry', async () => {
+      for (let i = 0; i < 20; i++)
+        await postJson(`${t.url}/nope-${i}`, {}, { cookie: `nat-session=probe-${i}` });
+      const { body } = await users(t);
+      expect(body.users.map((u) => u.user_id)).not.toContain(natUserId('probe-0'));
+      expect(body.users.some((u) => u.user_id === natUserId('probe-19'))).toBe(false);
+    });
+
     it('filters by user_id', async () => {
       const { body } = await users(t, `?user_id=${ALICE}`);
       expect(body.users.map((u) => u.user_id)).toEqual([ALICE]);
@@ -178,6 +186,19 @@ describe('/metrics', () => {
     const started = executions.metrics.find((m) => m.labels?.status === 'started');
     expect(Number(started?.value)).toBeGreaterThanOrEqual(1);
     expect(text).not.toContain(ALICE);
+  });
+
+  it('prints only values strict parsers accept (NaN, never Nan) when read twice in a row', async () => {
+    const texts = [
+      await (await fetch(`${t.url}/metrics`)).text(),
+      await (await fetch(`${t.url}/metrics`)).text(),
+    ];
+    for (const text of texts) {
+      const samples = text.split('\n').filter((line) => line !== '' && !line.startsWith('#'));
+      const values = samples.map((line) => line.slice(line.lastIndexOf(' ') + 1));
+      const bad = values.filter((v) => !/^(NaN|[+-]?Inf|[+-]?\d+(\.\d+)?([eE][+-]?\d+)?)$/.test(v));
+      expect(bad).toEqual([]);
+    }
   });
 
   it('counts executions waiting for a person', async () => {

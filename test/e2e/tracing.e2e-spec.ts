@@ -140,6 +140,35 @@ describe('logs: one JSON line per request, with its ids, and no credentials', ()
     expect(text).not.toContain('state-logged-never');
   });
 
+  it('logs only allow-listed headers, and no callback query however the path is cased or slashed', async () => {
+    await postJson(
+      `${t.url}/v1/workflow`,
+      { input_message: 'hi' },
+      {
+        'x-forwarded-access-token': 'fwd-token-logged-never',
+        'x-auth-request-access-token': 'proxy-token-logged-never',
+        'x-custom-secret': 'custom-logged-never',
+        'x-request-id': 'allow-list',
+      },
+    );
+    for (const path of ['/Auth/Redirect', '/auth/redirect/', '/AUTH/REDIRECT/']) {
+      await (await fetch(`${t.url}${path}?code=code-${path.length}-never&state=s`)).text();
+    }
+    await eventually(() => {
+      const urls = log.entries.map((e) => (e.req as { url?: string } | undefined)?.url);
+      expect(urls).toEqual(expect.arrayContaining(['/Auth/Redirect', '/auth/redirect/', '/AUTH/REDIRECT/']));
+    });
+    const line = log.entries.find((e) => e.reqId === 'allow-list' && e.req !== undefined)!;
+    expect(Object.keys((line.req as { headers: object }).headers)).toEqual(
+      expect.arrayContaining(['user-agent', 'content-type']),
+    );
+    const text = log.lines.join('\n');
+    for (const secret of ['fwd-token', 'proxy-token', 'custom-logged-never', '-never&state']) {
+      expect(text).not.toContain(secret);
+    }
+    expect(text).not.toMatch(/code=code-\d+-never/);
+  });
+
   it('a request refused before routing (malformed JSON) is logged too', async () => {
     const res = await postJson(`${t.url}/v1/workflow`, '{"input_message": ', { 'x-request-id': 'bad-json' });
     expect(res.status).toBe(422);

@@ -86,7 +86,8 @@ requires('chromium')('WebSocket gateway in a real browser (Chromium, the browser
   });
 
   it('runs a chat, shows the steps, answers the prompts as the NAT UI does, and gets the answer', async () => {
-    const page = await browser.newPage();
+    // A same-origin page to script from; /health's deny-all CSP (a JSON answer) would refuse the socket.
+    const page = await browser.newPage({ bypassCSP: true });
     await page.goto(`${t.url}/health`);
     const seen = await page.evaluate(chatInBrowser, {
       query: 'session=browser-user&conversation_id=conv-browser',
@@ -109,7 +110,8 @@ requires('chromium')('WebSocket gateway in a real browser (Chromium, the browser
   });
 
   it('a browser can read why the server closed the socket (1008 "Invalid session ID")', async () => {
-    const page = await browser.newPage();
+    // A same-origin page to script from; /health's deny-all CSP (a JSON answer) would refuse the socket.
+    const page = await browser.newPage({ bypassCSP: true });
     await page.goto(`${t.url}/health`);
     const seen = await page.evaluate(chatInBrowser, { query: 'session=not%20valid', answers: {} });
     expect(seen.closed).toEqual({ code: 1008, reason: 'Invalid session ID' });

@@ -168,6 +168,18 @@ workflow:
         /No user text/,
       ],
       [
+        'a user_message whose content nests 2,000 levels',
+        `{"type":"user_message","schema_type":"chat","content":{"messages":[{"role":"user","content":${'['.repeat(2000)}${']'.repeat(2000)}}]}}`,
+        'invalid_message',
+        /nested deeper than 64 levels/,
+      ],
+      [
+        'a frame nesting 65 levels',
+        `{"type":"user_message","x":${'['.repeat(64)}${']'.repeat(64)}}`,
+        'invalid_message',
+        /nested deeper than 64 levels/,
+      ],
+      [
         'a reply when no prompt waits',
         { type: 'user_interaction_message', content: { messages: [] } },
         'invalid_data_content',

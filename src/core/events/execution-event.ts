@@ -20,7 +20,12 @@ export type ExecutionEventBody =
   /** `streamed`: whether the workflow emitted output items (else faces stream the result itself). */
   | { kind: 'completed'; result: unknown; streamed: boolean }
   | { kind: 'failed'; error: ExecutionFailure }
-  | { kind: 'cancelled'; reason: string };
+  | { kind: 'cancelled'; reason: string }
+  /**
+   * Replay only: `count` earlier events are no longer kept (the execution's event log is bounded), so
+   * a late re-attacher knows what it missed. Live subscribers never get it.
+   */
+  | { kind: 'events_dropped'; count: number };
 
 export type ExecutionEvent = ExecutionEventBody & { seq: number };
 

@@ -2,6 +2,7 @@ import { createParamDecorator, Injectable, type ExecutionContext, type PipeTrans
 import type { NextFunction, Request, Response } from 'express';
 import express from 'express';
 import { AppError, ErrorCode } from '../errors/app-error';
+import type { StreamRoutes } from './stream-routes';
 import { jsonDepth, MAX_JSON_DEPTH, validatePlain } from '../validation/validation-issues';
 
 interface BodyError {
@@ -9,25 +10,51 @@ interface BodyError {
   status?: number;
   message: string;
   body?: string;
+  /** The setting whose limit the body passed. */
+  setting?: string;
 }
 
-type RequestWithBody = Request & { bodyError?: BodyError };
+type RequestWithBody = Request & { bodyError?: BodyError; bodyBytes?: number };
+
+export interface BodyLimits {
+  /** `max_body_bytes`. */
+  body: number;
+  /** `max_stream_body_bytes`: streaming routes hold their request for as long as they stream. */
+  stream: number;
+}
 
 /**
  * Parses JSON bodies but never answers by itself: a body that is too large or not JSON is recorded
  * on the request and reported by the route that reads it, in that route's own error shape.
  */
-export function jsonBodyParser(limitBytes: number) {
-  const parse = express.json({
-    limit: limitBytes,
-    strict: false,
-    type: ['application/json', 'application/*+json'],
-  });
-  return (req: Request, res: Response, next: NextFunction) =>
+export function jsonBodyParser(limits: BodyLimits, streams: StreamRoutes) {
+  const options = { strict: false, type: ['application/json', 'application/*+json'] };
+  const recordSize = (req: RequestWithBody, _res: unknown, buf: Buffer) => (req.bodyBytes = buf.length);
+  const parseBody = express.json({ ...options, limit: limits.body, verify: recordSize });
+  const parseStream = express.json({ ...options, limit: limits.stream });
+  return (req: Request, res: Response, next: NextFunction) => {
+    const stream = streams.byPath(req.path);
+    const parse = stream ? parseStream : parseBody;
     parse(req, res, (err?: unknown) => {
-      if (err) (req as RequestWithBody).bodyError = err as BodyError;
+      const request = req as RequestWithBody;
+      if (err) {
+        request.bodyError = err as BodyError;
+        request.bodyError.setting = stream ? 'max_stream_body_bytes' : 'max_body_bytes';
+      } else if (
+        streams.byBody(req.path) &&
+        (request.bodyBytes ?? 0) > limits.stream &&
+        (req.body as { stream?: unknown } | undefined)?.stream === true
+      ) {
+        request.body = undefined;
+        request.bodyError = {
+          status: 413,
+          message: 'request entity too large',
+          setting: 'max_stream_body_bytes',
+        };
+      }
       next();
     });
+  };
 }
 
 function positionOf(message: string): number {
@@ -39,7 +66,10 @@ function readBody(req: RequestWithBody): unknown {
   const err = req.bodyError;
   if (err) {
     if (err.type === 'entity.too.large' || err.status === 413) {
-      throw new AppError(ErrorCode.PayloadTooLarge, `Request body is larger than the limit (${err.message})`);
+      throw new AppError(
+        ErrorCode.PayloadTooLarge,
+        `Request body is larger than the limit (${err.message}; general.front_end.${err.setting ?? 'max_body_bytes'})`,
+      );
     }
     throw AppError.validation([
       {

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Request } from 'express';
 import { parse as parseCookies } from 'cookie';
 import type { RequestMetadata } from '../../runtime/workflow-context';
+import { addressOf } from './connection-caps';
 
 /** The cookies of a request's (or a WebSocket handshake's) `Cookie` header. */
 export function cookiesOf(headers: IncomingHttpHeaders): Record<string, string> {
@@ -20,5 +21,6 @@ export function requestMetadata(req: Request): RequestMetadata {
     headers: req.headers,
     query: req.query as Record<string, unknown>,
     cookies: cookiesOf(req.headers),
+    clientAddress: addressOf(req),
   };
 }

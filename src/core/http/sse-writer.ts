@@ -1,5 +1,8 @@
 import type { ServerResponse } from 'node:http';
 
+/** Time between the frames before a bare line and the line, so the peer reads them apart. */
+const ALONE_GAP_MS = 10;
+
 /**
  * Writes Server-Sent Events by hand: NeMo Agent Toolkit's streams need non-standard lines
  * (`intermediate_data:`, bare JSON errors) that Nest's @Sse() cannot write. Headers go out before the
@@ -13,6 +16,8 @@ export class SseWriter {
   private flushScheduled = false;
   private sentFirst = false;
   private readonly flushNow = () => this.flush();
+  /** Writes that must wait for earlier ones to leave (a line that needs a chunk of its own). */
+  private tail?: Promise<void>;
 
   constructor(
     private readonly res: ServerResponse,
@@ -32,7 +37,8 @@ export class SseWriter {
       ...headers,
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache, no-transform',
-      Connection: 'keep-alive',
+      // No Connection header of our own: Node answers the request's (RFC 9112 §9.6), closing the
+      // socket after the stream when the client asked for `Connection: close`.
       'X-Accel-Buffering': 'no',
     });
     this.res.flushHeaders();
@@ -73,19 +79,53 @@ export class SseWriter {
     return line;
   }
 
-  /** A line outside SSE framing (NAT's bare JSON error on legacy streams). */
+  /**
+   * A line outside SSE framing (NAT's bare JSON error on legacy streams), sent in a network chunk of
+   * its own: the NAT UI recognises the error only when a whole chunk it reads parses as that JSON.
+   * What came before leaves first; the line follows once the socket took it and the peer had a
+   * moment to read it.
+   */
   raw(line: string): void {
-    this.write(`${line}\n`);
+    if (this.isClosed) return;
+    this.flush();
+    this.sentFirst = true;
+    const before = this.tail ?? Promise.resolve();
+    this.tail = before
+      .then(() => this.drained())
+      .then(() => new Promise<void>((resolve) => setTimeout(resolve, ALONE_GAP_MS)))
+      .then(() => {
+        if (!this.res.destroyed && !this.res.writableEnded) this.res.write(`${line}\n`);
+      });
   }
 
   end(): void {
     this.flush();
     this.stop();
+    if (this.tail) {
+      void this.tail.then(() => {
+        if (!this.res.writableEnded) this.res.end();
+      });
+      return;
+    }
     if (!this.res.writableEnded) this.res.end();
+  }
+
+  /** Resolves once what was written so far has been handed to the socket. */
+  private drained(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.res.destroyed || this.res.writableEnded) return resolve();
+      this.res.write('', () => resolve());
+    });
   }
 
   private write(chunk: string): void {
     if (this.isClosed) return;
+    if (this.tail) {
+      this.tail = this.tail.then(() => {
+        if (!this.res.destroyed && !this.res.writableEnded) this.res.write(chunk);
+      });
+      return;
+    }
     if (!this.sentFirst) {
       // The first frame leaves at once rather than when the current burst of frames ends.
       this.sentFirst = true;

@@ -18,8 +18,32 @@ export interface LoggingOptions {
   oauthCallbackPath: string;
 }
 
-/** Headers that carry credentials; they never reach a log line. */
+/** Headers that carry credentials; redacted wherever a `headers` object is logged. */
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key']);
+
+/**
+ * The request headers a log line shows. An allow-list, because credentials travel in headers nobody
+ * can enumerate (`X-Forwarded-Access-Token`, `X-Auth-Request-Access-Token`, vendor keys…).
+ */
+export const LOGGED_HEADERS: readonly string[] = [
+  'host',
+  'user-agent',
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'content-type',
+  'content-length',
+  'connection',
+  'origin',
+  'x-request-id',
+  'x-forwarded-for',
+  'x-forwarded-proto',
+  'x-forwarded-host',
+  'traceparent',
+  'last-event-id',
+  'upgrade',
+];
+const LOGGED = new Set(LOGGED_HEADERS);
 
 export function isLogLevel(value: string): value is LogLevelName {
   return (LOG_LEVELS as readonly string[]).includes(value);
@@ -54,8 +78,14 @@ export function createLogger(options: LoggingOptions): Logger {
 
 function safeHeaders(headers: IncomingMessage['headers']): Record<string, unknown> {
   const kept: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(headers)) if (!SECRET_HEADERS.has(name)) kept[name] = value;
+  for (const [name, value] of Object.entries(headers)) if (LOGGED.has(name)) kept[name] = value;
   return kept;
+}
+
+/** Whether `path` reaches the route `route` as Express matches it: any case, optional trailing slash. */
+export function reachesRoute(path: string, route: string): boolean {
+  const normal = (p: string) => p.replace(/\/+$/, '').toLowerCase();
+  return normal(path).endsWith(normal(route));
 }
 
 /**
@@ -66,7 +96,7 @@ function safeHeaders(headers: IncomingMessage['headers']): Record<string, unknow
 export function httpLogger(logger: Logger, options: LoggingOptions): HttpLogger {
   const withoutSecretQuery = (url: string) => {
     const path = url.split('?', 1)[0];
-    return path.endsWith(options.oauthCallbackPath) ? path : url;
+    return reachesRoute(path, options.oauthCallbackPath) ? path : url;
   };
   return pinoHttp<IncomingMessage & { identity?: Identity }, ServerResponse>({
     logger,

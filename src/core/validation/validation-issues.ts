@@ -4,8 +4,11 @@ import type { ValidationIssue } from '../errors/app-error';
 
 type Ctor<T> = new () => T;
 
-/** How deep a JSON document may nest before we refuse it (Python's json and pydantic refuse far less). */
-export const MAX_JSON_DEPTH = 200;
+/**
+ * How deep a JSON document (HTTP body or socket frame) may nest; deeper ones are refused before
+ * validation, whose recursion a hostile document could otherwise overflow.
+ */
+export const MAX_JSON_DEPTH = 64;
 
 const MESSAGES: Record<string, (ctx: Record<string, unknown>) => [string, string]> = {
   isDefined: () => ['missing', 'Field required'],
@@ -45,6 +48,45 @@ export function jsonDepth(value: unknown, limit = MAX_JSON_DEPTH): number {
     for (const child of Object.values(node)) stack.push([child, depth + 1]);
   }
   return max;
+}
+
+/** How many issues a 422 lists; the rest are counted in one closing `too_many_errors` issue. */
+export const MAX_LISTED_ISSUES = 20;
+/** How many characters of an offending input a 422 echoes. */
+export const MAX_ECHOED_INPUT = 1000;
+
+/** The input as echoed: itself when small, else the start of its JSON text (found without serialising it all). */
+export function echoedInput(value: unknown): unknown {
+  if (typeof value === 'string') {
+    return value.length > MAX_ECHOED_INPUT ? `${value.slice(0, MAX_ECHOED_INPUT)}…` : value;
+  }
+  if (value === null || typeof value !== 'object') return value;
+  let budget = MAX_ECHOED_INPUT;
+  const stack: unknown[] = [value];
+  while (stack.length > 0 && budget >= 0) {
+    const node = stack.pop();
+    if (typeof node === 'string') budget -= node.length + 2;
+    else if (node !== null && typeof node === 'object') {
+      for (const [key, child] of Object.entries(node)) {
+        budget -= key.length + 4;
+        stack.push(child);
+      }
+    } else budget -= 8;
+  }
+  if (budget >= 0) return value;
+  return `${JSON.stringify(value).slice(0, MAX_ECHOED_INPUT)}…`;
+}
+
+/** Bounds a 422: the first issues with their inputs cut short, and how many more there were. */
+export function cappedIssues(issues: ValidationIssue[], loc: (string | number)[] = []): ValidationIssue[] {
+  const listed = issues
+    .slice(0, MAX_LISTED_ISSUES)
+    .map((issue) => ({ ...issue, input: echoedInput(issue.input) }));
+  if (issues.length > MAX_LISTED_ISSUES) {
+    const more = issues.length - MAX_LISTED_ISSUES;
+    listed.push({ type: 'too_many_errors', loc, msg: `${more} more issues not listed`, input: null });
+  }
+  return listed;
 }
 
 function isIndex(key: string, parent: unknown): boolean {
@@ -140,6 +182,6 @@ export function validatePlain<T extends object>(
     forbidNonWhitelisted: options.forbidUnknown === true,
     validationError: { target: true, value: true },
   });
-  if (errors.length > 0) return { ok: false, issues: toIssues(errors, loc) };
+  if (errors.length > 0) return { ok: false, issues: cappedIssues(toIssues(errors, loc), loc) };
   return { ok: true, value: instance };
 }

@@ -1,0 +1,68 @@
+import type { IncomingMessage } from 'node:http';
+import ipaddr from 'ipaddr.js';
+
+/** Whether an address belongs to a proxy whose X-Forwarded-For we believe. */
+export type TrustedProxy = (address: string) => boolean;
+
+const NAMED: Record<string, string[]> = {
+  loopback: ['127.0.0.1/8', '::1/128'],
+  linklocal: ['169.254.0.0/16', 'fe80::/10'],
+  uniquelocal: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'],
+};
+
+function parsed(address: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
+  try {
+    return ipaddr.process(address.trim());
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `general.front_end.trust_proxy` as a predicate: addresses and CIDR ranges, or `loopback`,
+ * `linklocal`, `uniquelocal` (Express's names). Empty: no proxy is trusted.
+ */
+export function trustedProxies(entries: string[]): TrustedProxy {
+  const ranges = entries.flatMap(
+    (entry) => NAMED[entry] ?? [entry.includes('/') ? entry : `${entry}/${entry.includes(':') ? 128 : 32}`],
+  );
+  const cidrs = ranges.map((range) => {
+    try {
+      const [address, bits] = ipaddr.parseCIDR(range);
+      return [
+        address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()
+          ? (address as ipaddr.IPv6).toIPv4Address()
+          : address,
+        bits,
+      ] as const;
+    } catch {
+      throw new Error(
+        `general.front_end.trust_proxy: "${range}" is not an IP address, a CIDR range or loopback/linklocal/uniquelocal`,
+      );
+    }
+  });
+  if (cidrs.length === 0) return () => false;
+  return (address) => {
+    const ip = parsed(address);
+    return ip !== undefined && cidrs.some(([net, bits]) => net.kind() === ip.kind() && ip.match(net, bits));
+  };
+}
+
+/**
+ * The address a request comes from: the socket's peer, or, when that peer is a trusted proxy, the
+ * nearest untrusted hop of X-Forwarded-For (what Express's `req.ip` gives with `trust proxy`).
+ */
+export function clientAddress(req: IncomingMessage, trusted: TrustedProxy): string {
+  const peer = req.socket.remoteAddress ?? 'unknown';
+  let address = parsed(peer)?.toString() ?? peer;
+  if (!trusted(address)) return address;
+  const header = req.headers['x-forwarded-for'];
+  const hops = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').reverse();
+  for (const hop of hops) {
+    const ip = parsed(hop);
+    if (!ip) return address;
+    address = ip.toString();
+    if (!trusted(address)) return address;
+  }
+  return address;
+}

@@ -1,0 +1,50 @@
+import { rawRequest, unchunk } from '../utils/raw-http';
+import { eventually, scriptedYaml, startApp, type TestApp } from '../utils/test-app';
+
+const FAILING_YAML = scriptedYaml(
+  `- stream: { text: 'partial answer' }
+- fail: { message: 'tool exploded', error_type: ValueError }`,
+);
+const ERROR_LINE = JSON.stringify({
+  code: 'workflow_error',
+  message: 'tool exploded',
+  details: 'ValueError',
+});
+
+describe('streams on the wire', () => {
+  let t: TestApp;
+  beforeAll(async () => (t = await startApp(FAILING_YAML)));
+  afterAll(() => t.close());
+
+  const body = JSON.stringify({ input_message: 'go' });
+  const json = { 'Content-Type': 'application/json' };
+
+  it.each(['/generate/stream', '/generate/full'])(
+    'a legacy %s error line arrives alone in its network chunk, as the NAT UI needs',
+    async (path) => {
+      const req = rawRequest(t.url, 'POST', path, { ...json, Connection: 'close' }, body);
+      await req.closedByServer;
+      const errorReads = req.reads.filter((r) => r.includes('workflow_error'));
+      expect(errorReads).toHaveLength(1);
+      expect(unchunk(errorReads[0])).toBe(`${ERROR_LINE}\n`);
+      expect(req.reads.join('')).toContain('partial ');
+    },
+  );
+
+  it('a stream requested with Connection: close is answered so and the socket closes when it ends', async () => {
+    const req = rawRequest(t.url, 'POST', '/v1/workflow/stream', { ...json, Connection: 'close' }, body);
+    await eventually(() => expect(req.head()).toMatch(/^HTTP\/1\.1 200/));
+    expect(req.head().toLowerCase()).toContain('connection: close');
+    expect(req.head().toLowerCase()).not.toContain('keep-alive');
+    await req.closedByServer;
+    expect(req.reads.join('')).toContain('event: error');
+  });
+
+  it('a keep-alive stream request keeps its connection for the next request', async () => {
+    const req = rawRequest(t.url, 'POST', '/v1/workflow/stream', json, body);
+    await eventually(() => expect(req.reads.join('')).toContain('0\r\n\r\n'));
+    expect(req.head().toLowerCase()).toContain('connection: keep-alive');
+    expect(req.socket.readyState).toBe('open');
+    req.socket.destroy();
+  });
+});
