@@ -5,8 +5,9 @@ import type { ExecutionStore } from './execution.store';
 
 /**
  * Room for one more execution that may wait for a person: in total, for the caller, for anonymous
- * callers together (so they cannot take identified users' places), and per client address (so
- * minting identities, e.g. rotating cookies, does not multiply one client's allowance).
+ * callers together (so they cannot take identified users' places), and per client address for callers
+ * nothing verified (so minting identities, e.g. rotating cookies, does not multiply one client's
+ * allowance). Verified users keep only their own limit: many of them may share one corporate address.
  */
 export async function checkCapacity(
   store: ExecutionStore,
@@ -32,7 +33,11 @@ export async function checkCapacity(
     throw tooMany(`You have ${perUser} executions waiting for an answer; answer or cancel some first.`);
   }
   const perAddress = general.max_waiting_executions_per_address;
-  if (clientAddress !== undefined && (await store.countWaitingFrom(clientAddress)) >= perAddress) {
+  if (
+    !identity.verified &&
+    clientAddress !== undefined &&
+    (await store.countWaitingFrom(clientAddress)) >= perAddress
+  ) {
     throw tooMany(
       `Too many executions started from your address are waiting for a person (general.max_waiting_executions_per_address: ${perAddress}); answer or cancel some first.`,
     );

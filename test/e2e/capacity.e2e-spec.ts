@@ -1,3 +1,4 @@
+import { SignJWT } from 'jose';
 import { Executions } from '../utils/hitl';
 import { postJson } from '../utils/sse';
 import { eventually, scriptedYaml, startApp, type TestApp } from '../utils/test-app';
@@ -40,6 +41,31 @@ describe('capacity for executions waiting for a person', () => {
     const refused = await start(t, { cookie: 'nat-session=rot-3' });
     expect(refused.status).toBe(429);
     expect(refused.json).toEqual({ detail: expect.stringMatching(/max_waiting_executions_per_address/) });
+  });
+});
+
+describe('verified users and the per-address limit', () => {
+  it('users with verified tokens behind one address are held only to their own limit', async () => {
+    const secret = 'a-test-secret-of-at-least-32-bytes!!';
+    const t = await startApp(
+      withGeneral(
+        `  auth:\n    jwt: { secret: '${secret}' }\n  max_waiting_executions_per_address: 1\n  max_waiting_executions_per_user: 2`,
+      ),
+    );
+    const token = (sub: string) =>
+      new SignJWT({ sub })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setExpirationTime('5m')
+        .sign(new TextEncoder().encode(secret));
+    try {
+      for (const sub of ['ann', 'ann', 'bob', 'cy']) {
+        const res = await start(t, { authorization: `Bearer ${await token(sub)}` });
+        expect(res.status).toBe(202);
+      }
+      expect((await start(t, { authorization: `Bearer ${await token('ann')}` })).status).toBe(429);
+    } finally {
+      await t.close();
+    }
   });
 });
 

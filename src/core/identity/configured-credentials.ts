@@ -70,7 +70,7 @@ export class ConfiguredCredentials {
     // Looked up by the key's hash: comparing digests leaks nothing usable about the key itself.
     const entry = this.keys.get(sha256Hex(key));
     if (!entry) throw refused('The API key is not accepted', 'Bearer');
-    return { userId: entry.user_id, source: 'api_key', claims: roleClaims(entry.roles) };
+    return { userId: entry.user_id, source: 'api_key', claims: roleClaims(entry.roles), verified: true };
   }
 
   async basic(credentials: string): Promise<Identity> {
@@ -91,6 +91,7 @@ export class ConfiguredCredentials {
     const identity: Identity = {
       userId: user.user_id ?? user.username,
       source: 'basic',
+      verified: true,
       claims: roleClaims(user.roles),
     };
     if (this.remembered.size >= REMEMBERED_LOGINS)

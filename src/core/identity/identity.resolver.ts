@@ -168,8 +168,8 @@ export class IdentityResolver {
     );
     if (!key) throw invalidToken('The token names no user: it needs sub, email or preferred_username');
     // JWT subjects keep NeMo Agent Toolkit's ids when their signature was checked.
-    const userId =
-      this.mode === 'asserted' || this.verified.has('jwt') ? natUserId(key) : unverifiedUserId('jwt', key);
-    return { userId, source: 'jwt', claims: { ...claims } };
+    const verified = this.verified.has('jwt');
+    const userId = this.mode === 'asserted' || verified ? natUserId(key) : unverifiedUserId('jwt', key);
+    return { userId, source: 'jwt', claims: { ...claims }, verified };
   }
 }

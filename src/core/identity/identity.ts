@@ -5,6 +5,8 @@ export interface Identity {
   source: 'anonymous' | 'cookie' | 'jwt' | 'api_key' | 'basic';
   /** A JWT's claims (email, name, roles, groups, scope…); empty for other sources. */
   claims: Record<string, unknown>;
+  /** Checked against something the operator configured (a JWT key, api_keys, basic_users). */
+  verified?: boolean;
 }
 
 export const ANONYMOUS: Identity = Object.freeze({
