@@ -1,7 +1,6 @@
 import { postJson } from '../utils/sse';
+import { chromiumPath, requires } from '../utils/requires';
 import { ECHO_YAML, startApp, type TestApp } from '../utils/test-app';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 function expectSecurityHeaders(headers: Headers) {
   expect(headers.get('x-content-type-options')).toBe('nosniff');
@@ -41,10 +40,16 @@ describe('security headers', () => {
     expect(res.status).toBe(200);
     expectSecurityHeaders(res.headers);
   });
+});
+
+requires('chromium')('security headers in a browser', () => {
+  let t: TestApp;
+  beforeAll(async () => (t = await startApp(ECHO_YAML)));
+  afterAll(() => t.close());
 
   it('Swagger UI at /docs still renders under its CSP (Chromium)', async () => {
     const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    const browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
     try {
       const page = await browser.newPage();
       const violations: string[] = [];
