@@ -5,7 +5,7 @@ import type { WebSocket } from 'ws';
 import { ConnectionCount } from '../core/connection-count';
 import { lastUserText, messageText, type ChatRequestDto } from '../core/dto/chat-request.dto';
 import { AppError } from '../core/errors/app-error';
-import { originAllowed } from '../core/http/allowed-origin';
+import { corsOriginMatcher, originAllowed } from '../core/http/allowed-origin';
 import { addressOf } from '../core/http/connection-caps';
 import { cookiesOf } from '../core/http/request-metadata';
 import { ANONYMOUS, type Identity } from '../core/identity/identity';
@@ -77,6 +77,7 @@ export class GatewayService implements OnApplicationShutdown {
   private readonly sessions = new WeakMap<WebSocket, WsSession>();
   /** Runs whose socket closed, cancelled if nobody takes them over within the execution TTL. */
   private readonly abandoned = new Map<WsRun, NodeJS.Timeout>();
+  private readonly allowedByCors: (origin: string) => boolean;
 
   constructor(
     private readonly executions: ExecutionService,
@@ -85,7 +86,9 @@ export class GatewayService implements OnApplicationShutdown {
     private readonly config: ServerConfig,
     private readonly conversations: ConversationRuns,
     private readonly connections: ConnectionCount,
-  ) {}
+  ) {
+    this.allowedByCors = corsOriginMatcher(config.general.front_end.cors);
+  }
 
   onApplicationShutdown(): void {
     for (const timer of this.abandoned.values()) clearTimeout(timer);
@@ -101,7 +104,7 @@ export class GatewayService implements OnApplicationShutdown {
     const ready = new Promise<void>((resolve) => (resolveReady = resolve));
     const state = new WsSession(socket, request, ANONYMOUS, ready);
     this.sessions.set(socket, state);
-    if (!originAllowed(this.config.general.front_end.cors, req.headers.origin, req.headers.host)) {
+    if (!originAllowed(this.allowedByCors, req.headers.origin, req.headers.host)) {
       const reason = `Origin not allowed (see general.front_end.cors.allow_origins): ${req.headers.origin}`;
       socket.close(POLICY_VIOLATION, closeReason(reason));
       return;

@@ -6,10 +6,12 @@ const CONNECTIONS = 500;
 describe('WebSocket gateway under load', () => {
   let t: TestApp;
   beforeAll(async () => {
+    // One test client stands for many people, so its address gets room for all of them.
     t = await startApp(
       scriptedYaml(
         `- prompt: { input_type: text, text: 'Code for {{input}}?', save_as: code }`,
         '{{input}} -> {{code}}',
+        `general:\n  max_waiting_executions_per_address: ${CONNECTIONS}`,
       ),
     );
   });

@@ -1,5 +1,6 @@
 import type { CorsOptions } from '@nestjs/common/interfaces/external/cors-options.interface.js';
 import type { CorsConfig } from '../../config/config.schema';
+import { corsOriginMatcher } from './allowed-origin';
 
 type OriginCallback = (err: Error | null, allow?: boolean | string) => void;
 
@@ -9,17 +10,11 @@ type OriginCallback = (err: Error | null, allow?: boolean | string) => void;
  * frames, `file:` pages, some redirects) is never echoed: anyone can send it.
  */
 export function corsOptions(cors: CorsConfig): CorsOptions {
-  const listed = new Set(cors.allow_origins);
-  const pattern = cors.allow_origin_regex ? new RegExp(`^(?:${cors.allow_origin_regex})$`) : undefined;
-  const origin = listed.has('*')
+  const allowed = corsOriginMatcher(cors);
+  const origin = cors.allow_origins.includes('*')
     ? '*'
-    : (requested: string | undefined, done: OriginCallback) => {
-        const allowed =
-          requested !== undefined &&
-          requested !== 'null' &&
-          (listed.has(requested) || pattern?.test(requested) === true);
-        done(null, allowed ? requested : false);
-      };
+    : (requested: string | undefined, done: OriginCallback) =>
+        done(null, requested !== undefined && allowed(requested) ? requested : false);
   return {
     origin,
     methods: cors.allow_methods.includes('*') ? undefined : cors.allow_methods,

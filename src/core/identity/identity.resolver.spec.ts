@@ -79,7 +79,7 @@ describe('IdentityResolver: verified identity (a JWT secret)', () => {
 
   it('a verified JWT subject keeps NAT’s id', async () => {
     const who = (await outcome(resolver, { authorization: `Bearer ${await jwt('admin-1')}` })) as Identity;
-    expect(who).toMatchObject({ userId: natUserId('admin-1'), source: 'jwt' });
+    expect(who).toMatchObject({ userId: natUserId('admin-1'), source: 'jwt', verified: true });
   });
 
   it.each([
@@ -136,6 +136,7 @@ describe('IdentityResolver: configured API keys and Basic users', () => {
         userId: 'ci-bot',
         source: 'api_key',
         claims: { roles: ['operator'] },
+        verified: true,
       });
     }
   });
@@ -150,6 +151,7 @@ describe('IdentityResolver: configured API keys and Basic users', () => {
     expect(await outcome(resolver, { authorization: basic('ann', 'pw of ann') })).toMatchObject({
       userId: 'ann-id',
       source: 'basic',
+      verified: true,
     });
     for (const wrong of [basic('ann', 'guess'), basic('nobody', 'pw of ann'), 'Basic admin-1']) {
       expect(await outcome(resolver, { authorization: wrong })).toEqual({
