@@ -1,0 +1,60 @@
+import type { Provider, Type } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Test } from '@nestjs/testing';
+import type { AppConfig } from '../../src/config/config.loader';
+import { ConfigModule } from '../../src/config/config.module';
+import { AppExceptionFilter } from '../../src/core/http/app-exception.filter';
+import { jsonBodyParser } from '../../src/core/http/json-body';
+import { streamRoutes } from '../../src/core/http/stream-routes';
+import { IdentityGuard } from '../../src/core/identity/identity.guard';
+import { identityMiddleware } from '../../src/core/identity/identity.middleware';
+import { IdentityResolver } from '../../src/core/identity/identity.resolver';
+import { resolveRoutes, routeTable } from '../../src/routes';
+import { configFrom, ECHO_YAML } from './test-app';
+
+export interface SlimApp {
+  app: NestExpressApplication;
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface SlimAppOptions {
+  controllers: Type[];
+  /** The controllers' collaborators: fakes, or the real services over memory adapters. */
+  providers?: Provider[];
+  /** Body limits, identity and the route table come from it; the echo workflow's by default. */
+  config?: AppConfig;
+}
+
+/**
+ * A few controllers in a testing module, with what createApp applies that a route's 4xx answers
+ * depend on: the JSON body parser and its limits, identity middleware and guard, the exception filter
+ * with the route table (404/405). No engine, no other face, no database.
+ */
+export async function slimApp({
+  controllers,
+  providers = [],
+  config = configFrom(ECHO_YAML),
+}: SlimAppOptions): Promise<SlimApp> {
+  const moduleRef = await Test.createTestingModule({
+    imports: [ConfigModule.forRoot(config)],
+    controllers,
+    providers: [IdentityResolver, { provide: APP_GUARD, useClass: IdentityGuard }, ...providers],
+  }).compile();
+  const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: false });
+  const frontEnd = config.settings.general.front_end;
+  const routes = resolveRoutes(frontEnd);
+  app.set('query parser', 'simple');
+  app.use(
+    jsonBodyParser(
+      { body: frontEnd.max_body_bytes, stream: frontEnd.max_stream_body_bytes },
+      streamRoutes(routes),
+    ),
+  );
+  app.use(identityMiddleware(app.get(IdentityResolver)));
+  app.useGlobalFilters(new AppExceptionFilter(routeTable(routes)));
+  await app.listen(0, '127.0.0.1');
+  const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  return { app, url, close: () => app.close() };
+}
