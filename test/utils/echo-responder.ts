@@ -1,3 +1,4 @@
+import type { Provider } from '@nestjs/common';
 import type { Response } from 'express';
 import { ExecutionResponder } from '../../src/executions/execution-responder';
 
@@ -24,7 +25,7 @@ export class EchoResponder {
 /** The provider that puts an EchoResponder where the faces expect the engine's responder. */
 export function echoResponder(): {
   responder: EchoResponder;
-  provider: { provide: unknown; useValue: unknown };
+  provider: Provider;
 } {
   const responder = new EchoResponder();
   return { responder, provider: { provide: ExecutionResponder, useValue: responder } };

@@ -1,4 +1,4 @@
-import { eventually } from './test-app';
+import { eventually, scriptedYaml } from './test-app';
 
 export interface JsonResponse {
   status: number;
@@ -78,3 +78,7 @@ export function alreadyResolved(interactionId: string) {
 }
 
 export const DEFAULT_PROMPT_ERROR = 'This prompt is no longer available.';
+
+/** One text prompt, then the output quoting the answer. */
+export const NAME_STEPS = `- prompt: { input_type: text, text: 'Your name?', placeholder: 'A name', save_as: name }`;
+export const NAME_YAML = scriptedYaml(NAME_STEPS, 'Hello {{name}} ({{input}})');
