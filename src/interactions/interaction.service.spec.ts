@@ -11,7 +11,7 @@ class GatedBroker extends InProcessInteractionBroker {
   private open!: () => void;
   private readonly gate = new Promise<void>((resolve) => (this.open = resolve));
 
-  async deliver(interactionId: string, answer: PromptAnswer): Promise<void> {
+  override async deliver(interactionId: string, answer: PromptAnswer): Promise<void> {
     await this.gate;
     return super.deliver(interactionId, answer);
   }
