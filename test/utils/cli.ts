@@ -1,0 +1,133 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+
+// `npm test` builds first; run `npm run build` before `npx jest --selectProjects e2e`.
+export const ROOT = resolve(__dirname, '..', '..');
+export const CLI = resolve(ROOT, 'dist', 'cli.js');
+export const config = (name: string) => resolve(ROOT, 'config', name);
+export const fixture = (name: string) => resolve(ROOT, 'test', 'fixtures', name);
+
+/** The environment the CLI runs in: ours, minus anything that would change which config or port it picks. */
+export function cliEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...extra };
+  for (const key of [
+    'INTERLUDE_CONFIG',
+    'NAT_CONFIG_FILE',
+    'INTERLUDE_HOST',
+    'INTERLUDE_PORT',
+    'WORKFLOW_DESCRIPTION',
+  ]) {
+    if (!(key in extra)) delete env[key];
+  }
+  return env;
+}
+
+export interface Finished {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI to completion. */
+export function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Finished> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: cliEnv(env) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('error', fail);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      done({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** A port nothing listens on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
+
+export interface Serving {
+  child: ChildProcess;
+  /** The line `serve` prints once it listens. */
+  line: string;
+  /** The base URL from that line. */
+  url: string;
+}
+
+const servers = new Set<ChildProcess>();
+
+/** Starts `interlude serve` and waits for the line it prints once it listens. */
+export function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Serving> {
+  const child = spawn(process.execPath, [CLI, 'serve', ...args], { cwd: ROOT, env: cliEnv(env) });
+  servers.add(child);
+  return new Promise((done, fail) => {
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(
+      () =>
+        fail(
+          new Error(
+            `serve printed no "Interlude serving" line in 15s.\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+          ),
+        ),
+      15_000,
+    );
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      const line = stdout.split('\n').find((l) => l.startsWith('Interlude serving'));
+      const url = line && /at (http:\/\/\S+)/.exec(line)?.[1];
+      if (line && url) {
+        clearTimeout(timer);
+        done({ child, line, url });
+      }
+    });
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      fail(
+        new Error(
+          `serve exited (${code ?? signal}) before listening.\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+        ),
+      );
+    });
+  });
+}
+
+export async function stop(child: ChildProcess): Promise<void> {
+  servers.delete(child);
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((done) => child.once('exit', done));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** For a CLI spec file: the build must be there, and every server a test started is stopped after it. */
+export function stopServersAfterEach(): void {
+  beforeAll(() => {
+    if (!existsSync(CLI)) {
+      throw new Error(
+        `${CLI} is missing: run "npm run build" first ("npm test" builds before running jest).`,
+      );
+    }
+  });
+
+  afterEach(async () => {
+    await Promise.all([...servers].map(stop));
+  });
+}
