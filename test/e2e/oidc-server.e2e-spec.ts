@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { startAuthServer, type AuthServer } from '../utils/oidc-server';
+import { eventually } from '../utils/test-app';
 
 const REDIRECT_URI = 'http://127.0.0.1:1/auth/redirect';
 
@@ -144,9 +145,8 @@ describe('oidc-server test harness (oidc-provider in-process)', () => {
     expect((await resource(server, 'not-a-token')).status).toBe(401);
     expect(server.log.resourceCalls.at(-1)).toEqual({ token: 'not-a-token', sub: null });
 
-    // The short TTL lets the access token expire; the refresh token still works.
-    await new Promise((resolve) => setTimeout(resolve, 2100));
-    expect((await resource(server, accessToken)).status).toBe(401);
+    // The short TTL (2 s) lets the access token expire; the refresh token still works.
+    await eventually(async () => expect((await resource(server, accessToken)).status).toBe(401), 4000, 100);
     const refreshed = await token(
       server,
       { grant_type: 'refresh_token', refresh_token: refreshToken },

@@ -3,7 +3,8 @@ import { IsOptional, IsString } from 'class-validator';
 import type { ChatRequestDto } from '../../src/core/dto/chat-request.dto';
 import { natUserId } from '../../src/core/identity/user-id';
 import { builtinRegistry } from '../../src/runtime/builtin-functions';
-import { FAILURE_POINTS, scriptedYaml, startApp, type TestApp } from '../utils/test-app';
+import { metricValue } from '../utils/metrics';
+import { eventually, FAILURE_POINTS, scriptedYaml, startApp, type TestApp } from '../utils/test-app';
 import {
   connectClosingAfterEach,
   isComplete,
@@ -234,10 +235,11 @@ workflow:
     const slow = await startApp(scriptedYaml(`- sleep: { seconds: 30 }`, 'slow done'));
     const ws = await WsClient.connect(slow.url);
     try {
+      const executions = (status: string) => metricValue(slow.url, 'interlude_executions', { status });
       ws.send(userMessage('first', { schema_type: 'chat', id: 'first' }));
-      await new Promise((r) => setTimeout(r, 100));
+      await eventually(async () => expect(await executions('running')).toBe(1));
       ws.send(userMessage('second', { schema_type: 'chat', id: 'second' }));
-      await new Promise((r) => setTimeout(r, 100));
+      await eventually(async () => expect(await executions('cancelled')).toBe(1));
       expect(ws.received.filter((m) => m.parent_id === 'first')).toEqual([]);
       const metrics = await (await fetch(`${slow.url}/metrics`)).text();
       expect(metrics).toMatch(/interlude_executions\{status="cancelled"\} 1/);
