@@ -69,7 +69,7 @@ describe('HITL streaming: re-attaching with Last-Event-ID', () => {
     const resumed = await openStream(`${t.url}/executions/${id}/stream?last_event_id=${beforePrompt.id}`);
     const replayed = await resumed.nextEvent<InteractionEvent>('interaction_required');
     expect(replayed).toEqual(event);
-    expect(await resumed.quietFor(100)).toBe(true);
+    expect(await resumed.quietWhile(() => ex.status(id))).toBe(true);
     await ex.answer(event.response_url, { type: 'text', text: 'Bea' });
     await resumed.end();
     expectNumbered(resumed.frames);

@@ -43,7 +43,7 @@ describe('HITL streaming: prompts as typed SSE events', () => {
         response_url: `/executions/${id}/interactions/${event.interaction_id}/response`,
       });
       // the stream stays open, with nothing more to say until someone answers
-      expect(await stream.quietFor(150)).toBe(true);
+      expect(await stream.quietWhile(() => ex.status(id))).toBe(true);
       const polled = await ex.status(id);
       expect(polled.json).toMatchObject({
         status: 'interaction_required',
@@ -87,7 +87,7 @@ describe('HITL streaming: prompts as typed SSE events', () => {
     expect(
       (await ex.answer(event.response_url, { type: 'radio', selected_option: { id: 'a' } })).status,
     ).toBe(422);
-    expect(await stream.quietFor(100)).toBe(true);
+    expect(await stream.quietWhile(() => ex.status(event.execution_id))).toBe(true);
     expect((await ex.answer(event.response_url, { type: 'text', text: 'Cy' })).status).toBe(204);
     await stream.end();
     expect(valuesOf(stream).at(-1)).toBe('Hello Cy');

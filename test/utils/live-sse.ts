@@ -140,10 +140,13 @@ export class LiveStream {
     return this;
   }
 
-  /** Whether anything arrives (or the stream ends) within `ms`. */
-  async quietFor(ms: number): Promise<boolean> {
+  /**
+   * Whether nothing arrives and the stream stays open while `request` (to the same server) makes its
+   * round trip: anything the server had already written to this stream comes in first.
+   */
+  async quietWhile(request: () => Promise<unknown>): Promise<boolean> {
     const before = this.text.length;
-    await new Promise((r) => setTimeout(r, ms));
+    await request();
     return this.text.length === before && !this.isEnded;
   }
 

@@ -92,12 +92,6 @@ export class WsClient {
     return seen;
   }
 
-  /** Whether nothing more arrives within `ms`. */
-  async quiet(ms = 150): Promise<boolean> {
-    await new Promise((r) => setTimeout(r, ms));
-    return this.read >= this.received.length;
-  }
-
   close(): void {
     this.socket.close();
   }
