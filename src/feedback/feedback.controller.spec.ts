@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import type { Identity } from '../core/identity/identity';
+import { slimApp, type SlimApp } from '../../test/utils/slim-app';
+import { postJson } from '../../test/utils/sse';
+import { FeedbackController } from './feedback.controller';
+import { FeedbackService, type FeedbackItem, type NewFeedback } from './feedback.service';
+
+const aTraceId = () => randomUUID();
+
+/** Stands in for the feedback store: records what got past the route's checks. */
+class RecordingFeedback {
+  readonly added: NewFeedback[] = [];
+
+  async add(identity: Identity, feedback: NewFeedback): Promise<FeedbackItem> {
+    this.added.push(feedback);
+    return {
+      observability_trace_id: feedback.observability_trace_id,
+      reaction_type: feedback.reaction_type ?? null,
+      comment: feedback.comment ?? null,
+      user_id: identity.userId,
+      created_at: new Date().toISOString(),
+    };
+  }
+
+  async list(): Promise<FeedbackItem[]> {
+    return [];
+  }
+}
+
+describe('feedback requests refused before they reach the store', () => {
+  let t: SlimApp;
+  const feedback = new RecordingFeedback();
+  beforeAll(
+    async () =>
+      (t = await slimApp({
+        controllers: [FeedbackController],
+        providers: [{ provide: FeedbackService, useValue: feedback }],
+      })),
+  );
+  afterAll(() => t.close());
+
+  const sendFeedback = (app: SlimApp, body: unknown) => postJson(`${app.url}/feedback`, body);
+  async function listFeedback(app: SlimApp, query: string) {
+    const res = await fetch(`${app.url}/feedback${query}`);
+    return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+  }
+
+  describe('POST /feedback', () => {
+    it('without observability_trace_id it is 422, in FastAPI shape', async () => {
+      const res = await sendFeedback(t, { reaction_type: '👍' });
+      expect(res.status).toBe(422);
+      expect(res.json).toEqual({
+        detail: [
+          { type: 'missing', loc: ['body', 'observability_trace_id'], msg: 'Field required', input: null },
+        ],
+      });
+    });
+
+    it.each([
+      ['an empty trace id', 'string_too_short', { observability_trace_id: '', reaction_type: '👍' }],
+      ['a trace id that is not a string', 'string_type', { observability_trace_id: 42, reaction_type: '👍' }],
+      ['a reaction that is not a string', 'string_type', { observability_trace_id: 'x', reaction_type: 1 }],
+    ])('%s is 422 %s', async (_name, type, body) => {
+      const res = await sendFeedback(t, body);
+      expect(res.status).toBe(422);
+      expect((res.json.detail as { type: string }[])[0].type).toBe(type);
+    });
+
+    it.each([
+      ['neither', {}],
+      ['both empty', { reaction_type: '', comment: '' }],
+      ['both null', { reaction_type: null, comment: null }],
+      ['a blank comment', { comment: '   ' }],
+    ])('with no reaction and no comment (%s) it is 422 saying what to send', async (_name, fields) => {
+      const res = await sendFeedback(t, { observability_trace_id: aTraceId(), ...fields });
+      expect(res.status).toBe(422);
+      expect(res.json.detail).toEqual([
+        expect.objectContaining({
+          type: 'value_error',
+          loc: ['body'],
+          msg: 'Value error, Provide a reaction_type, a comment, or both',
+        }),
+      ]);
+    });
+
+    it('a body that is not JSON, or not an object, is 422', async () => {
+      expect((await sendFeedback(t, '{"observability_trace_id": ')).status).toBe(422);
+      const list = await sendFeedback(t, [{ observability_trace_id: 'x', reaction_type: '👍' }]);
+      expect(list.status).toBe(422);
+      expect((list.json.detail as { type: string }[])[0].type).toBe('model_attributes_type');
+    });
+
+    it('a body that passes reaches the store as sent; none of the refused ones did', async () => {
+      const id = aTraceId();
+      const res = await sendFeedback(t, { observability_trace_id: id, comment: 'fine' });
+      expect(res.status).toBe(200);
+      expect(res.json).toEqual({ message: `Added comment to call ${id}` });
+      expect(feedback.added).toEqual([{ observability_trace_id: id, comment: 'fine' }]);
+    });
+  });
+
+  describe('GET /feedback', () => {
+    it('without observability_trace_id it is 422, in FastAPI shape', async () => {
+      const res = await listFeedback(t, '');
+      expect(res.status).toBe(422);
+      expect(res.json).toEqual({
+        detail: [
+          { type: 'missing', loc: ['query', 'observability_trace_id'], msg: 'Field required', input: null },
+        ],
+      });
+      expect((await listFeedback(t, '?observability_trace_id=')).status).toBe(422);
+    });
+  });
+});
