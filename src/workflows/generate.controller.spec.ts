@@ -2,7 +2,8 @@ import type { AppConfig } from '../config/config.loader';
 import { echoResponder, type EchoResponder } from '../../test/utils/echo-responder';
 import { slimApp, type SlimApp } from '../../test/utils/slim-app';
 import { postJson } from '../../test/utils/sse';
-import { configFrom, ECHO_YAML } from '../../test/utils/test-app';
+import { configFrom, ECHO_YAML, scriptedYaml } from '../../test/utils/test-app';
+import { createEndpointControllers } from './endpoint-controllers';
 import { createGenerateController } from './generate.controller';
 
 /** The versioned and legacy generate controllers of `config`'s workflow, over an echoing responder. */
@@ -175,4 +176,40 @@ describe('streaming routes take smaller bodies (max_stream_body_bytes)', () => {
       expect(res.json).toEqual({ detail: expect.stringMatching(/max_stream_body_bytes/) });
     },
   );
+});
+
+describe('general.front_end.endpoints: functions served at their own paths, as NAT does', () => {
+  const YAML = `general:
+  front_end:
+    endpoints:
+      - { method: POST, path: /tools/shout, description: Echo it back, function_name: shout }
+functions:
+  shout: { _type: echo }
+${scriptedYaml(`- stream: { text: 'main workflow' }`, 'main workflow')}`;
+  let t: SlimApp;
+  beforeAll(async () => {
+    const config = configFrom(YAML);
+    t = await slimApp({
+      config,
+      controllers: createEndpointControllers(config),
+      providers: [echoResponder().provider],
+    });
+  });
+  afterAll(() => t.close());
+
+  const send = (method: string, path: string, body?: unknown) =>
+    fetch(`${t.url}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+
+  it("validates the body against the function's input (422)", async () => {
+    const res = await send('POST', '/tools/shout', { text: 'no message' });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { detail: { loc: string[] }[] }).detail[0].loc).toEqual([
+      'body',
+      'message',
+    ]);
+  });
 });
