@@ -213,3 +213,29 @@ ${scriptedYaml(`- stream: { text: 'main workflow' }`, 'main workflow')}`;
     ]);
   });
 });
+
+describe('general.auth.require_identity', () => {
+  let t: SlimApp;
+  let responder: EchoResponder;
+  beforeAll(
+    async () =>
+      ({ t, responder } = await generateApp(
+        configFrom(`general:\n  auth: { require_identity: true }\n${ECHO_YAML}`),
+      )),
+  );
+  afterAll(() => t.close());
+
+  it('an anonymous caller gets 401 before its body is looked at; an identified one gets to validation', async () => {
+    const anon = await postJson(`${t.url}/v1/workflow`, { msg: 'no input field' });
+    expect(anon.status).toBe(401);
+    expect(anon.headers.get('www-authenticate')).toBe('Bearer');
+    expect(String(anon.json.detail)).toMatch(/requires you to identify yourself/);
+    const known = await postJson(
+      `${t.url}/v1/workflow`,
+      { msg: 'no input field' },
+      { cookie: 'nat-session=bob' },
+    );
+    expect(known.status).toBe(422);
+    expect(responder.received).toEqual([]);
+  });
+});
