@@ -59,6 +59,18 @@ describe('tool arguments', () => {
     expect(argumentsFromText(text, schema)).toEqual(args);
   });
 
+  it.each([
+    ['email', 'not-an-email', 'ada@example.com'],
+    ['uri', 'no scheme here', 'https://example.com/a'],
+    ['date-time', 'yesterday', '2026-03-11T16:05:11Z'],
+  ])('rejects a value that is not a %s, as any other mismatch', (format, bad, good) => {
+    const withFormat = { type: 'object', properties: { value: { type: 'string', format } } };
+    expect(() => checkedArguments(withFormat, { value: bad })).toThrow(
+      `Invalid arguments: value must match format "${format}"`,
+    );
+    expect(checkedArguments(withFormat, { value: good })).toEqual({ value: good });
+  });
+
   it('needs JSON when the tool takes several arguments', () => {
     const two = { type: 'object', properties: { a: {}, b: {} } };
     expect(() => argumentsFromText('x', two)).toThrow('Arguments must be a JSON object with "a", "b"');
