@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { OutboundPolicy } from './outbound-policy';
 import { outboundRequest } from './outbound-request';
-import { redactUrl } from './redact-url';
+import { redactUrl, redactUrlsIn } from './redact-url';
 
 describe('the outbound-request policy', () => {
   let server: Server;
@@ -94,5 +94,8 @@ describe('the outbound-request policy', () => {
       'https://llm.example.com/v1?…',
     );
     expect(redactUrl('not a url?api-key=s3cret')).toBe('not a url');
+    expect(redactUrlsIn('failed: http://u:p@h/x?k=s (https://h2/y?k=t), done')).toBe(
+      'failed: http://h/x?… (https://h2/y?…), done',
+    );
   });
 });

@@ -16,3 +16,21 @@ export function redactUrl(url: string | URL): string {
   const query = parsed.search ? '?…' : '';
   return `${parsed.protocol}//${parsed.host}${parsed.pathname}${query}`;
 }
+
+const URL_END = new Set([' ', '\t', '\n', '\r', '"', "'", '<', '>', '`', ')']);
+
+/** Free text (an upstream or library error) with every http(s) URL in it redacted; a linear scan. */
+export function redactUrlsIn(text: string): string {
+  let out = '';
+  let from = 0;
+  for (;;) {
+    const https = text.indexOf('https://', from);
+    const http = text.indexOf('http://', from);
+    const at = https < 0 ? http : http < 0 ? https : Math.min(http, https);
+    if (at < 0) return out + text.slice(from);
+    let end = at;
+    while (end < text.length && !URL_END.has(text[end])) end++;
+    out += text.slice(from, at) + redactUrl(text.slice(at, end));
+    from = end;
+  }
+}
