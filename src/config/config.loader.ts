@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument, parse as parseYamlScalar, type Document } from 'yaml';
 import { validatePlain } from '../core/validation/validation-issues';
 import type { BuildContext, BuiltFunction, ConfigReference } from '../runtime/function-type';
+import { OutboundPolicy } from '../core/outbound/outbound-policy';
 import type { FunctionRegistry } from '../runtime/function-registry';
 import type { LlmClient } from '../runtime/llm/llm-client';
 import { buildLlm } from '../runtime/llm/llm-builder';
@@ -167,10 +168,12 @@ export function parseConfig(
       }
     }
   }
+  const outbound = new OutboundPolicy(top.ok ? top.value.general.outbound : undefined);
   const context = (name: string): BuildContext => ({
     name,
     llm: (llm) => llms.get(llm)!,
     fn: (fn) => functions.get(fn)!,
+    outbound,
   });
   const build = (loc: Loc, name: string, component: unknown): Built | undefined => {
     const typeName = (component as { _type?: unknown } | null)?._type;

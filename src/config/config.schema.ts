@@ -21,6 +21,7 @@ import { Optional } from '../core/validation/optional.decorator';
 import { IsDatabaseUrl } from '../db/database-url';
 import { NatFrontEndFields, NatTelemetryConfig } from './nat-front-end.schema';
 import { STEP_ADAPTOR_MODES, type StepAdaptorMode } from '../runtime/step-adaptor';
+import { OutboundConfig } from './outbound.schema';
 
 const ROUTE = /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/;
 const ROUTE_MSG = { message: 'must be an absolute URL path such as /v1/workflow' };
@@ -281,6 +282,7 @@ export class GeneralConfig {
    */
   @Optional() @IsDatabaseUrl() db_url = 'sqlite::memory:';
   @Optional() @ValidateNested() @Type(() => FeedbackConfig) feedback = new FeedbackConfig();
+  @Optional() @ValidateNested() @Type(() => OutboundConfig) outbound = new OutboundConfig();
   // Accepted for NeMo Agent Toolkit config compatibility; they configure nothing here yet.
   @IsOptional() @IsBoolean() use_uvloop?: boolean;
   @Optional() @ValidateNested() @Type(() => NatTelemetryConfig) telemetry = new NatTelemetryConfig();

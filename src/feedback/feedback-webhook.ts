@@ -1,5 +1,7 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { ServerConfig } from '../config/server-config';
+import { OutboundPolicy } from '../core/outbound/outbound-policy';
+import { outboundRequest } from '../core/outbound/outbound-request';
 import type { FeedbackItem } from './feedback.service';
 
 /**
@@ -13,8 +15,10 @@ export class FeedbackWebhook implements OnApplicationShutdown {
   private readonly url: string | undefined;
   private readonly headers: Record<string, string>;
   private readonly timeoutMs: number;
+  private readonly outbound: OutboundPolicy;
 
   constructor(config: ServerConfig) {
+    this.outbound = new OutboundPolicy(config.general.outbound);
     const { webhook_url, webhook_headers, webhook_timeout_seconds } = config.general.feedback;
     this.url = webhook_url || undefined;
     this.headers = Object.fromEntries(Object.entries(webhook_headers).map(([k, v]) => [k, String(v)]));
@@ -33,14 +37,14 @@ export class FeedbackWebhook implements OnApplicationShutdown {
 
   private async post(url: string, item: FeedbackItem): Promise<void> {
     try {
-      const res = await fetch(url, {
+      // `general.outbound` applies: a webhook to a private or loopback address must be allowed there.
+      const res = await outboundRequest(this.outbound, url, {
         method: 'POST',
         headers: { ...this.headers, 'content-type': 'application/json' },
         body: JSON.stringify(item),
         signal: AbortSignal.timeout(this.timeoutMs),
       });
-      await res.body?.cancel();
-      if (!res.ok) {
+      if (res.status < 200 || res.status >= 300) {
         this.logger.warn(
           `Feedback webhook answered ${res.status} for trace ${item.observability_trace_id}; not retried`,
         );

@@ -6,7 +6,7 @@ import { perUserCounterFunction } from './functions/per-user-counter.function';
 import { scriptedFunction } from './functions/scripted.function';
 import { askConfirmationTool } from './tools/ask-confirmation.tool';
 import { askQuestionTool } from './tools/ask-question.tool';
-import { calculatorTool } from './tools/calculator.tool';
+import { calculatorTool } from './tools/calculator/calculator.tool';
 import { currentDatetimeTool } from './tools/current-datetime.tool';
 import { httpRequestTool } from './tools/http-request.tool';
 

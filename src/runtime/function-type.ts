@@ -1,4 +1,5 @@
 import type { ChatRequestDto } from '../core/dto/chat-request.dto';
+import type { OutboundPolicy } from '../core/outbound/outbound-policy';
 import type { LlmClient } from './llm/llm-client';
 import type { JsonSchema } from './tools/json-schema';
 import type { WorkflowFn } from './workflow-context';
@@ -38,6 +39,8 @@ export interface BuildContext {
    * file order, so one declared further down is not built yet.
    */
   fn(name: string): BuiltFunction;
+  /** Where the function's own requests may go (`general.outbound`): use it for every outbound call. */
+  outbound: OutboundPolicy;
 }
 
 /** A name a config refers to in another section; the loader reports the ones that do not exist. */

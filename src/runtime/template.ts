@@ -29,8 +29,13 @@ export function renderValue(value: unknown): string {
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
-export function renderTemplate(template: string, vars: Record<string, unknown>): string {
-  return template.replace(PLACEHOLDER, (_m, path: string) => renderValue(lookup(vars, path)));
+/** The template with its placeholders filled; `encode` (e.g. for a URL) applies to each value's text. */
+export function renderTemplate(
+  template: string,
+  vars: Record<string, unknown>,
+  encode: (text: string) => string = (text) => text,
+): string {
+  return template.replace(PLACEHOLDER, (_m, path: string) => encode(renderValue(lookup(vars, path))));
 }
 
 /** Renders every string inside a JSON-like value (step inputs and payloads may quote the input too). */

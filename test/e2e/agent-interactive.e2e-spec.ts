@@ -65,7 +65,10 @@ describe('ask_confirmation and ask_question pause the agent for a person', () =>
       },
     };
     const tools = Object.keys(functions);
-    t = await startApp(agentYaml(llm, { _type: 'tool_calling_agent', tool_names: tools }, functions));
+    const general = { general: { outbound: { allow_hosts: ['127.0.0.1'] } } };
+    t = await startApp(
+      agentYaml(llm, { _type: 'tool_calling_agent', tool_names: tools }, functions, {}, general),
+    );
     ex = new Executions(t.url);
   });
   afterEach(() => {

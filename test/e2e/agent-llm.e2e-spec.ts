@@ -146,6 +146,13 @@ describe('calling the model: retries, failures, settings', () => {
     );
   });
 
+  it("never shows the endpoint's query string or userinfo (secrets) to the caller", async () => {
+    const port = await closedPort();
+    const res = await run({ base_url: `http://bob:pa55word@127.0.0.1:${port}/v1?api-key=s3cret` });
+    expect(res.json.message).toContain(`at http://127.0.0.1:${port}/v1?…)`);
+    expect(res.text).not.toMatch(/s3cret|pa55word/);
+  });
+
   it('sends the configured model, key, sampling settings and headers', async () => {
     llm.script(reply.text('ok'));
     await run({ temperature: 0.2, top_p: 0.9, max_tokens: 256, seed: 7, headers: { 'X-Team': 'agents' } });

@@ -37,6 +37,7 @@ describe('http_request with an auth_provider: the agent calls an API as the user
         functions,
         {},
         {
+          general: { outbound: { allow_hosts: ['127.0.0.1'] } },
           authentication: { calendar: provider },
         },
       ),

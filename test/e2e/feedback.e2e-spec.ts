@@ -250,10 +250,11 @@ async function aReceiver(answer: (req: http.IncomingMessage, res: http.ServerRes
   };
 }
 
-const webhookYaml = (url: string) =>
+const webhookYaml = (url: string, outbound = '  outbound: { allow_hosts: [127.0.0.1] }\n') =>
   withDb(
     'sqlite::memory:',
-    `  feedback:\n    webhook_url: ${url}\n` +
+    outbound +
+      `  feedback:\n    webhook_url: ${url}\n` +
       `    webhook_headers: { authorization: 'Bearer hook-secret' }\n    webhook_timeout_seconds: 1\n`,
   );
 
@@ -271,6 +272,22 @@ describe('feedback webhook', () => {
     expect(() => configFrom(general('ftp://example.com/hook'))).toThrow(
       /webhook_url must be an http\(s\) URL/,
     );
+  });
+
+  it('a receiver on a loopback address that general.outbound.allow_hosts does not list is never called', async () => {
+    const receiver = await aReceiver((_req, res) => res.writeHead(204).end());
+    const t = await startApp(webhookYaml(receiver.url, ''));
+    try {
+      const id = aTraceId();
+      await sendFeedback(t, { observability_trace_id: id, reaction_type: '👍' }, ALICE);
+      await eventually(() =>
+        expect(warn).toHaveBeenCalledWith(expect.stringContaining('requests to 127.0.0.1 are refused')),
+      );
+      expect(receiver.received).toEqual([]);
+    } finally {
+      await t.close();
+      await receiver.close();
+    }
   });
 
   it('each feedback is POSTed as JSON, with the configured headers', async () => {

@@ -24,6 +24,8 @@ function yaml(auth: AuthServer, provider: Record<string, unknown> = {}): string 
     { auth_timeout_seconds: 5, ...provider },
   );
   return `
+general:
+  outbound: { allow_hosts: [127.0.0.1] }
 authentication:
   calendar: ${JSON.stringify(settings)}
 workflow:

@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
+import { FakeLlm, reply } from '../utils/fake-llm';
+import { agentYaml } from '../utils/fake-llm-config';
 import { postJson } from '../utils/sse';
 import { failingYaml, startApp } from '../utils/test-app';
 import { type Seen, traceitRegistry, TRACEIT, TRACE_ID, TRACEPARENT, HEX32, traceOf } from '../utils/traceit';
@@ -47,12 +49,27 @@ const attr = (span: OtlpSpan, key: string) => span.attributes.find((a) => a.key 
 describe('OpenTelemetry in-process: spans exported over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set', () => {
   let collector: Collector;
   const env = { ...process.env };
-  const seen: { traceparent?: Seen; uuid?: Seen; failed?: string } = {};
+  const seen: { traceparent?: Seen; uuid?: Seen; failed?: string; modelTraceparent?: unknown } = {};
 
   beforeAll(async () => {
     collector = await startCollector();
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT = collector.url;
     process.env.OTEL_EXPORTER_OTLP_PROTOCOL = 'http/json';
+    const llm = await FakeLlm.start();
+    const agent = await startApp(agentYaml(llm, { _type: 'tool_calling_agent' }));
+    try {
+      llm.script(reply.text('ok'));
+      const res = await postJson(
+        `${agent.url}/v1/workflow`,
+        { input_message: 'hi' },
+        { traceparent: TRACEPARENT },
+      );
+      expect(res.status).toBe(200);
+      seen.modelTraceparent = llm.requests[0]?.headers.traceparent;
+    } finally {
+      await agent.close();
+      await llm.close();
+    }
     const t = await startApp(TRACEIT, traceitRegistry());
     try {
       const ask = async (headers: Record<string, string>) =>
@@ -89,6 +106,13 @@ describe('OpenTelemetry in-process: spans exported over OTLP when OTEL_EXPORTER_
     expect(attr(span, 'interlude.workflow')).toBe('traceit');
     expect(attr(span, 'interlude.conversation_id')).toBe('conv-otel');
     expect(attr(span, 'interlude.execution.outcome')).toBe('completed');
+  });
+
+  it("a model call carries a traceparent in the request's trace, and has a client span", () => {
+    expect(seen.modelTraceparent).toMatch(new RegExp(`^00-${TRACE_ID}-[0-9a-f]{16}-01$`));
+    const spanId = String(seen.modelTraceparent).split('-')[2];
+    const client = collector.spans.find((s) => s.spanId === spanId);
+    expect(client).toMatchObject({ kind: 3, traceId: TRACE_ID });
   });
 
   it('each ctx.step is a child span of its execution', () => {

@@ -19,6 +19,8 @@ describe('WebSocket gateway: OAuth consent on the socket (real authorization ser
       redirect_uri: REDIRECT,
     });
     t = await startApp(`
+general:
+  outbound: { allow_hosts: [127.0.0.1] }
 authentication:
   calendar: ${JSON.stringify(provider)}
 workflow:

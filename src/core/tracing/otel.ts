@@ -9,7 +9,8 @@ import type { NodeSDK } from '@opentelemetry/sdk-node';
  * delays) comes from the standard `OTEL_*` variables the SDK reads itself.
  *
  * Nest 12's own instrumentation needs an ESM loader hook, so what is traced is `http` (server and
- * client spans) plus the spans we make by hand: one per execution and one per workflow step.
+ * client spans), `fetch` (undici: the model calls of the openai SDK, tools and webhooks, which then send
+ * `traceparent`) plus the spans we make by hand: one per execution and one per workflow step.
  */
 let sdk: NodeSDK | undefined;
 let instrumentations: { disable(): void }[] = [];
@@ -34,14 +35,19 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): boolean {
   const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
   const { HttpInstrumentation } =
     require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
+  const { UndiciInstrumentation } =
+    require('@opentelemetry/instrumentation-undici') as typeof import('@opentelemetry/instrumentation-undici');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const http = new HttpInstrumentation({
     ignoreIncomingRequestHook: (req) => /^\/health(\/|\?|$)/.test(req.url ?? ''),
   });
-  instrumentations = [http];
+  // A request that already names its trace (`traceparent`, or NAT's `workflow-trace-id`, set by a client
+  // in this very process or a tool's config) keeps it: an added `traceparent` would override its choice.
+  const undici = new UndiciInstrumentation({ ignoreRequestHook: (request) => namesTrace(request.headers) });
+  instrumentations = [http, undici];
   sdk = new NodeSDK({
     serviceName: env.OTEL_SERVICE_NAME ? undefined : 'interlude',
-    instrumentations: [http],
+    instrumentations: [http, undici],
     idGenerator: {
       generateTraceId: () => {
         const id = nextRootTraceId ?? randomBytes(16).toString('hex');
@@ -61,6 +67,16 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): boolean {
   nodeRequire('http');
   nodeRequire('https');
   return true;
+}
+
+const TRACE_HEADERS = new Set(['traceparent', 'workflow-trace-id']);
+
+function namesTrace(headers: string | (string | string[])[]): boolean {
+  const names =
+    typeof headers === 'string'
+      ? headers.split('\r\n').map((line) => line.slice(0, line.indexOf(':')))
+      : headers.filter((_h, i) => i % 2 === 0);
+  return names.some((name) => typeof name === 'string' && TRACE_HEADERS.has(name.toLowerCase()));
 }
 
 /** Flushes pending spans and stops the SDK (the process may start it again later). */

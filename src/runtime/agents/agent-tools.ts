@@ -5,6 +5,7 @@ import { LlmError } from '../llm/llm-error';
 import type { ModelTool } from '../llm/llm-client';
 import { argumentsFromText, checkedArguments, parseArguments, type JsonSchema } from '../tools/json-schema';
 import type { WorkflowContext } from '../workflow-context';
+import { redactUrlsIn } from '../../core/outbound/redact-url';
 
 /** How a function that declares no parameters is called: with one message, as a one-message chat. */
 const MESSAGE_PARAMETERS: JsonSchema = {
@@ -104,7 +105,8 @@ export class AgentTools {
       return answerText(result);
     } catch (err) {
       if (!this.handleErrors || endsRun(err, ctx)) throw err;
-      return `Error: ${(err as Error).message ?? String(err)}`;
+      // Any tool's error (a custom one too) may quote a URL with a key in it: the model never reads that.
+      return `Error: ${redactUrlsIn((err as Error).message ?? String(err))}`;
     }
   }
 

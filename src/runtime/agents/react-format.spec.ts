@@ -66,3 +66,52 @@ describe('streaming a ReAct final answer', () => {
     expect(run(['Final Answer:', ' ', '\n', 'Yes', ' ', '.', '\n'])).toEqual(['Yes', ' .']);
   });
 });
+
+describe('reading adversarial replies in linear time', () => {
+  const spaces = ' '.repeat(100_000);
+  const fastEnough = (run: () => unknown) => {
+    const started = performance.now();
+    run();
+    return performance.now() - started;
+  };
+
+  it.each([
+    ['a code fence followed by spaces', `Action: calculator\nAction Input: \`\`\`${spaces}x`],
+    [
+      'a fence closed after the spaces',
+      `Action: calculator\nAction Input: \`\`\`json${spaces}1${spaces}\`\`\``,
+    ],
+    ['many Action labels on one line', `${'Action:'.repeat(15_000)}\n${spaces}`],
+    ['many Action lines without input', 'Action: a\n'.repeat(10_000) + spaces],
+    ['Observation words without a colon', `Action: a\nAction Input: ${'\n Observation'.repeat(8_000)}`],
+    ['blank lines after the input', `Action: a\nAction Input: 1${' \n'.repeat(50_000)}y`],
+    ['an Action label followed by spaces', `Action${spaces}`],
+  ])('parses %s (100k characters) in well under 100 ms', (_what, reply) => {
+    expect(fastEnough(() => parseReAct(reply))).toBeLessThan(100);
+  });
+
+  it('still reads the fenced input after 100k spaces', () => {
+    const reply = `Action: calculator\nAction Input: \`\`\`json${spaces}{"expression": "1"}${spaces}\`\`\``;
+    expect(parseReAct(reply)).toEqual({ kind: 'action', tool: 'calculator', input: '{"expression": "1"}' });
+  });
+
+  it('streams a final answer of 100k one-character pieces in well under 100 ms', () => {
+    let out = 0;
+    const stream = new FinalAnswerStream((t) => (out += t.length));
+    const took = fastEnough(() => {
+      stream.push('Final Answer:');
+      for (let i = 0; i < 100_000; i++) stream.push(i % 2 ? ' ' : 'a');
+    });
+    expect(took).toBeLessThan(100);
+    expect(out).toBe(99_999);
+  });
+
+  it('streams 100k pieces before the marker in well under 100 ms', () => {
+    const stream = new FinalAnswerStream(() => undefined);
+    expect(
+      fastEnough(() => {
+        for (let i = 0; i < 100_000; i++) stream.push('Final Answer'.slice(i % 12, (i % 12) + 1));
+      }),
+    ).toBeLessThan(100);
+  });
+});

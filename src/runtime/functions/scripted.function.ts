@@ -5,7 +5,11 @@ import { ChatMessageDto, lastUserText, type ChatRequestDto } from '../../core/dt
 import type { ConfigProblem, FunctionType } from '../function-type';
 import type { WorkflowContext } from '../workflow-context';
 import { answerVariables, promptProblems } from '../prompts';
+import { OutboundError, type OutboundPolicy } from '../../core/outbound/outbound-policy';
+import { outboundRequest, type OutboundResponse } from '../../core/outbound/outbound-request';
+import { redactUrl } from '../../core/outbound/redact-url';
 import { renderDeep, renderTemplate, templateNames } from '../template';
+import { fillUrl, placeholderInHost } from '../tools/url-template';
 import { sleep, wordChunks } from '../text';
 import { STEP_ACTIONS, ScriptedConfig, type FetchConfig, type ScriptedStepConfig } from './scripted.config';
 
@@ -48,6 +52,7 @@ async function runStep(
   step: ScriptedStepConfig,
   ctx: WorkflowContext,
   vars: Record<string, unknown>,
+  outbound: OutboundPolicy,
 ): Promise<'next' | 'cancelled'> {
   if (step.step) {
     const { name, kind = 'tool', input, payload, duration_seconds = 0 } = step.step;
@@ -86,20 +91,30 @@ async function runStep(
   } else if (step.authenticate) {
     await ctx.authenticate(step.authenticate.provider);
   } else if (step.fetch) {
-    const value = await fetchAs(step.fetch, ctx, vars);
+    const value = await fetchAs(step.fetch, ctx, vars, outbound);
     if (step.fetch.save_as) vars[step.fetch.save_as] = value;
   }
   return 'next';
 }
 
-/** Calls a URL, as the user when a provider is named; the JSON (or text) it answers. */
+/**
+ * Calls a URL, as the user when a provider is named; the JSON (or text) it answers. Placeholders are
+ * URL-encoded (never in the host, see `check`); `general.outbound` sets where it may go, and how much
+ * and how long it reads.
+ */
 async function fetchAs(
   config: FetchConfig,
   ctx: WorkflowContext,
   vars: Record<string, unknown>,
+  outbound: OutboundPolicy,
 ): Promise<unknown> {
-  const url = renderTemplate(config.url, vars);
   const method = config.method ?? 'GET';
+  let url: string;
+  try {
+    url = fillUrl(config.url, vars);
+  } catch (err) {
+    throw new ScriptedFailure((err as Error).message, 'ValueError');
+  }
   const headers: Record<string, string> = config.provider
     ? { ...(await ctx.authenticate(config.provider)).headers }
     : {};
@@ -108,9 +123,22 @@ async function fetchAs(
     body = JSON.stringify(renderDeep(config.body, vars));
     headers['Content-Type'] = 'application/json';
   }
-  const response = await fetch(url, { method, headers, body, signal: ctx.signal });
-  const text = await response.text();
-  if (!response.ok) throw new ScriptedFailure(`${method} ${url} answered ${response.status}`, 'FetchError');
+  let response: OutboundResponse;
+  try {
+    response = await outboundRequest(outbound, url, {
+      method,
+      headers,
+      body,
+      signal: ctx.signal,
+      overflow: 'fail',
+    });
+  } catch (err) {
+    if (err instanceof OutboundError) throw new ScriptedFailure(err.message, 'FetchError');
+    throw err;
+  }
+  const ok = response.status >= 200 && response.status < 300;
+  if (!ok) throw new ScriptedFailure(`${method} ${redactUrl(url)} answered ${response.status}`, 'FetchError');
+  const text = response.body.toString('utf8');
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -150,6 +178,14 @@ export const scriptedFunction: FunctionType<ScriptedConfig> = {
         }
         if (step.prompt.save_as) known.add(step.prompt.save_as);
       }
+      if (step.fetch && !/^https?:\/\//.test(step.fetch.url)) {
+        problems.push({ loc: ['steps', i, 'fetch', 'url'], message: 'must be an http(s) URL' });
+      } else if (step.fetch && placeholderInHost(step.fetch.url)) {
+        problems.push({
+          loc: ['steps', i, 'fetch', 'url'],
+          message: 'no {{placeholder}} may choose the host: put placeholders in the path or the query',
+        });
+      }
       if (step.fetch?.save_as) known.add(step.fetch.save_as);
     });
     for (const name of [
@@ -162,7 +198,7 @@ export const scriptedFunction: FunctionType<ScriptedConfig> = {
     }
     return problems;
   },
-  build(config) {
+  build(config, context) {
     return {
       type: 'scripted',
       description: config.description ?? 'A scripted workflow.',
@@ -172,7 +208,7 @@ export const scriptedFunction: FunctionType<ScriptedConfig> = {
         const vars: Record<string, unknown> = { input: inputText(input as ScriptedInputDto) };
         let template = config.output;
         for (const step of config.steps) {
-          if ((await runStep(step, ctx, vars)) === 'cancelled') {
+          if ((await runStep(step, ctx, vars, context.outbound)) === 'cancelled') {
             template = config.cancel_output ?? 'Cancelled.';
             break;
           }

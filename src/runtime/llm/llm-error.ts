@@ -1,4 +1,5 @@
 import { APIConnectionError, APIError } from 'openai';
+import { redactUrl, redactUrlsIn } from '../../core/outbound/redact-url';
 
 /** Where a failed call went, for a message a person can act on. */
 export interface LlmTarget {
@@ -14,7 +15,8 @@ export interface LlmTarget {
 /** A model call that failed: the message names the LLM, the model, the endpoint and what answered. */
 export class LlmError extends Error {
   constructor(message: string) {
-    super(message);
+    // Library and upstream messages may quote the URL called, query string and userinfo included.
+    super(redactUrlsIn(message));
     this.name = 'LLMError';
   }
 }
@@ -42,7 +44,8 @@ function rootCause(err: Error): Error {
  */
 export function llmError(err: unknown, target: LlmTarget, run: AbortSignal, timeout: AbortSignal): unknown {
   if (run.aborted) return run.reason;
-  const who = `LLM "${target.name}" (model "${target.model}" at ${target.endpoint})`;
+  // Callers, anonymous ones too, read this: a key in the URL's query or userinfo must not reach them.
+  const who = `LLM "${target.name}" (model "${target.model}" at ${redactUrl(target.endpoint)})`;
   if (timeout.aborted) {
     return new LlmError(`${who} did not answer within ${target.timeoutSeconds}s (timeout_seconds)`);
   }

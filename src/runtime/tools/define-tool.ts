@@ -1,7 +1,7 @@
 import { IsString } from 'class-validator';
 import { lastUserText, type ChatRequestDto } from '../../core/dto/chat-request.dto';
 import { Optional } from '../../core/validation/optional.decorator';
-import type { ConfigProblem, ConfigReference, Ctor, FunctionType } from '../function-type';
+import type { BuildContext, ConfigProblem, ConfigReference, Ctor, FunctionType } from '../function-type';
 import type { WorkflowContext } from '../workflow-context';
 import { argumentsFromText, checkedArguments, type JsonSchema } from './json-schema';
 
@@ -29,7 +29,7 @@ export interface ToolDefinition<C extends ToolConfig, A> {
   /** It asks a person: agents then hold back the other tools called in the same turn. */
   asksPerson?: boolean;
   /** Runs the tool with arguments that fit `parameters`; what it returns (text or JSON) goes to the model. */
-  run(args: A, ctx: WorkflowContext, config: C): Promise<unknown> | unknown;
+  run(args: A, ctx: WorkflowContext, config: C, built: BuildContext): Promise<unknown> | unknown;
 }
 
 /**
@@ -46,7 +46,7 @@ export function defineTool<C extends ToolConfig = ToolConfig, A = Record<string,
     config: definition.config ?? (ToolConfig as Ctor<C>),
     check: definition.check,
     references: definition.references,
-    build(config) {
+    build(config, built) {
       const schema = typeof parameters === 'function' ? parameters(config) : parameters;
       return {
         type,
@@ -55,7 +55,7 @@ export function defineTool<C extends ToolConfig = ToolConfig, A = Record<string,
         fromChat: (request: ChatRequestDto) => argumentsFromText(lastUserText(request.messages), schema),
         parameters: schema,
         asksPerson: definition.asksPerson,
-        run: async (input, ctx) => definition.run(checkedArguments<A>(schema, input), ctx, config),
+        run: async (input, ctx) => definition.run(checkedArguments<A>(schema, input), ctx, config, built),
       };
     },
   };

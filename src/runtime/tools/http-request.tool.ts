@@ -1,9 +1,12 @@
 import { IsDefined, IsIn, IsInt, IsNumber, IsObject, IsString, Matches, Min } from 'class-validator';
 import { Optional } from '../../core/validation/optional.decorator';
-import { renderTemplate, templateNames } from '../template';
+import type { OutboundPolicy } from '../../core/outbound/outbound-policy';
+import { outboundRequest } from '../../core/outbound/outbound-request';
+import { templateNames } from '../template';
 import type { WorkflowContext } from '../workflow-context';
 import { defineTool, ToolConfig } from './define-tool';
 import { schemaProblem, type JsonSchema } from './json-schema';
+import { fillUrl } from './url-template';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
@@ -33,6 +36,8 @@ export interface HttpToolResult {
   status: number;
   body: unknown;
   truncated?: true;
+  /** A redirect to another origin, not followed: the configured headers stay with the configured host. */
+  redirect_not_followed?: string;
 }
 
 function parametersOf(config: HttpRequestConfig): JsonSchema {
@@ -46,32 +51,13 @@ function parametersOf(config: HttpRequestConfig): JsonSchema {
   return { type: 'object', properties, required, additionalProperties: false };
 }
 
-async function readLimited(response: Response, limit: number): Promise<{ text: string; truncated: boolean }> {
-  const reader = response.body?.getReader();
-  if (!reader) return { text: '', truncated: false };
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return { text: Buffer.concat(chunks).toString('utf8'), truncated: false };
-    chunks.push(value);
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return { text: Buffer.concat(chunks).subarray(0, limit).toString('utf8'), truncated: true };
-    }
-  }
-}
-
 async function call(
   config: HttpRequestConfig,
   args: Record<string, unknown>,
   ctx: WorkflowContext,
+  outbound: OutboundPolicy,
 ): Promise<HttpToolResult> {
-  const encoded = Object.fromEntries(
-    templateNames(config.url).map((n) => [n, encodeURIComponent(String(args[n]))]),
-  );
-  const url = renderTemplate(config.url, encoded);
+  const url = fillUrl(config.url, args);
   const headers: Record<string, string> = { ...config.headers };
   if (config.auth_provider) Object.assign(headers, (await ctx.authenticate(config.auth_provider)).headers);
   let body: string | undefined;
@@ -79,27 +65,27 @@ async function call(
     body = JSON.stringify(args.body);
     headers['Content-Type'] = 'application/json';
   }
-  const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(config.timeout_seconds * 1000)]);
-  let response: Response;
-  try {
-    response = await fetch(url, { method: config.method, headers, body, signal });
-  } catch (err) {
-    ctx.signal.throwIfAborted();
-    const error = err as Error & { cause?: Error };
-    const why =
-      error.name === 'TimeoutError'
-        ? `no answer within ${config.timeout_seconds}s`
-        : (error.cause?.message ?? error.message);
-    throw new Error(`${config.method} ${url} failed: ${why}`, { cause: err });
-  }
-  const { text, truncated } = await readLimited(response, config.max_response_bytes);
+  const response = await outboundRequest(outbound, url, {
+    method: config.method,
+    headers,
+    body,
+    signal: ctx.signal,
+    maxBytes: Math.min(config.max_response_bytes, outbound.settings.max_response_bytes),
+    timeoutSeconds: config.timeout_seconds,
+  });
+  const text = response.body.toString('utf8');
   let parsed: unknown = text;
   try {
     parsed = JSON.parse(text) as unknown;
   } catch {
     // not JSON: the model reads the text
   }
-  return { status: response.status, body: parsed, ...(truncated ? { truncated: true as const } : {}) };
+  return {
+    status: response.status,
+    body: parsed,
+    ...(response.truncated ? { truncated: true as const } : {}),
+    ...(response.redirectNotFollowed ? { redirect_not_followed: response.redirectNotFollowed } : {}),
+  };
 }
 
 /** `http_request`: one HTTP call to a configured URL; the model fills the URL's placeholders (and body). */
@@ -116,5 +102,5 @@ export const httpRequestTool = defineTool<HttpRequestConfig>({
     config.auth_provider
       ? [{ loc: ['auth_provider'], section: 'authentication', name: config.auth_provider }]
       : [],
-  run: (args, ctx, config) => call(config, args, ctx),
+  run: (args, ctx, config, built) => call(config, args, ctx, built.outbound),
 });

@@ -1,4 +1,5 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
 
 /** A JSON Schema (the `parameters` of an OpenAI function tool). */
 export type JsonSchema = Record<string, unknown>;
@@ -12,6 +13,8 @@ export class ToolInputError extends Error {
 }
 
 const ajv = new Ajv({ allErrors: true, strict: false });
+// Without it `format` is ignored, and a tool declared to take an email or a date would take anything.
+addFormats(ajv);
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
 
 function validatorFor(schema: JsonSchema): ValidateFunction {
