@@ -26,6 +26,7 @@ function yaml(auth: AuthServer): string {
 general:
   front_end:
     cors: { allow_origins: ['${UI_ORIGIN}'] }
+  outbound: { allow_hosts: [127.0.0.1] }
 authentication:
   calendar: ${JSON.stringify(settings)}
 workflow:

@@ -2,7 +2,7 @@ import { OAuthBrowser } from '../utils/oauth-browser';
 import { SignJWT } from 'jose';
 import { oauthProvider, startAuthServer, type AuthServer } from '../utils/oidc-server';
 import { postJson } from '../utils/sse';
-import { startApp, type TestApp } from '../utils/test-app';
+import { eventually, startApp, type TestApp } from '../utils/test-app';
 import { connectClosingAfterEach, userMessage, WsClient } from '../utils/ws-client';
 
 const SECRET = 'a-shared-secret-of-at-least-32-bytes!!';
@@ -76,6 +76,7 @@ describe('verified identity and OAuth: a claimed session never uses another user
 general:
   auth:
     jwt: { secret: '${SECRET}' }
+  outbound: { allow_hosts: [127.0.0.1] }
 authentication:
   calendar: ${JSON.stringify(provider)}
 workflow:
@@ -97,8 +98,10 @@ workflow:
     const { auth_url, status_url } = paused.json as { auth_url: string; status_url: string };
     const back = await OAuthBrowser.of(t.url, auth, 'user-b', owner).complete(auth_url);
     expect(back.status).toBe(200);
-    const done = await (await fetch(`${t.url}${status_url}`, { headers: owner })).json();
-    expect(done).toMatchObject({ status: 'completed', result: { value: 'Hello user-b' } });
+    await eventually(async () => {
+      const done = await (await fetch(`${t.url}${status_url}`, { headers: owner })).json();
+      expect(done).toMatchObject({ status: 'completed', result: { value: 'Hello user-b' } });
+    });
     expect((await postJson(`${t.url}/v1/workflow`, { input_message: 'x' }, owner)).json).toEqual({
       value: 'Hello user-b',
     });
