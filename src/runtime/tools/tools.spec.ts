@@ -1,5 +1,5 @@
 import { formatDateTime } from './current-datetime.tool';
-import { argumentsFromText, checkedArguments, ToolInputError } from './json-schema';
+import { argumentsFromText, checkedArguments } from './json-schema';
 
 describe('tool arguments', () => {
   const schema = {
