@@ -39,6 +39,14 @@ describe('tool arguments', () => {
     expect(checkedArguments(withFormat, { value: good })).toEqual({ value: good });
   });
 
+  it('reads 100k characters of adversarial free text in well under 100 ms', () => {
+    for (const text of [`"${' '.repeat(100_000)}x`, `${'"'.repeat(100_000)}`, `{'${"'".repeat(100_000)}`]) {
+      const started = performance.now();
+      argumentsFromText(text, schema);
+      expect(performance.now() - started).toBeLessThan(100);
+    }
+  });
+
   it('needs JSON when the tool takes several arguments', () => {
     const two = { type: 'object', properties: { a: {}, b: {} } };
     expect(() => argumentsFromText('x', two)).toThrow('Arguments must be a JSON object with "a", "b"');
