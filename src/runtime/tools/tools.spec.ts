@@ -1,5 +1,5 @@
 import { formatDateTime } from './current-datetime.tool';
-import { argumentsFromText, checkedArguments, ToolInputError } from './json-schema';
+import { argumentsFromText, checkedArguments } from './json-schema';
 
 describe('tool arguments', () => {
   const schema = {
@@ -37,6 +37,14 @@ describe('tool arguments', () => {
       `Invalid arguments: value must match format "${format}"`,
     );
     expect(checkedArguments(withFormat, { value: good })).toEqual({ value: good });
+  });
+
+  it('reads 100k characters of adversarial free text in well under 100 ms', () => {
+    for (const text of [`"${' '.repeat(100_000)}x`, `${'"'.repeat(100_000)}`, `{'${"'".repeat(100_000)}`]) {
+      const started = performance.now();
+      argumentsFromText(text, schema);
+      expect(performance.now() - started).toBeLessThan(100);
+    }
   });
 
   it('needs JSON when the tool takes several arguments', () => {

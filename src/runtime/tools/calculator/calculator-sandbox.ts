@@ -70,6 +70,13 @@ export class CalculatorSandbox {
   }
 
   private runNext(): void {
+    this.dispatch();
+    // The worker keeps the process alive only while it has work: an idle calculator never holds exit.
+    if (this.current || this.queue.length > 0) this.worker?.ref();
+    else this.worker?.unref();
+  }
+
+  private dispatch(): void {
     if (this.current || this.queue.length === 0) return;
     const worker = this.worker ?? this.startWorker();
     if (!this.ready) return;
@@ -101,8 +108,6 @@ export class CalculatorSandbox {
     const worker = WORKER_FILE.endsWith('.ts')
       ? new Worker(FROM_SOURCES, { ...options, eval: true, workerData: WORKER_FILE })
       : new Worker(WORKER_FILE, options);
-    // An idle calculator never keeps the process alive.
-    worker.unref();
     worker.on('message', (reply: CalculatorReply) => {
       if ('ready' in reply) {
         this.ready = true;
