@@ -19,6 +19,7 @@ import { IsDuration } from '../core/validation/duration';
 import { IsStringOrList } from '../core/validation/string-or-list';
 import { Optional } from '../core/validation/optional.decorator';
 import { IsDatabaseUrl } from '../db/database-url';
+import { ExecutionsConfig } from './executions.schema';
 import { NatFrontEndFields, NatTelemetryConfig } from './nat-front-end.schema';
 import { STEP_ADAPTOR_MODES, type StepAdaptorMode } from '../runtime/step-adaptor';
 
@@ -260,6 +261,7 @@ export class GeneralConfig {
   @Optional() @Min(1) @IsInt() monitor_user_idle_seconds = 3600;
   /** …and lists at most this many (the least recently active idle ones are dropped first). */
   @Optional() @Min(1) @IsInt() monitor_max_users = 10_000;
+  @Optional() @ValidateNested() @Type(() => ExecutionsConfig) executions = new ExecutionsConfig();
   /** Seconds a finished execution stays readable before it is evicted. */
   @Optional() @Min(1) @IsInt() execution_ttl_seconds = 600;
   /** Bytes of events one execution keeps for re-attaching clients (text chunks merged; older dropped). */

@@ -7,18 +7,21 @@ import type { SseWriter } from '../core/http/sse-writer';
 import { startExecutionSpan, type ExecutionSpan } from '../core/tracing/execution-spans';
 import { newTraceId, type ObservabilityTrace } from '../core/tracing/observability-trace';
 import { ServerConfig } from '../config/server-config';
-import { executionNotFound, InteractionService, ownedBy } from '../interactions/interaction.service';
+import { alreadyResolved, InteractionService } from '../interactions/interaction.service';
+import type { InteractionWait } from '../interactions/interaction-record';
+import type { OAuthFlowWait } from '../oauth/oauth-wait';
+import { executionNotFound, ownedBy } from './execution-access';
 import type { BuiltFunction } from '../runtime/function-type';
 import type { Prompt } from '../runtime/prompts';
 import type { RequestMetadata } from '../runtime/workflow-context';
 import { runWorkflow, type ExecutionSink, type RunInit } from '../runtime/workflow-runner';
-import { EventLogBudget } from './event-log-budget';
 import { checkCapacity } from './execution-capacity';
-import { ExecutionEventLog } from './execution-event-log';
-import { LazyAbort } from './lazy-abort';
+import { EventLogs, type EventLog } from './event-log';
+import { LazyAbort } from '../runtime/lazy-abort';
 import { OAuthService } from '../oauth/oauth.service';
 import { WorkflowInstances } from './workflow-instances';
-import { TERMINAL_STATUSES, type ExecutionRecord } from './execution-record';
+import type { ExecutionRecord } from './execution-record';
+import { isTerminalStatus, type ExecutionTransition } from './execution-state';
 import { ExecutionStore } from './execution.store';
 import { TraceOwners } from './trace-owners';
 
@@ -51,7 +54,7 @@ export interface Execution {
   readonly id: string;
   /** The observability trace id (`Observability-Trace-Id`). */
   readonly traceId: string;
-  readonly events: ExecutionEventLog;
+  readonly events: EventLog;
   /** Resolves with the terminal event (completed, failed or cancelled). */
   readonly done: Promise<TerminalEvent>;
   cancel(reason: string): Promise<void>;
@@ -78,6 +81,10 @@ async function launch(workflow: BuiltFunction, input: unknown, init: RunInit): P
 function signalOf(abort: LazyAbort): () => AbortSignal {
   return () => abort.signal;
 }
+
+/** How an execution ended, before its record is kept until `expiresAt`. */
+type Ending =
+  { kind: 'completed'; result: unknown } | { kind: 'failed'; error: { message: string; type: string } };
 
 /** What a running execution keeps of the route that started it. */
 interface RouteFacts {
@@ -109,21 +116,18 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   /** Live executions, and finished ones whose id a client holds, until their record expires. */
   private readonly entries = new Map<string, Entry>();
   private sweeper?: NodeJS.Timeout;
-  /** What every execution's event log may keep for re-attaching clients, together. */
-  private readonly eventBudget: EventLogBudget;
   /** Since start-up, for /metrics. */
   readonly counts = { started: 0, completed: 0, failed: 0, cancelled: 0 };
 
   constructor(
     private readonly store: ExecutionStore,
+    private readonly eventLogs: EventLogs,
     private readonly interactions: InteractionService,
     private readonly instances: WorkflowInstances,
     private readonly oauth: OAuthService,
     private readonly config: ServerConfig,
     @Optional() private readonly traceOwners?: TraceOwners,
-  ) {
-    this.eventBudget = new EventLogBudget(config.general.max_event_log_bytes);
-  }
+  ) {}
 
   onModuleInit(): void {
     const ttl = this.config.general.execution_ttl_seconds * 1000;
@@ -197,10 +201,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   }
 
   private entryFor(id: string, traceId: string, span: ExecutionSpan, holder: Identity | undefined): Entry {
-    const events = new ExecutionEventLog({
-      maxBytes: this.config.general.max_event_log_bytes_per_execution,
-      budget: this.eventBudget,
-    });
+    const events = this.eventLogs.open(id);
     const entry = {
       abort: new LazyAbort(),
       span,
@@ -252,12 +253,38 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   /** `DELETE /executions/{id}`: stops a running or waiting execution; its status becomes failed. */
   async cancel(identity: Identity, id: string): Promise<void> {
     const record = await this.record(identity, id);
-    if (TERMINAL_STATUSES.includes(record.status)) {
+    if (isTerminalStatus(record.status)) {
       throw new AppError(ErrorCode.Conflict, `Execution ${id} has already ended (${record.status})`);
     }
     const entry = this.entries.get(id);
     if (!entry) throw executionNotFound(id);
     await this.cancelEntry(entry, 'cancelled by client');
+  }
+
+  /**
+   * A person's answer, from any face: checked against the prompt, accepted once (the close is a
+   * compare-and-set, so a second answer gets 400), then handed to the waiting workflow.
+   */
+  async respond(identity: Identity, executionId: string, interactionId: string, raw: unknown): Promise<void> {
+    const record = await this.record(identity, executionId);
+    const answer = this.interactions.accept(
+      executionId,
+      interactionId,
+      record.interactions[interactionId],
+      raw,
+    );
+    const closed = await this.store.apply(executionId, {
+      kind: 'interaction_closed',
+      interactionId,
+      status: 'resolved',
+    });
+    if (closed !== 'applied') throw alreadyResolved(interactionId);
+    await this.interactions.deliver(interactionId, answer);
+  }
+
+  /** Every change to a record goes through here, and through the state machine in the store. */
+  private transition(id: string, transition: ExecutionTransition) {
+    return this.store.apply(id, transition);
   }
 
   private async authenticate(
@@ -269,7 +296,9 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     if (!options.interactive) throw this.notInteractive('authorize with OAuth (ctx.authenticate)', options);
     entry.waiting++;
     try {
-      const execution = { id: entry.execution.id, identity: options.identity, publish };
+      const id = entry.execution.id;
+      const record = (wait: OAuthFlowWait) => this.transition(id, wait);
+      const execution = { id, identity: options.identity, publish, record };
       return await this.oauth.authenticate(execution, provider, entry.abort);
     } finally {
       entry.waiting--;
@@ -288,7 +317,9 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     }
     entry.waiting++;
     try {
-      const execution = { id: entry.execution.id, publish };
+      const id = entry.execution.id;
+      const record = (wait: InteractionWait) => this.transition(id, wait);
+      const execution = { id, publish, record };
       const waitSeconds = prompt.timeout ?? this.config.general.default_prompt_timeout_seconds;
       return await this.interactions.ask(execution, prompt, entry.abort, interactionId, waitSeconds);
     } finally {
@@ -299,7 +330,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   /** Turns the workflow's outcome into its terminal event and record (unless it was cancelled first). */
   private async settle(entry: Entry, run: Promise<unknown>): Promise<void> {
     const { execution } = entry;
-    let end: Partial<ExecutionRecord>;
+    let end: Ending;
     try {
       const result = await run;
       this.releaseInstance(entry);
@@ -307,7 +338,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       execution.events.append({ kind: 'completed', result, streamed: entry.streamed });
       entry.span.end({ kind: 'completed' });
       this.counts.completed++;
-      end = { status: 'completed', result: entry.exposure ? entry.exposure.renderResult(result) : result };
+      end = { kind: 'completed', result: entry.exposure ? entry.exposure.renderResult(result) : result };
     } catch (err) {
       this.releaseInstance(entry);
       if (entry.ended) return;
@@ -316,7 +347,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       execution.events.append({ kind: 'failed', error });
       entry.span.end({ kind: 'failed', ...error });
       this.counts.failed++;
-      end = { status: 'failed', error };
+      end = { kind: 'failed', error };
     }
     entry.ended = true;
     // Anything the workflow left waiting (a prompt raced by a parallel branch) is closed with it.
@@ -337,12 +368,12 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     entry.span.end({ kind: 'cancelled', reason });
     this.counts.cancelled++;
     await this.finish(entry, {
-      status: 'failed',
+      kind: 'failed',
       error: { message: 'Execution cancelled', type: 'ExecutionCancelled' },
     });
   }
 
-  private async finish(entry: Entry, patch: Partial<ExecutionRecord>): Promise<void> {
+  private async finish(entry: Entry, end: Ending): Promise<void> {
     const { id } = entry.execution;
     const now = Date.now();
     this.oauth.forgetExecution(id);
@@ -354,7 +385,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
         return;
       }
       entry.expiresAt = now + this.config.general.execution_ttl_seconds * 1000;
-      await this.store.update(id, { ...patch, updatedAt: now, expiresAt: entry.expiresAt });
+      await this.transition(id, { ...end, expiresAt: entry.expiresAt });
     } catch (err) {
       this.logger.error(`Could not record the end of execution ${id}: ${(err as Error).message}`);
     }

@@ -1,14 +1,15 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '../db/database.module';
 import { ConnectionCount } from '../core/connection-count';
-import { InProcessInteractionBroker, InteractionBroker } from '../interactions/interaction.broker';
+import { interactionAdapters } from '../interactions/interaction-adapters';
 import { InteractionService } from '../interactions/interaction.service';
 import { InteractionsController } from '../interactions/interactions.controller';
 import { ExecutionService } from './execution.service';
+import { executionAdapters } from './execution-adapters';
 import { ExecutionStore } from './execution.store';
 import { ExecutionsController } from './executions.controller';
-import { MemoryExecutionStore } from './memory-execution.store';
 import { WorkflowInstances } from './workflow-instances';
+import { oauthAdapters } from '../oauth/oauth-adapters';
 import { OAuthService } from '../oauth/oauth.service';
 import { TraceOwners } from './trace-owners';
 
@@ -20,8 +21,9 @@ import { TraceOwners } from './trace-owners';
   imports: [DatabaseModule],
   controllers: [ExecutionsController, InteractionsController],
   providers: [
-    { provide: ExecutionStore, useFactory: () => new MemoryExecutionStore() },
-    { provide: InteractionBroker, useFactory: () => new InProcessInteractionBroker() },
+    ...executionAdapters,
+    ...interactionAdapters,
+    ...oauthAdapters,
     InteractionService,
     WorkflowInstances,
     OAuthService,

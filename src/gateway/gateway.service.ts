@@ -15,7 +15,6 @@ import { observabilityTrace } from '../core/tracing/observability-trace';
 import { validatePlain } from '../core/validation/validation-issues';
 import { ServerConfig } from '../config/server-config';
 import { ExecutionService } from '../executions/execution.service';
-import { InteractionService } from '../interactions/interaction.service';
 import { AnswerMismatch, type Prompt } from '../runtime/prompts';
 import { StepAdaptor } from '../runtime/step-adaptor';
 import type { InvalidFrame } from './interlude-ws.adapter';
@@ -68,7 +67,7 @@ function closeReason(text: string): string {
 }
 
 /**
- * The WebSocket face: NAT's message schema over the same ExecutionService and InteractionService as
+ * The WebSocket face: NAT's message schema over the same ExecutionService as
  * the HTTP faces. One run per connection at a time; a run waiting for a person outlives its socket and
  * is taken over by the next connection of the same user for that conversation.
  */
@@ -81,7 +80,6 @@ export class GatewayService implements OnApplicationShutdown {
 
   constructor(
     private readonly executions: ExecutionService,
-    private readonly interactions: InteractionService,
     private readonly identities: IdentityResolver,
     private readonly config: ServerConfig,
     private readonly conversations: ConversationRuns,
@@ -330,7 +328,7 @@ export class GatewayService implements OnApplicationShutdown {
       throw err;
     }
     try {
-      await this.interactions.respond(session.identity, run.execution.id, interactionId, answer);
+      await this.executions.respond(session.identity, run.execution.id, interactionId, answer);
     } catch (err) {
       if (err instanceof AppError) return refuse(err.message);
       throw err;
