@@ -4,7 +4,8 @@ import { IdentityGuard } from './core/identity/identity.guard';
 import { IdentityResolver } from './core/identity/identity.resolver';
 import { ConfigModule } from './config/config.module';
 import type { AppConfig } from './config/config.loader';
-import { ExecutionResponder } from './executions/execution-responder';
+import { ExecutionResponder } from './http-executions/execution-responder';
+import { HttpInteractiveModule } from './http-interactive/http-interactive.module';
 import { ExecutionsModule } from './executions/executions.module';
 import { ConversationRuns } from './gateway/conversation-runs';
 import { GatewayService } from './gateway/gateway.service';
@@ -12,12 +13,14 @@ import { createWorkflowGateway } from './gateway/workflow.gateway';
 import { FeedbackModule } from './feedback/feedback.module';
 import { McpModule } from './mcp/mcp.module';
 import { MonitoringModule } from './monitoring/monitoring.module';
-import { createOAuthCallbackController } from './oauth/oauth-callback.controller';
+import { createOAuthCallbackController } from './http-interactive/oauth-callback.controller';
+import { ChatFace } from './openai/chat-face';
 import { ChatService } from './openai/chat.service';
 import { createChatController } from './openai/chat.controller';
 import { createCompletionsController } from './openai/completions.controller';
 import { resolveRoutes } from './routes';
 import { createEndpointControllers } from './workflows/endpoint-controllers';
+import { GenerateFace } from './workflows/generate-face';
 import { createGenerateController } from './workflows/generate.controller';
 
 /** Route paths come from config, so the faces' controllers are built per configured path. */
@@ -59,6 +62,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         ExecutionsModule,
+        HttpInteractiveModule,
         FeedbackModule,
         McpModule,
         MonitoringModule.forRoot({ perUserMonitoring: config.settings.general.enable_per_user_monitoring }),
@@ -66,6 +70,8 @@ export class AppModule {
       controllers,
       providers: [
         ChatService,
+        ChatFace,
+        GenerateFace,
         ExecutionResponder,
         IdentityResolver,
         { provide: APP_GUARD, useClass: IdentityGuard },

@@ -2,6 +2,7 @@ import type { ExecutionFailure } from '../core/events/execution-event';
 import type { InteractionRecord } from '../interactions/interaction-record';
 import type { OAuthWait } from '../oauth/oauth-wait';
 import type { ExecutionStatus } from './execution-state';
+import type { FaceRef } from './face-renderers';
 
 /** What the store keeps of an execution: enough to answer a status poll from any replica. */
 export interface ExecutionRecord {
@@ -14,7 +15,7 @@ export interface ExecutionRecord {
   clientAddress?: string;
   workflow: string;
   /** The face that started it: its renderer shows the record to a poll or a re-attached stream. */
-  face?: string;
+  face?: FaceRef;
   status: ExecutionStatus;
   interactive: boolean;
   createdAt: number;

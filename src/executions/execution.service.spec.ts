@@ -49,7 +49,7 @@ describe('ExecutionService', () => {
       request,
       interactive: true,
     });
-    execution.expose({ renderResult: (r) => r });
+    execution.expose();
     expect((await store.get(execution.id))?.status).toBe('running');
     const end = await execution.done;
     expect(end).toMatchObject({ kind: 'completed', result: 'done x' });
@@ -84,7 +84,7 @@ workflow:
       request,
       interactive: true,
     });
-    execution.expose({ renderResult: (r) => r });
+    execution.expose();
     expect(await execution.done).toMatchObject({
       kind: 'failed',
       error: { message: 'boom', type: 'KeyError' },
@@ -159,7 +159,7 @@ workflow:
       request,
       interactive: true,
     });
-    execution.expose({ renderResult: (r) => r });
+    execution.expose();
     await eventually(async () => expect((await store.get(execution.id))?.status).toBe('oauth_required'));
     await executions.cancel(ANONYMOUS, execution.id);
     await execution.done;

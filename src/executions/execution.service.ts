@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { AppError, ErrorCode, WorkflowError } from '../core/errors/app-error';
-import type { ExecutionEvent, ExecutionEventBody, TerminalEvent } from '../core/events/execution-event';
+import type { ExecutionEventBody, TerminalEvent } from '../core/events/execution-event';
 import type { Identity } from '../core/identity/identity';
-import type { SseWriter } from '../core/http/sse-writer';
 import { startExecutionSpan, type ExecutionSpan } from '../core/tracing/execution-spans';
 import { newTraceId, type ObservabilityTrace } from '../core/tracing/observability-trace';
 import { ServerConfig } from '../config/server-config';
@@ -21,6 +20,7 @@ import { LazyAbort } from '../runtime/lazy-abort';
 import { OAuthService } from '../oauth/oauth.service';
 import { WorkflowInstances } from './workflow-instances';
 import type { ExecutionRecord } from './execution-record';
+import type { FaceRef } from './face-renderers';
 import { isTerminalStatus, type ExecutionTransition } from './execution-state';
 import { ExecutionStore } from './execution.store';
 import { TraceOwners } from './trace-owners';
@@ -37,16 +37,10 @@ export interface StartOptions {
   interactiveRoute?: string;
   /** The workflow to run; the configured one by default. */
   workflow?: BuiltFunction;
+  /** The face that starts it, kept on the record so that a poll or a re-attached stream is rendered by it. */
+  face?: FaceRef;
   /** Called once the execution exists and before its workflow runs (a stream sends its headers here). */
   beforeRun?: (execution: Execution) => void;
-}
-
-/** How the face that handed out an execution's id shows it later (status polls, re-attached streams). */
-export interface Exposure {
-  /** The face's body for the result (`GET /executions/{id}` → `result`). */
-  renderResult(result: unknown): unknown;
-  /** A renderer for `GET /executions/{id}/stream`, in the format of the stream that started it. */
-  renderer?: (writer: SseWriter) => (event: ExecutionEvent) => void;
 }
 
 /** A running (or finished) execution as a face sees it: its id, its events, and a way to stop it. */
@@ -62,7 +56,7 @@ export interface Execution {
    * Marks the id as handed to a client (a 202 body, an SSE stream): the finished record and its event
    * log then stay readable for `execution_ttl_seconds`. Executions nobody can name are dropped at the end.
    */
-  expose(exposure: Exposure): void;
+  expose(): void;
 }
 
 /** Why a workflow was stopped from outside; workflows see it as `ctx.signal.reason`. */
@@ -104,7 +98,8 @@ interface Entry {
   streamed: boolean;
   /** The caller whose per-user workflow instance this run holds, to release at the end. */
   holder?: Identity;
-  exposure?: Exposure;
+  /** Whether a client was given the id (then the finished record is kept for a while). */
+  exposed: boolean;
   ended: boolean;
   expiresAt?: number;
 }
@@ -155,6 +150,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       ownerId: identity.userId,
       clientAddress: options.request.clientAddress,
       workflow: workflow.type,
+      face: options.face,
       status: 'running',
       interactive: options.interactive,
       createdAt: now,
@@ -209,6 +205,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       waiting: 0,
       streamed: false,
       holder,
+      exposed: false,
     } as Entry;
     entry.execution = {
       id,
@@ -216,7 +213,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       events,
       done: events.done,
       cancel: (reason) => this.cancelEntry(entry, reason),
-      expose: (exposure) => (entry.exposure = exposure),
+      expose: () => (entry.exposed = true),
     };
     return entry;
   }
@@ -239,8 +236,9 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     return this.entries.get(id)?.execution;
   }
 
-  exposureOf(id: string): Exposure | undefined {
-    return this.entries.get(id)?.exposure;
+  /** Whether a client was handed this execution's id (its stream may then be re-attached). */
+  isExposed(id: string): boolean {
+    return this.entries.get(id)?.exposed ?? false;
   }
 
   /** The record as its owner may see it; 404 for anyone else and for unknown ids. */
@@ -338,7 +336,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       execution.events.append({ kind: 'completed', result, streamed: entry.streamed });
       entry.span.end({ kind: 'completed' });
       this.counts.completed++;
-      end = { kind: 'completed', result: entry.exposure ? entry.exposure.renderResult(result) : result };
+      end = { kind: 'completed', result };
     } catch (err) {
       this.releaseInstance(entry);
       if (entry.ended) return;
@@ -378,7 +376,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     const now = Date.now();
     this.oauth.forgetExecution(id);
     try {
-      if (!entry.exposure) {
+      if (!entry.exposed) {
         this.entries.delete(id);
         entry.execution.events.dispose();
         await this.store.delete(id);

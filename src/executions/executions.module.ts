@@ -3,11 +3,10 @@ import { DatabaseModule } from '../db/database.module';
 import { ConnectionCount } from '../core/connection-count';
 import { interactionAdapters } from '../interactions/interaction-adapters';
 import { InteractionService } from '../interactions/interaction.service';
-import { InteractionsController } from '../interactions/interactions.controller';
 import { ExecutionService } from './execution.service';
+import { FaceRenderers } from './face-renderers';
 import { executionAdapters } from './execution-adapters';
 import { ExecutionStore } from './execution.store';
-import { ExecutionsController } from './executions.controller';
 import { WorkflowInstances } from './workflow-instances';
 import { oauthAdapters } from '../oauth/oauth-adapters';
 import { OAuthService } from '../oauth/oauth.service';
@@ -19,7 +18,6 @@ import { TraceOwners } from './trace-owners';
  */
 @Module({
   imports: [DatabaseModule],
-  controllers: [ExecutionsController, InteractionsController],
   providers: [
     ...executionAdapters,
     ...interactionAdapters,
@@ -28,6 +26,7 @@ import { TraceOwners } from './trace-owners';
     WorkflowInstances,
     OAuthService,
     ExecutionService,
+    FaceRenderers,
     ConnectionCount,
     TraceOwners,
   ],
@@ -35,6 +34,7 @@ import { TraceOwners } from './trace-owners';
     ConnectionCount,
     ExecutionService,
     ExecutionStore,
+    FaceRenderers,
     InteractionService,
     WorkflowInstances,
     OAuthService,

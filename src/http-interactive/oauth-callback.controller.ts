@@ -5,7 +5,7 @@ import { ServerConfig } from '../config/server-config';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import type { Identity } from '../core/identity/identity';
 import { cookiesOf } from '../core/http/request-metadata';
-import { OAuthService } from './oauth.service';
+import { OAuthService } from '../oauth/oauth.service';
 import { callbackPage, openerOrigins } from './callback-page';
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
