@@ -1,14 +1,17 @@
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { IdentityGuard } from './core/identity/identity.guard';
 import { IdentityResolver } from './core/identity/identity.resolver';
-import { ConfigModule } from './config/config.module';
+import { ServerConfigModule } from './config/server-config.module';
+import { ServerConfig } from './config/server-config';
+import { AppExceptionFilter } from './core/http/app-exception.filter';
 import type { AppConfig } from './config/config.loader';
 import { ExecutionResponder } from './http-executions/execution-responder';
 import { HttpInteractiveModule } from './http-interactive/http-interactive.module';
 import { ExecutionsModule } from './executions/executions.module';
 import { ConversationRuns } from './gateway/conversation-runs';
 import { GatewayService } from './gateway/gateway.service';
+import { WsAnswers } from './gateway/ws-answers';
 import { createWorkflowGateway } from './gateway/workflow.gateway';
 import { FeedbackModule } from './feedback/feedback.module';
 import { McpModule } from './mcp/mcp.module';
@@ -18,7 +21,7 @@ import { ChatFace } from './openai/chat-face';
 import { ChatService } from './openai/chat.service';
 import { createChatController } from './openai/chat.controller';
 import { createCompletionsController } from './openai/completions.controller';
-import { resolveRoutes } from './routes';
+import { resolveRoutes, routeTable } from './routes';
 import { createEndpointControllers } from './workflows/endpoint-controllers';
 import { GenerateFace } from './workflows/generate-face';
 import { createGenerateController } from './workflows/generate.controller';
@@ -55,12 +58,12 @@ export class AppModule {
     }
     controllers.push(createOAuthCallbackController(routes.oauth2Callback));
     const gateway = routes.websocket
-      ? [GatewayService, ConversationRuns, createWorkflowGateway(routes.websocket)]
+      ? [GatewayService, WsAnswers, ConversationRuns, createWorkflowGateway(routes.websocket)]
       : [];
     return {
       module: AppModule,
       imports: [
-        ConfigModule.forRoot(config),
+        ServerConfigModule.forRoot(config),
         ExecutionsModule,
         HttpInteractiveModule,
         FeedbackModule,
@@ -75,6 +78,12 @@ export class AppModule {
         ExecutionResponder,
         IdentityResolver,
         { provide: APP_GUARD, useClass: IdentityGuard },
+        {
+          provide: APP_FILTER,
+          inject: [ServerConfig],
+          useFactory: (server: ServerConfig) =>
+            new AppExceptionFilter(routeTable(resolveRoutes(server.frontEnd))),
+        },
         ...gateway,
       ],
     };

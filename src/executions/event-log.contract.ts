@@ -1,4 +1,4 @@
-import type { ExecutionEvent } from '../core/events/execution-event';
+import type { ExecutionEvent } from '../runtime/execution-event';
 import type { EventLogs } from './event-log';
 
 const kinds = (events: ExecutionEvent[]) => events.map((e) => `${e.seq}:${e.kind}`);

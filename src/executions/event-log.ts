@@ -1,4 +1,4 @@
-import type { ExecutionEvent, ExecutionEventBody, TerminalEvent } from '../core/events/execution-event';
+import type { ExecutionEvent, ExecutionEventBody, TerminalEvent } from '../runtime/execution-event';
 
 export type EventListener = (event: ExecutionEvent) => void;
 

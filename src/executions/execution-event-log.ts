@@ -3,7 +3,7 @@ import {
   type ExecutionEvent,
   type ExecutionEventBody,
   type TerminalEvent,
-} from '../core/events/execution-event';
+} from '../runtime/execution-event';
 import type { EventLogBudget, SheddableLog } from './event-log-budget';
 import { EventLog, EventLogs, type EventListener } from './event-log';
 

@@ -1,4 +1,4 @@
-import type { ExecutionFailure } from '../core/events/execution-event';
+import type { ExecutionFailure } from '../runtime/execution-event';
 import type { InteractionRecord } from '../interactions/interaction-record';
 import type { OAuthWait } from '../oauth/oauth-wait';
 import type { ExecutionStatus } from './execution-state';

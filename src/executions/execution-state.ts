@@ -1,4 +1,4 @@
-import type { ExecutionFailure } from '../core/events/execution-event';
+import type { ExecutionFailure } from '../runtime/execution-event';
 import type { InteractionWait, WaitOutcome } from '../interactions/interaction-record';
 import type { OAuthFlowWait } from '../oauth/oauth-wait';
 import type { ExecutionRecord } from './execution-record';

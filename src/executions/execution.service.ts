@@ -1,71 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { AppError, ErrorCode, WorkflowError } from '../core/errors/app-error';
-import type { ExecutionEventBody, TerminalEvent } from '../core/events/execution-event';
 import type { Identity } from '../core/identity/identity';
 import { startExecutionSpan, type ExecutionSpan } from '../core/tracing/execution-spans';
-import { newTraceId, type ObservabilityTrace } from '../core/tracing/observability-trace';
+import { newTraceId } from '../core/tracing/observability-trace';
 import { ServerConfig } from '../config/server-config';
 import { alreadyResolved, InteractionService } from '../interactions/interaction.service';
-import type { InteractionWait } from '../interactions/interaction-record';
-import type { OAuthFlowWait } from '../oauth/oauth-wait';
 import { executionNotFound, ownedBy } from './execution-access';
+import { ExecutionCancelled, type Execution, type StartOptions } from './execution';
+import { sinkFor, type WaitDeps, type WaitingEntry } from './execution-sink';
 import type { BuiltFunction } from '../runtime/function-type';
-import type { Prompt } from '../runtime/prompts';
-import type { RequestMetadata } from '../runtime/workflow-context';
-import { runWorkflow, type ExecutionSink, type RunInit } from '../runtime/workflow-runner';
+import { runWorkflow, type RunInit } from '../runtime/workflow-runner';
 import { checkCapacity } from './execution-capacity';
-import { EventLogs, type EventLog } from './event-log';
+import { EventLogs } from './event-log';
 import { LazyAbort } from '../runtime/lazy-abort';
 import { OAuthService } from '../oauth/oauth.service';
 import { WorkflowInstances } from './workflow-instances';
 import type { ExecutionRecord } from './execution-record';
-import type { FaceRef } from './face-renderers';
 import { isTerminalStatus, type ExecutionTransition } from './execution-state';
 import { ExecutionStore } from './execution.store';
 import { TraceOwners } from './trace-owners';
-
-export interface StartOptions {
-  request: RequestMetadata;
-  /** The observability ids the face read from the request; a fresh trace id when left out. */
-  trace?: ObservabilityTrace;
-  /** Whether the face can deliver a person's answer; on other routes a prompt fails the workflow. */
-  interactive: boolean;
-  /** Whether the face streams output as it comes (default true); workflows may skip token streaming if not. */
-  streaming?: boolean;
-  /** The interactive route to name when a workflow asks on a route that is not (e.g. `/v1/workflow`). */
-  interactiveRoute?: string;
-  /** The workflow to run; the configured one by default. */
-  workflow?: BuiltFunction;
-  /** The face that starts it, kept on the record so that a poll or a re-attached stream is rendered by it. */
-  face?: FaceRef;
-  /** Called once the execution exists and before its workflow runs (a stream sends its headers here). */
-  beforeRun?: (execution: Execution) => void;
-}
-
-/** A running (or finished) execution as a face sees it: its id, its events, and a way to stop it. */
-export interface Execution {
-  readonly id: string;
-  /** The observability trace id (`Observability-Trace-Id`). */
-  readonly traceId: string;
-  readonly events: EventLog;
-  /** Resolves with the terminal event (completed, failed or cancelled). */
-  readonly done: Promise<TerminalEvent>;
-  cancel(reason: string): Promise<void>;
-  /**
-   * Marks the id as handed to a client (a 202 body, an SSE stream): the finished record and its event
-   * log then stay readable for `execution_ttl_seconds`. Executions nobody can name are dropped at the end.
-   */
-  expose(): void;
-}
-
-/** Why a workflow was stopped from outside; workflows see it as `ctx.signal.reason`. */
-export class ExecutionCancelled extends Error {
-  constructor(readonly reason: string) {
-    super(`Execution cancelled: ${reason}`);
-    this.name = 'ExecutionCancelled';
-  }
-}
 
 /** The workflow's run; a sync throw becomes a rejection. */
 async function launch(workflow: BuiltFunction, input: unknown, init: RunInit): Promise<unknown> {
@@ -80,22 +34,9 @@ function signalOf(abort: LazyAbort): () => AbortSignal {
 type Ending =
   { kind: 'completed'; result: unknown } | { kind: 'failed'; error: { message: string; type: string } };
 
-/** What a running execution keeps of the route that started it. */
-interface RouteFacts {
-  interactive: boolean;
-  interactiveRoute?: string;
-  path: string;
-  identity: Identity;
-}
-
-interface Entry {
+interface Entry extends WaitingEntry {
   execution: Execution;
-  abort: LazyAbort;
   span: ExecutionSpan;
-  /** Prompts the workflow is waiting on right now. */
-  waiting: number;
-  /** Whether the workflow emitted output items (faces then need not stream the result). */
-  streamed: boolean;
   /** The caller whose per-user workflow instance this run holds, to release at the end. */
   holder?: Identity;
   /** Whether a client was given the id (then the finished record is kept for a while). */
@@ -110,6 +51,8 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(ExecutionService.name);
   /** Live executions, and finished ones whose id a client holds, until their record expires. */
   private readonly entries = new Map<string, Entry>();
+  /** How the runs' prompts and authorizations reach interactions and OAuth, and are recorded. */
+  private readonly waits: WaitDeps;
   private sweeper?: NodeJS.Timeout;
   /** Since start-up, for /metrics. */
   readonly counts = { started: 0, completed: 0, failed: 0, cancelled: 0 };
@@ -122,7 +65,14 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     private readonly oauth: OAuthService,
     private readonly config: ServerConfig,
     @Optional() private readonly traceOwners?: TraceOwners,
-  ) {}
+  ) {
+    this.waits = {
+      interactions,
+      oauth,
+      defaultPromptTimeout: config.general.default_prompt_timeout_seconds,
+      record: (id, wait) => this.store.apply(id, wait),
+    };
+  }
 
   onModuleInit(): void {
     const ttl = this.config.general.execution_ttl_seconds * 1000;
@@ -173,7 +123,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     options.beforeRun?.(entry.execution);
     // Closures made here would keep `options` alive for the whole run, and with it the face's closures
     // and the HTTP request they hold: the run is launched from helpers that capture only what it needs.
-    const sink = this.sinkFor(entry, {
+    const sink = sinkFor(entry, this.waits, {
       interactive: options.interactive,
       interactiveRoute: options.interactiveRoute,
       path: options.request.path,
@@ -216,19 +166,6 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       expose: () => (entry.exposed = true),
     };
     return entry;
-  }
-
-  /** Where the workflow's events, prompts and authorizations go. */
-  private sinkFor(entry: Entry, options: RouteFacts): ExecutionSink {
-    const publish = (event: ExecutionEventBody) => {
-      if (event.kind === 'output') entry.streamed = true;
-      entry.execution.events.append(event);
-    };
-    return {
-      publish,
-      prompt: (prompt, interactionId) => this.prompt(entry, prompt, interactionId, publish, options),
-      authenticate: (provider) => this.authenticate(entry, provider, publish, options),
-    };
   }
 
   /** The execution if this process runs it or still holds its event log. */
@@ -284,47 +221,6 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   private transition(id: string, transition: ExecutionTransition) {
     return this.store.apply(id, transition);
   }
-
-  private async authenticate(
-    entry: Entry,
-    provider: string,
-    publish: (event: ExecutionEventBody) => void,
-    options: RouteFacts,
-  ) {
-    if (!options.interactive) throw this.notInteractive('authorize with OAuth (ctx.authenticate)', options);
-    entry.waiting++;
-    try {
-      const id = entry.execution.id;
-      const record = (wait: OAuthFlowWait) => this.transition(id, wait);
-      const execution = { id, identity: options.identity, publish, record };
-      return await this.oauth.authenticate(execution, provider, entry.abort);
-    } finally {
-      entry.waiting--;
-    }
-  }
-
-  private async prompt(
-    entry: Entry,
-    prompt: Prompt,
-    interactionId: string | undefined,
-    publish: (event: ExecutionEventBody) => void,
-    options: RouteFacts,
-  ) {
-    if (!options.interactive && prompt.input_type !== 'notification') {
-      throw this.notInteractive('ask a person (ctx.prompt)', options);
-    }
-    entry.waiting++;
-    try {
-      const id = entry.execution.id;
-      const record = (wait: InteractionWait) => this.transition(id, wait);
-      const execution = { id, publish, record };
-      const waitSeconds = prompt.timeout ?? this.config.general.default_prompt_timeout_seconds;
-      return await this.interactions.ask(execution, prompt, entry.abort, interactionId, waitSeconds);
-    } finally {
-      entry.waiting--;
-    }
-  }
-
   /** Turns the workflow's outcome into its terminal event and record (unless it was cancelled first). */
   private async settle(entry: Entry, run: Promise<unknown>): Promise<void> {
     const { execution } = entry;
@@ -398,16 +294,5 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
         entry.execution.events.dispose();
       }
     }
-  }
-
-  private notInteractive(what: string, options: RouteFacts): AppError {
-    const instead = options.interactiveRoute
-      ? ` Use the interactive route ${options.interactiveRoute} instead.`
-      : '';
-    return new AppError(
-      ErrorCode.NotInteractive,
-      `This workflow tried to ${what}, but ${options.path} is not an interactive route.${instead}`,
-      { errorType: 'NotInteractiveError' },
-    );
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { ExecutionEvent } from '../core/events/execution-event';
+import type { ExecutionEvent } from '../runtime/execution-event';
 
 /** The face an execution was started from, as its record keeps it: a name and plain data. */
 export interface FaceRef {

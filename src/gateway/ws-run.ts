@@ -1,6 +1,6 @@
 import type { ChatRequestDto } from '../core/dto/chat-request.dto';
-import type { ExecutionEvent } from '../core/events/execution-event';
-import type { Execution } from '../executions/execution.service';
+import type { ExecutionEvent } from '../runtime/execution-event';
+import type { Execution } from '../executions/execution';
 import { answerText, chunkText } from '../runtime/output-text';
 import { resultText } from '../core/dto/chat-response';
 import { DEFAULT_PROMPT_ERROR, type Prompt } from '../runtime/prompts';

@@ -1,6 +1,6 @@
 import { Injectable, Optional } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { isTerminal } from '../core/events/execution-event';
+import { isTerminal } from '../runtime/execution-event';
 import type { Identity } from '../core/identity/identity';
 import { requestMetadata } from '../core/http/request-metadata';
 import type { SseWriter } from '../core/http/sse-writer';
@@ -10,7 +10,8 @@ import { observabilityTrace, TRACE_HEADER } from '../core/tracing/observability-
 import { ServerConfig } from '../config/server-config';
 import type { BuiltFunction } from '../runtime/function-type';
 import { outcome } from '../executions/outcome';
-import { ExecutionService, type Execution } from '../executions/execution.service';
+import type { Execution } from '../executions/execution';
+import { ExecutionService } from '../executions/execution.service';
 import { FaceRenderers, type FaceRef } from '../executions/face-renderers';
 import { firstStop, pausedBody, streamExecution } from './execution-stream';
 import { ExecutionUrls } from './execution-urls';

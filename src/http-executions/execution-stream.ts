@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
-import { isTerminal, type ExecutionEvent } from '../core/events/execution-event';
+import { isTerminal, type ExecutionEvent } from '../runtime/execution-event';
 import { SseWriter } from '../core/http/sse-writer';
 import type { Prompt } from '../runtime/prompts';
-import type { Execution } from '../executions/execution.service';
+import type { Execution } from '../executions/execution';
 import type { ExecutionUrls } from './execution-urls';
 import { followExecution } from '../executions/follow-execution';
 

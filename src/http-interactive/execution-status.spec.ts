@@ -1,4 +1,4 @@
-import type { ExecutionEvent } from '../core/events/execution-event';
+import type { ExecutionEvent } from '../runtime/execution-event';
 import { SseWriter } from '../core/http/sse-writer';
 import { pausedBody, writeInteractiveEvent } from '../http-executions/execution-stream';
 import { statusBody } from './execution-status';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppError, ErrorCode } from '../core/errors/app-error';
-import type { ExecutionEventBody } from '../core/events/execution-event';
+import type { ExecutionEventBody } from '../runtime/execution-event';
 import type { AbortWatch } from '../runtime/lazy-abort';
 import {
   AnswerMismatch,

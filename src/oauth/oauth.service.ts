@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import * as oauth from 'oauth4webapi';
 import { OAuth2AuthCodeFlowConfig } from '../config/authentication.schema';
 import { ServerConfig } from '../config/server-config';
-import type { ExecutionEventBody } from '../core/events/execution-event';
+import type { ExecutionEventBody } from '../runtime/execution-event';
 import type { Identity } from '../core/identity/identity';
 import { validatePlain } from '../core/validation/validation-issues';
 import type { AbortWatch } from '../runtime/lazy-abort';

@@ -1,5 +1,5 @@
 import type { ChatUsage } from '../core/dto/chat-response';
-import type { ExecutionEvent } from '../core/events/execution-event';
+import type { ExecutionEvent } from '../runtime/execution-event';
 import type { SseWriter } from '../core/http/sse-writer';
 import { writeInteractiveEvent } from '../http-executions/execution-stream';
 import type { ExecutionUrls } from '../http-executions/execution-urls';

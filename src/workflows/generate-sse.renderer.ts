@@ -1,4 +1,4 @@
-import type { ExecutionEvent } from '../core/events/execution-event';
+import type { ExecutionEvent } from '../runtime/execution-event';
 import type { SseWriter } from '../core/http/sse-writer';
 import { writeInteractiveEvent } from '../http-executions/execution-stream';
 import type { ExecutionUrls } from '../http-executions/execution-urls';
