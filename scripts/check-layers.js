@@ -65,6 +65,8 @@ const KNOWN = {
   'runtime/functions/echo.function.ts -> @nestjs/swagger': 'function input DTOs',
   'runtime/functions/scripted.function.ts -> @nestjs/swagger': 'function input DTOs',
   'runtime/functions/per-user-counter.function.ts -> @nestjs/swagger': 'function input DTOs',
+  'runtime/functions/chat-message.dto.ts -> @nestjs/swagger':
+    'the chat message the function input DTOs embed',
 };
 
 function sourceFiles(dir) {

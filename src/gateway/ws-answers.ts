@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { lastUserText } from '../core/dto/chat-request.dto';
+import { lastUserText } from '../runtime/chat-input';
 import { AppError } from '../core/errors/app-error';
 import { ExecutionService } from '../executions/execution.service';
 import { AnswerMismatch, type Prompt } from '../runtime/prompts';

@@ -1,8 +1,8 @@
-import type { ChatRequestDto } from '../core/dto/chat-request.dto';
+import type { ChatRequestDto } from '../http-executions/dto/chat-request.dto';
 import type { ExecutionEvent } from '../runtime/execution-event';
 import type { Execution } from '../executions/execution';
 import { answerText, chunkText } from '../runtime/output-text';
-import { resultText } from '../core/dto/chat-response';
+import { resultText } from '../runtime/chat-completion';
 import { DEFAULT_PROMPT_ERROR, type Prompt } from '../runtime/prompts';
 import type { StepAdaptor } from '../runtime/step-adaptor';
 import { isStreaming, type ReplyMessages, type SchemaType, type ServerMessage } from './ws-messages';

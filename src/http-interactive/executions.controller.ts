@@ -10,7 +10,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ExecutionStatusDto, DetailBodyDto, SSE_RESPONSE } from '../core/dto/responses.dto';
+import { ExecutionStatusDto, DetailBodyDto, SSE_RESPONSE } from '../http-executions/dto/responses.dto';
 import { AppError, ErrorCode } from '../core/errors/app-error';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';

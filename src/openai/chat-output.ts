@@ -1,4 +1,5 @@
-import { messageText, type ChatRequestDto } from '../core/dto/chat-request.dto';
+import { messageText } from '../runtime/chat-input';
+import { type ChatRequestDto } from '../http-executions/dto/chat-request.dto';
 import {
   chatCompletion,
   DEFAULT_MODEL,
@@ -10,7 +11,7 @@ import {
   type ChatCompletion,
   type ChatCompletionChunk,
   type ChatUsage,
-} from '../core/dto/chat-response';
+} from '../runtime/chat-completion';
 
 /** The model name chat responses report: the one the client asked for, or NAT's placeholder. */
 export function modelOf(request: ChatRequestDto): string {

@@ -1,4 +1,4 @@
-import type { ChatUsage } from '../core/dto/chat-response';
+import type { ChatUsage } from '../runtime/chat-completion';
 import type { ExecutionEvent } from '../runtime/execution-event';
 import type { SseWriter } from '../core/http/sse-writer';
 import { writeInteractiveEvent } from '../http-executions/execution-stream';

@@ -11,7 +11,7 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ChatRequestDto } from '../core/dto/chat-request.dto';
+import { ChatRequestDto } from '../http-executions/dto/chat-request.dto';
 import {
   ChatCompletionDto,
   ErrorBodyDto,
@@ -19,7 +19,7 @@ import {
   SSE_RESPONSE,
   TRACE_HEADER_DOC,
   ValidationErrorBodyDto,
-} from '../core/dto/responses.dto';
+} from '../http-executions/dto/responses.dto';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';

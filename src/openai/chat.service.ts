@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { ChatRequestDto } from '../core/dto/chat-request.dto';
+import type { ChatRequestDto } from '../http-executions/dto/chat-request.dto';
 import { ServerConfig } from '../config/server-config';
 import type { Face } from '../http-executions/execution-responder';
 import { CHAT_FACE, type ChatFaceRenderOptions } from './chat-face';

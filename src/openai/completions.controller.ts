@@ -10,8 +10,8 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ChatRequestDto } from '../core/dto/chat-request.dto';
-import { ChatCompletionDto, OpenAiErrorDto, TRACE_HEADER_DOC } from '../core/dto/responses.dto';
+import { ChatRequestDto } from '../http-executions/dto/chat-request.dto';
+import { ChatCompletionDto, OpenAiErrorDto, TRACE_HEADER_DOC } from '../http-executions/dto/responses.dto';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';

@@ -1,4 +1,4 @@
-import type { ChatRequestDto } from '../core/dto/chat-request.dto';
+import type { ChatRequest } from './chat-input';
 import type { LlmClient } from './llm/llm-client';
 import type { JsonSchema } from './tools/json-schema';
 import type { WorkflowFn } from './workflow-context';
@@ -15,7 +15,7 @@ export interface BuiltFunction {
   description: string;
   input: WorkflowInput;
   /** Converts an OpenAI chat request (the chat routes' body) into this function's input. */
-  fromChat(request: ChatRequestDto): unknown;
+  fromChat(request: ChatRequest): unknown;
   run: WorkflowFn;
   /**
    * The JSON Schema of the arguments a model passes when it calls this function as a tool; `run` then

@@ -1,4 +1,4 @@
-import { isChatCompletion, resultText } from '../core/dto/chat-response';
+import { isChatCompletion, resultText } from './chat-completion';
 
 /** The text a streamed output item contributes to the answer (a chat chunk's delta, or the item's text). */
 export function chunkText(item: unknown): string {
