@@ -1,44 +1,18 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '../db/database.module';
-import { ConnectionCount } from '../core/connection-count';
-import { interactionAdapters } from '../interactions/interaction-adapters';
-import { InteractionService } from '../interactions/interaction.service';
-import { ExecutionService } from './execution.service';
-import { FaceRenderers } from './face-renderers';
+import { InteractionsModule } from '../interactions/interactions.module';
+import { OAuthModule } from '../oauth/oauth.module';
 import { executionAdapters } from './execution-adapters';
+import { ExecutionService } from './execution.service';
 import { ExecutionStore } from './execution.store';
-import { WorkflowInstances } from './workflow-instances';
-import { oauthAdapters } from '../oauth/oauth-adapters';
-import { OAuthService } from '../oauth/oauth.service';
+import { FaceRenderers } from './face-renderers';
 import { TraceOwners } from './trace-owners';
+import { WorkflowInstances } from './workflow-instances';
 
-/**
- * The engine and its rendezvous: executions and interactions share the store, so they are wired in
- * one module (their code lives in executions/ and interactions/).
- */
+/** The engine: runs workflows, owns their state, keeps their events; faces register renderers here. */
 @Module({
-  imports: [DatabaseModule],
-  providers: [
-    ...executionAdapters,
-    ...interactionAdapters,
-    ...oauthAdapters,
-    InteractionService,
-    WorkflowInstances,
-    OAuthService,
-    ExecutionService,
-    FaceRenderers,
-    ConnectionCount,
-    TraceOwners,
-  ],
-  exports: [
-    ConnectionCount,
-    ExecutionService,
-    ExecutionStore,
-    FaceRenderers,
-    InteractionService,
-    WorkflowInstances,
-    OAuthService,
-    TraceOwners,
-  ],
+  imports: [DatabaseModule, InteractionsModule, OAuthModule],
+  providers: [...executionAdapters, WorkflowInstances, ExecutionService, FaceRenderers, TraceOwners],
+  exports: [ExecutionService, ExecutionStore, FaceRenderers, WorkflowInstances, TraceOwners],
 })
 export class ExecutionsModule {}
