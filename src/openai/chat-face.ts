@@ -34,7 +34,13 @@ export class ChatFace implements OnModuleInit {
   onModuleInit(): void {
     const urls = new ExecutionUrls(this.config.frontEnd.root_path);
     const { mode, custom_event_types } = this.config.frontEnd.step_adaptor;
-    const completion = (raw: unknown, o: ChatFaceRenderOptions) => completionFor(raw, o.model, o.prompt);
+    // The completion keeps the id and time the request was given, so every poll shows the same one.
+    const completion = (raw: unknown, o: ChatFaceRenderOptions) => {
+      const rendered = completionFor(raw, o.model, o.prompt);
+      return rendered === raw
+        ? rendered
+        : { ...rendered, id: o.completion.id, created: o.completion.created };
+    };
     const renderer: SseFaceRenderer<ChatFaceRenderOptions> = {
       result: completion,
       stream: (writer, o, executionId) =>
