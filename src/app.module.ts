@@ -1,75 +1,50 @@
-import { Module, type DynamicModule, type Type } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
-import { IdentityGuard } from './core/identity/identity.guard';
-import { IdentityResolver } from './core/identity/identity.resolver';
-import { ConfigModule } from './config/config.module';
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
 import type { AppConfig } from './config/config.loader';
-import { ExecutionResponder } from './executions/execution-responder';
+import { ServerConfig } from './config/server-config';
+import { ServerConfigModule } from './config/server-config.module';
+import { CoreModule } from './core/core.module';
+import { AppExceptionFilter } from './core/http/app-exception.filter';
 import { ExecutionsModule } from './executions/executions.module';
-import { ConversationRuns } from './gateway/conversation-runs';
-import { GatewayService } from './gateway/gateway.service';
-import { createWorkflowGateway } from './gateway/workflow.gateway';
 import { FeedbackModule } from './feedback/feedback.module';
+import { GatewayModule } from './gateway/gateway.module';
+import { HttpInteractiveModule } from './http-interactive/http-interactive.module';
 import { McpModule } from './mcp/mcp.module';
 import { MonitoringModule } from './monitoring/monitoring.module';
-import { createOAuthCallbackController } from './oauth/oauth-callback.controller';
-import { ChatService } from './openai/chat.service';
-import { createChatController } from './openai/chat.controller';
-import { createCompletionsController } from './openai/completions.controller';
-import { resolveRoutes } from './routes';
-import { createEndpointControllers } from './workflows/endpoint-controllers';
-import { createGenerateController } from './workflows/generate.controller';
+import { OpenAiModule } from './openai/openai.module';
+import { resolveRoutes, routeTable } from './routes';
+import { WorkflowsModule } from './workflows/workflows.module';
 
-/** Route paths come from config, so the faces' controllers are built per configured path. */
+/**
+ * The composition root: one module per folder, each face mounted under the paths the config gives
+ * it (and left out when the config removes them).
+ */
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
-    const routes = resolveRoutes(config.settings.general.front_end);
-    const workflow = config.workflow;
-    const controllers: Type[] = [];
-    const interactiveBase = routes.workflow;
-    if (routes.workflow) {
-      controllers.push(
-        createGenerateController({ base: routes.workflow, versioned: true, workflow, interactiveBase }),
-      );
-    }
-    if (routes.legacyWorkflow) {
-      controllers.push(
-        createGenerateController({
-          base: routes.legacyWorkflow,
-          versioned: false,
-          workflow,
-          interactiveBase,
-        }),
-      );
-    }
-    controllers.push(...createEndpointControllers(config));
-    if (routes.chat) controllers.push(createChatController(routes.chat, true, routes.chat));
-    if (routes.legacyChat) controllers.push(createChatController(routes.legacyChat, false, routes.chat));
-    if (routes.completions) {
-      const interactive = config.settings.general.front_end.enable_interactive_extensions;
-      controllers.push(createCompletionsController(routes.completions, interactive, routes.chat));
-    }
-    controllers.push(createOAuthCallbackController(routes.oauth2Callback));
-    const gateway = routes.websocket
-      ? [GatewayService, ConversationRuns, createWorkflowGateway(routes.websocket)]
-      : [];
+    const frontEnd = config.settings.general.front_end;
+    const routes = resolveRoutes(frontEnd);
     return {
       module: AppModule,
       imports: [
-        ConfigModule.forRoot(config),
+        ServerConfigModule.forRoot(config),
+        CoreModule,
         ExecutionsModule,
+        WorkflowsModule.forRoot(config, routes),
+        OpenAiModule.forRoot(config, routes),
+        HttpInteractiveModule.forRoot(routes.oauth2Callback),
+        ...(routes.websocket ? [GatewayModule.forRoot(routes.websocket)] : []),
         FeedbackModule,
         McpModule,
         MonitoringModule.forRoot({ perUserMonitoring: config.settings.general.enable_per_user_monitoring }),
       ],
-      controllers,
       providers: [
-        ChatService,
-        ExecutionResponder,
-        IdentityResolver,
-        { provide: APP_GUARD, useClass: IdentityGuard },
-        ...gateway,
+        {
+          provide: APP_FILTER,
+          inject: [ServerConfig],
+          useFactory: (server: ServerConfig) =>
+            new AppExceptionFilter(routeTable(resolveRoutes(server.frontEnd))),
+        },
       ],
     };
   }

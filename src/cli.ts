@@ -6,7 +6,7 @@ import { ConfigError, loadConfig, type AppConfig, type ConfigOverride } from './
 import { ANONYMOUS } from './core/identity/identity';
 import { builtinRegistry } from './runtime/builtin-functions';
 import { runWorkflow } from './runtime/workflow-runner';
-import { resultText } from './core/dto/chat-response';
+import { resultText } from './runtime/chat-completion';
 import { isLogLevel, LOG_LEVELS } from './core/logging/http-logging';
 import { createApp } from './main';
 

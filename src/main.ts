@@ -8,7 +8,6 @@ import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { InterludeWsAdapter } from './gateway/interlude-ws.adapter';
 import type { AppConfig } from './config/config.loader';
-import { AppExceptionFilter } from './core/http/app-exception.filter';
 import { corsOptions } from './core/http/cors';
 import { securityHeaders } from './core/http/security-headers';
 import { streamRoutes } from './core/http/stream-routes';
@@ -31,7 +30,7 @@ import {
 import { LoggingModule } from './core/logging/logging.module';
 import { startTracing } from './core/tracing/otel';
 import { TracingShutdown } from './core/tracing/tracing-shutdown';
-import { resolveRoutes, routeTable } from './routes';
+import { resolveRoutes } from './routes';
 
 export interface CreateAppOptions {
   /** Nest's switch, kept for callers: `false` silences every log line; a list logs from its lowest level. */
@@ -111,7 +110,6 @@ export async function createApp(
     ? app.get(UserActivityService)
     : undefined;
   app.use(requestTracking(app.get(MetricsService), activity));
-  app.useGlobalFilters(new AppExceptionFilter(routeTable(resolveRoutes(frontEnd))));
   app.useWebSocketAdapter(
     new InterludeWsAdapter(app, {
       maxPayload: frontEnd.websocket_max_message_bytes,

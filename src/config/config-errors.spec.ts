@@ -105,6 +105,14 @@ workflow:
     expect(problemAt(errorOf(yaml), path).message).toBe('Extra inputs are not permitted');
   });
 
+  it('names general.executions.store and the drivers there are for an unknown store', () => {
+    const err = errorOf(`general:\n  executions:\n    store: redis\n${ECHO}`);
+    expect(problemAt(err, 'general.executions.store')).toMatchObject({
+      message: 'store must be one of: memory',
+      line: 3,
+    });
+  });
+
   it('requires a workflow', () => {
     const err = errorOf('general:\n  enable_per_user_monitoring: false\n');
     expect(problemAt(err, 'workflow').message).toBe('Field required');

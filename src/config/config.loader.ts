@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { LineCounter, parseDocument, parse as parseYamlScalar, type Document } from 'yaml';
+import { LineCounter, parseDocument, type Document } from 'yaml';
 import { validatePlain } from '../core/validation/validation-issues';
 import type { BuildContext, BuiltFunction, ConfigReference } from '../runtime/function-type';
 import { OutboundPolicy } from '../core/outbound/outbound-policy';
@@ -9,6 +9,7 @@ import { buildLlm } from '../runtime/llm/llm-builder';
 import { AUTH_PROVIDER_TYPES, OAuth2AuthCodeFlowConfig } from './authentication.schema';
 import { ConfigFile } from './config.schema';
 import { applyOverrides, type ConfigOverride } from './config-overrides';
+import { interpolate } from './env-interpolation';
 import { applyNatFields } from './nat-compat';
 
 export type { ConfigOverride } from './config-overrides';
@@ -63,45 +64,6 @@ export function formatPath(loc: Loc): string {
     (acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part),
     '',
   );
-}
-
-const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
-
-/** `${VAR}` and `${VAR:-default}` in string scalars; a scalar that is only a placeholder takes the value's YAML type. */
-function interpolate(
-  value: unknown,
-  env: NodeJS.ProcessEnv,
-  loc: Loc,
-  problems: { loc: Loc; message: string }[],
-): unknown {
-  if (typeof value === 'string') {
-    if (!value.includes('${')) return value;
-    const whole = new RegExp(`^${PLACEHOLDER.source}$`).test(value);
-    const replaced = value.replace(PLACEHOLDER, (_m, name: string, fallback: string | undefined) => {
-      const found = env[name];
-      if (found !== undefined && found !== '') return found;
-      if (fallback !== undefined) return fallback;
-      problems.push({
-        loc,
-        message: `environment variable ${name} is not set and has no default (\${${name}:-default})`,
-      });
-      return '';
-    });
-    if (!whole) return replaced;
-    try {
-      const typed: unknown = parseYamlScalar(replaced);
-      return typed === null || typeof typed !== 'object' ? (typed ?? replaced) : replaced;
-    } catch {
-      return replaced;
-    }
-  }
-  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, env, [...loc, i], problems));
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = interpolate(v, env, [...loc, k], problems);
-    return out;
-  }
-  return value;
 }
 
 function lineOf(doc: Document, counter: LineCounter, loc: Loc): number | undefined {

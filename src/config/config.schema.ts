@@ -12,14 +12,15 @@ import {
   Max,
   Min,
   ValidateIf,
-  ValidateBy,
   ValidateNested,
 } from 'class-validator';
 import { IsDuration } from '../core/validation/duration';
-import { IsStringOrList } from '../core/validation/string-or-list';
 import { Optional } from '../core/validation/optional.decorator';
-import { IsDatabaseUrl } from '../db/database-url';
+import { IsDatabaseUrl } from './database-url';
+import { ExecutionsConfig } from './executions.schema';
 import { NatFrontEndFields, NatTelemetryConfig } from './nat-front-end.schema';
+import { AuthConfig } from '../core/identity/auth.config';
+import { CorsConfig } from '../core/http/cors.config';
 import { STEP_ADAPTOR_MODES, type StepAdaptorMode } from '../runtime/step-adaptor';
 import { OutboundConfig } from './outbound.schema';
 
@@ -28,28 +29,6 @@ const ROUTE_MSG = { message: 'must be an absolute URL path such as /v1/workflow'
 const nullable = (o: object, key: string) => (o as Record<string, unknown>)[key] !== null;
 // The type check sits nearest the field so a wrong type is reported as such, not as out of range
 // (the first constraint listed is the one reported, and decorators apply bottom-up).
-
-export class CorsConfig {
-  @Optional()
-  @ValidateBy({
-    name: 'noWildcardWithCredentials',
-    validator: {
-      validate: (origins: unknown, args) =>
-        !(Array.isArray(origins) && origins.includes('*') && (args?.object as CorsConfig).allow_credentials),
-      defaultMessage: () =>
-        "'*' cannot be combined with allow_credentials: true (any site could act as the user); list the origins",
-    },
-  })
-  @IsArray()
-  @IsString({ each: true })
-  allow_origins: string[] = [];
-  @IsOptional() @IsString() allow_origin_regex: string | null = null;
-  @Optional() @IsArray() @IsString({ each: true }) allow_methods: string[] = ['GET', 'POST', 'OPTIONS'];
-  @Optional() @IsArray() @IsString({ each: true }) allow_headers: string[] = ['*'];
-  @Optional() @IsBoolean() allow_credentials = false;
-  @Optional() @IsArray() @IsString({ each: true }) expose_headers: string[] = [];
-  @Optional() @Min(0) @IsInt() max_age = 600;
-}
 
 /** Route paths; each may be set to null to remove that route. */
 export class WorkflowRoutesConfig {
@@ -137,105 +116,6 @@ export class FrontEndConfig extends NatFrontEndFields {
   @Optional() @IsArray() @IsString({ each: true }) trust_proxy: string[] = [];
 }
 
-export const JWT_ALGORITHMS = [
-  'HS256',
-  'HS384',
-  'HS512',
-  'RS256',
-  'RS384',
-  'RS512',
-  'PS256',
-  'PS384',
-  'PS512',
-  'ES256',
-  'ES384',
-  'ES512',
-  'EdDSA',
-];
-
-/** How Bearer JWTs are verified. Exactly one key source, unless `verify: false` (decode only). */
-export class JwtConfig {
-  /** A shared secret for HS256/384/512. */
-  @Optional() @IsString() secret?: string;
-  /** A PEM public key (SPKI) for RS*, PS*, ES* or EdDSA. */
-  @Optional() @IsString() public_key?: string;
-  /** A JWKS endpoint; keys are cached and re-fetched when a token names an unknown key. */
-  @Optional()
-  @IsString()
-  @Matches(/^https?:\/\//, { message: 'jwks_url must be an http(s) URL' })
-  jwks_url?: string;
-  /** One accepted issuer or a list of them. */
-  @Optional() @IsStringOrList() issuer?: string | string[];
-  /** One accepted audience or a list of them. */
-  @Optional() @IsStringOrList() audience?: string | string[];
-  @Optional() @IsArray() @IsIn(JWT_ALGORITHMS, { each: true }) algorithms?: string[];
-  @Optional() @Min(0) @IsInt() clock_tolerance_seconds = 30;
-  /** false: decode without verifying (what NeMo Agent Toolkit does). Only for trusted gateways. */
-  @Optional() @IsBoolean() verify = true;
-}
-
-/** An API key the server accepts, stored as its SHA-256 so the config holds no usable secret. */
-export class ApiKeyConfig {
-  @IsDefined()
-  @IsString()
-  @Matches(/^sha256:[0-9a-fA-F]{64}$/, { message: 'hash must be sha256:<64 hex digits> of the key' })
-  hash!: string;
-  /** The user id the key identifies (used as is, e.g. in general.auth.admin). */
-  @IsDefined() @IsString() @Matches(/\S/, { message: 'user_id must not be empty' }) user_id!: string;
-  @Optional() @IsArray() @IsString({ each: true }) roles: string[] = [];
-}
-
-/** A user the server accepts with `Authorization: Basic`; the password is stored as an scrypt hash. */
-export class BasicUserConfig {
-  @IsDefined()
-  @IsString()
-  @Matches(/^[^:]+$/, { message: 'username must be non-empty, without ":"' })
-  username!: string;
-  @IsDefined()
-  @IsString()
-  @Matches(/^scrypt:[A-Za-z0-9+/]+=*:[A-Za-z0-9+/]{22,}=*$/, {
-    message: 'password_hash must be scrypt:<salt base64>:<key base64> (see README, "Security")',
-  })
-  password_hash!: string;
-  /** The user id the user is known by; default: the username. */
-  @Optional() @IsString() user_id?: string;
-  @Optional() @IsArray() @IsString({ each: true }) roles: string[] = [];
-}
-
-export const IDENTITY_SOURCES = ['cookie', 'jwt', 'api_key', 'basic'] as const;
-export type IdentitySource = (typeof IDENTITY_SOURCES)[number];
-
-export class AuthConfig {
-  @Optional() @ValidateNested() @Type(() => JwtConfig) jwt?: JwtConfig;
-  /** Anonymous requests get 401. */
-  @Optional() @IsBoolean() require_identity = false;
-  /**
-   * Who may read /monitor/users and all feedback: user ids, or `role:<name>` for a role from a JWT
-   * (roles, groups) or from api_keys / basic_users. Unset: nobody.
-   */
-  @Optional() @IsArray() @IsString({ each: true }) admin?: string[];
-  /**
-   * Which credentials identify a caller. Default: every source when nothing is verified (asserted
-   * identity, as NeMo Agent Toolkit), only the verified ones when a JWT key, api_keys or basic_users are set.
-   */
-  @Optional() @IsArray() @IsIn(IDENTITY_SOURCES, { each: true }) sources?: IdentitySource[];
-  /** Session cookie names, in order: the first present wins (the NAT UI uses nemo-agent-toolkit-session). */
-  @Optional()
-  @IsArray()
-  @IsString({ each: true })
-  session_cookies: string[] = ['nat-session', 'nemo-agent-toolkit-session'];
-  @Optional()
-  @ValidateNested({ each: true })
-  @IsArray()
-  @Type(() => ApiKeyConfig)
-  api_keys: ApiKeyConfig[] = [];
-  @Optional()
-  @ValidateNested({ each: true })
-  @IsArray()
-  @Type(() => BasicUserConfig)
-  basic_users: BasicUserConfig[] = [];
-}
-
 /** What happens to each feedback besides being stored. */
 export class FeedbackConfig {
   /** Each feedback is also POSTed here as JSON (fire and forget; failures are logged). Empty: none. */
@@ -261,6 +141,7 @@ export class GeneralConfig {
   @Optional() @Min(1) @IsInt() monitor_user_idle_seconds = 3600;
   /** …and lists at most this many (the least recently active idle ones are dropped first). */
   @Optional() @Min(1) @IsInt() monitor_max_users = 10_000;
+  @Optional() @ValidateNested() @Type(() => ExecutionsConfig) executions = new ExecutionsConfig();
   /** Seconds a finished execution stays readable before it is evicted. */
   @Optional() @Min(1) @IsInt() execution_ttl_seconds = 600;
   /** Bytes of events one execution keeps for re-attaching clients (text chunks merged; older dropped). */

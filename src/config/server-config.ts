@@ -2,7 +2,7 @@ import type { BuiltFunction } from '../runtime/function-type';
 import type { AppConfig } from './config.loader';
 import type { FrontEndConfig, GeneralConfig } from './config.schema';
 
-/** The validated config, read through typed accessors. Provided once, globally, by ConfigModule. */
+/** The validated config, read through typed accessors. Provided once, globally, by ServerConfigModule. */
 export class ServerConfig {
   constructor(readonly app: AppConfig) {}
 

@@ -4,7 +4,12 @@ import { Logger } from '@nestjs/common';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Dialect } from 'kysely';
 import { Pool } from 'pg';
-import { parseDatabaseUrl, redactDatabaseUrl, SQLITE_MEMORY, type DatabaseTarget } from './database-url';
+import {
+  parseDatabaseUrl,
+  redactDatabaseUrl,
+  SQLITE_MEMORY,
+  type DatabaseTarget,
+} from '../config/database-url';
 import { InCodeMigrationProvider } from './migrations';
 import type { Tables } from './tables';
 

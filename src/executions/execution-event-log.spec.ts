@@ -1,4 +1,4 @@
-import type { ExecutionEvent } from '../core/events/execution-event';
+import type { ExecutionEvent } from '../runtime/execution-event';
 import { EventLogBudget } from './event-log-budget';
 import { ExecutionEventLog } from './execution-event-log';
 

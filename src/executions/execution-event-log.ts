@@ -3,10 +3,9 @@ import {
   type ExecutionEvent,
   type ExecutionEventBody,
   type TerminalEvent,
-} from '../core/events/execution-event';
+} from '../runtime/execution-event';
 import type { EventLogBudget, SheddableLog } from './event-log-budget';
-
-export type EventListener = (event: ExecutionEvent) => void;
+import { EventLog, EventLogs, type EventListener } from './event-log';
 
 export interface EventLogLimits {
   /** Bytes kept for replay per execution; older events are dropped past it. */
@@ -59,7 +58,7 @@ function isMerged(kept: Kept): kept is MergedOutput {
  * text chunks are merged (replayed as one event), and past the bound the oldest events are dropped; a subscriber resuming before them
  * first gets one `events_dropped` event saying how many it cannot have.
  */
-export class ExecutionEventLog implements SheddableLog {
+export class ExecutionEventLog extends EventLog implements SheddableLog {
   private kept: Kept[] = [];
   private head = 0;
   private bytes = 0;
@@ -75,6 +74,7 @@ export class ExecutionEventLog implements SheddableLog {
   private resolveSettled!: (event: TerminalEvent) => void;
 
   constructor(private readonly limits: EventLogLimits = { maxBytes: Number.POSITIVE_INFINITY }) {
+    super();
     this.settled = new Promise((resolve) => (this.resolveSettled = resolve));
     this.segmentChars = Math.max(
       64,
@@ -201,5 +201,16 @@ export class ExecutionEventLog implements SheddableLog {
     }
     this.bytes = Math.max(0, this.bytes);
     if (before > this.bytes) this.limits.budget?.credit(this, before - this.bytes);
+  }
+}
+
+/** The memory adapter of the event-log port: one process, bounded per execution and together. */
+export class MemoryEventLogs extends EventLogs {
+  constructor(private readonly limits: EventLogLimits) {
+    super();
+  }
+
+  open(): EventLog {
+    return new ExecutionEventLog(this.limits);
   }
 }

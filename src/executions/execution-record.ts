@@ -1,24 +1,8 @@
-import type { ExecutionFailure } from '../core/events/execution-event';
-import type { Prompt } from '../runtime/prompts';
-
-export type ExecutionStatus = 'running' | 'interaction_required' | 'oauth_required' | 'completed' | 'failed';
-
-export const TERMINAL_STATUSES: readonly ExecutionStatus[] = ['completed', 'failed'];
-export const WAITING_STATUSES: readonly ExecutionStatus[] = ['interaction_required', 'oauth_required'];
-
-/** One question asked during an execution. Closed interactions are kept so late answers get 400. */
-export interface InteractionRecord {
-  prompt: Prompt;
-  status: 'open' | 'resolved' | 'expired' | 'cancelled';
-  /** Epoch ms after which the wait fails, or null. */
-  deadline: number | null;
-}
-
-export interface OAuthWait {
-  authUrl: string;
-  state: string;
-  provider: string;
-}
+import type { ExecutionFailure } from '../runtime/execution-event';
+import type { InteractionRecord } from '../interactions/interaction-record';
+import type { OAuthWait } from '../oauth/oauth-wait';
+import type { ExecutionStatus } from './execution-state';
+import type { FaceRef } from './face-renderers';
 
 /** What the store keeps of an execution: enough to answer a status poll from any replica. */
 export interface ExecutionRecord {
@@ -30,6 +14,8 @@ export interface ExecutionRecord {
   /** The address of the client that started it, for the per-address limit on waiting executions. */
   clientAddress?: string;
   workflow: string;
+  /** The face that started it: its renderer shows the record to a poll or a re-attached stream. */
+  face?: FaceRef;
   status: ExecutionStatus;
   interactive: boolean;
   createdAt: number;
@@ -38,10 +24,9 @@ export interface ExecutionRecord {
   /** The open interaction's id while status is interaction_required. */
   openInteractionId?: string;
   oauth?: OAuthWait;
+  /** The workflow's raw result; each face renders it its own way. */
   result?: unknown;
   error?: ExecutionFailure;
   /** When a finished record may be evicted (epoch ms). */
   expiresAt?: number;
 }
-
-export type CloseOutcome = 'closed' | 'not_found' | 'already_closed';

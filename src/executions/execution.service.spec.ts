@@ -4,25 +4,29 @@ import { parseConfig } from '../config/config.loader';
 import { builtinRegistry } from '../runtime/builtin-functions';
 import { ExecutionService } from './execution.service';
 import { MemoryExecutionStore } from './memory-execution.store';
+import { MemoryEventLogs } from './execution-event-log';
+import { MemoryPendingOAuthFlows } from '../oauth/pending-oauth-flows';
 import { WorkflowInstances } from './workflow-instances';
 import { OAuthService } from '../oauth/oauth.service';
 import { InProcessInteractionBroker } from '../interactions/interaction.broker';
 import { InteractionService } from '../interactions/interaction.service';
 import type { WorkflowContext } from '../runtime/workflow-context';
+import { eventually } from '../../test/utils/test-app';
 
 const request = { method: 'POST', path: '/v1/workflow', headers: {}, query: {}, cookies: {} };
 
 function service(yaml: string) {
   const config = new ServerConfig(parseConfig(yaml, 'test.yml', builtinRegistry()));
   const store = new MemoryExecutionStore();
-  const interactions = new InteractionService(store, new InProcessInteractionBroker());
+  const interactions = new InteractionService(new InProcessInteractionBroker());
   return {
     store,
     executions: new ExecutionService(
       store,
+      new MemoryEventLogs({ maxBytes: Number.POSITIVE_INFINITY }),
       interactions,
       new WorkflowInstances(config),
-      new OAuthService(config, store),
+      new OAuthService(config, new MemoryPendingOAuthFlows()),
       config,
     ),
   };
@@ -45,7 +49,7 @@ describe('ExecutionService', () => {
       request,
       interactive: true,
     });
-    execution.expose({ renderResult: (r) => r });
+    execution.expose();
     expect((await store.get(execution.id))?.status).toBe('running');
     const end = await execution.done;
     expect(end).toMatchObject({ kind: 'completed', result: 'done x' });
@@ -80,7 +84,7 @@ workflow:
       request,
       interactive: true,
     });
-    execution.expose({ renderResult: (r) => r });
+    execution.expose();
     expect(await execution.done).toMatchObject({
       kind: 'failed',
       error: { message: 'boom', type: 'KeyError' },
@@ -137,5 +141,29 @@ workflow:
     });
     executions.onApplicationShutdown();
     expect(await execution.done).toMatchObject({ kind: 'cancelled', reason: 'server shutting down' });
+  });
+
+  it('a cancel while the workflow waits for an OAuth authorization leaves the record failed', async () => {
+    const { store, executions } = service(`
+authentication:
+  calendar:
+    _type: oauth2_auth_code_flow
+    client_id: c
+    authorization_url: http://127.0.0.1:9/authorize
+    token_url: http://127.0.0.1:9/token
+workflow:
+  _type: scripted
+  steps: [ { authenticate: { provider: calendar } } ]
+`);
+    const execution = await executions.start({ input_message: 'x' }, ANONYMOUS, {
+      request,
+      interactive: true,
+    });
+    execution.expose();
+    await eventually(async () => expect((await store.get(execution.id))?.status).toBe('oauth_required'));
+    await executions.cancel(ANONYMOUS, execution.id);
+    await execution.done;
+    await eventually(async () => expect((await store.get(execution.id))?.oauth).toBeUndefined());
+    expect(await store.get(execution.id)).toMatchObject({ status: 'failed' });
   });
 });

@@ -1,74 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { AppError, ErrorCode, WorkflowError } from '../core/errors/app-error';
-import type { ExecutionEvent, ExecutionEventBody, TerminalEvent } from '../core/events/execution-event';
 import type { Identity } from '../core/identity/identity';
-import type { SseWriter } from '../core/http/sse-writer';
 import { startExecutionSpan, type ExecutionSpan } from '../core/tracing/execution-spans';
-import { newTraceId, type ObservabilityTrace } from '../core/tracing/observability-trace';
+import { newTraceId } from '../core/tracing/observability-trace';
 import { ServerConfig } from '../config/server-config';
-import { executionNotFound, InteractionService, ownedBy } from '../interactions/interaction.service';
+import { alreadyResolved, InteractionService } from '../interactions/interaction.service';
+import { executionNotFound, ownedBy } from './execution-access';
+import { ExecutionCancelled, type Execution, type StartOptions } from './execution';
+import { sinkFor, type WaitDeps, type WaitingEntry } from './execution-sink';
 import type { BuiltFunction } from '../runtime/function-type';
-import type { Prompt } from '../runtime/prompts';
-import type { RequestMetadata } from '../runtime/workflow-context';
-import { runWorkflow, type ExecutionSink, type RunInit } from '../runtime/workflow-runner';
-import { EventLogBudget } from './event-log-budget';
+import { runWorkflow, type RunInit } from '../runtime/workflow-runner';
 import { checkCapacity } from './execution-capacity';
-import { ExecutionEventLog } from './execution-event-log';
-import { LazyAbort } from './lazy-abort';
+import { EventLogs } from './event-log';
+import { LazyAbort } from '../runtime/lazy-abort';
 import { OAuthService } from '../oauth/oauth.service';
 import { WorkflowInstances } from './workflow-instances';
-import { TERMINAL_STATUSES, type ExecutionRecord } from './execution-record';
+import type { ExecutionRecord } from './execution-record';
+import { isTerminalStatus, type ExecutionTransition } from './execution-state';
 import { ExecutionStore } from './execution.store';
 import { TraceOwners } from './trace-owners';
-
-export interface StartOptions {
-  request: RequestMetadata;
-  /** The observability ids the face read from the request; a fresh trace id when left out. */
-  trace?: ObservabilityTrace;
-  /** Whether the face can deliver a person's answer; on other routes a prompt fails the workflow. */
-  interactive: boolean;
-  /** Whether the face streams output as it comes (default true); workflows may skip token streaming if not. */
-  streaming?: boolean;
-  /** The interactive route to name when a workflow asks on a route that is not (e.g. `/v1/workflow`). */
-  interactiveRoute?: string;
-  /** The workflow to run; the configured one by default. */
-  workflow?: BuiltFunction;
-  /** Called once the execution exists and before its workflow runs (a stream sends its headers here). */
-  beforeRun?: (execution: Execution) => void;
-}
-
-/** How the face that handed out an execution's id shows it later (status polls, re-attached streams). */
-export interface Exposure {
-  /** The face's body for the result (`GET /executions/{id}` → `result`). */
-  renderResult(result: unknown): unknown;
-  /** A renderer for `GET /executions/{id}/stream`, in the format of the stream that started it. */
-  renderer?: (writer: SseWriter) => (event: ExecutionEvent) => void;
-}
-
-/** A running (or finished) execution as a face sees it: its id, its events, and a way to stop it. */
-export interface Execution {
-  readonly id: string;
-  /** The observability trace id (`Observability-Trace-Id`). */
-  readonly traceId: string;
-  readonly events: ExecutionEventLog;
-  /** Resolves with the terminal event (completed, failed or cancelled). */
-  readonly done: Promise<TerminalEvent>;
-  cancel(reason: string): Promise<void>;
-  /**
-   * Marks the id as handed to a client (a 202 body, an SSE stream): the finished record and its event
-   * log then stay readable for `execution_ttl_seconds`. Executions nobody can name are dropped at the end.
-   */
-  expose(exposure: Exposure): void;
-}
-
-/** Why a workflow was stopped from outside; workflows see it as `ctx.signal.reason`. */
-export class ExecutionCancelled extends Error {
-  constructor(readonly reason: string) {
-    super(`Execution cancelled: ${reason}`);
-    this.name = 'ExecutionCancelled';
-  }
-}
 
 /** The workflow's run; a sync throw becomes a rejection. */
 async function launch(workflow: BuiltFunction, input: unknown, init: RunInit): Promise<unknown> {
@@ -79,25 +30,17 @@ function signalOf(abort: LazyAbort): () => AbortSignal {
   return () => abort.signal;
 }
 
-/** What a running execution keeps of the route that started it. */
-interface RouteFacts {
-  interactive: boolean;
-  interactiveRoute?: string;
-  path: string;
-  identity: Identity;
-}
+/** How an execution ended, before its record is kept until `expiresAt`. */
+type Ending =
+  { kind: 'completed'; result: unknown } | { kind: 'failed'; error: { message: string; type: string } };
 
-interface Entry {
+interface Entry extends WaitingEntry {
   execution: Execution;
-  abort: LazyAbort;
   span: ExecutionSpan;
-  /** Prompts the workflow is waiting on right now. */
-  waiting: number;
-  /** Whether the workflow emitted output items (faces then need not stream the result). */
-  streamed: boolean;
   /** The caller whose per-user workflow instance this run holds, to release at the end. */
   holder?: Identity;
-  exposure?: Exposure;
+  /** Whether a client was given the id (then the finished record is kept for a while). */
+  exposed: boolean;
   ended: boolean;
   expiresAt?: number;
 }
@@ -108,21 +51,27 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(ExecutionService.name);
   /** Live executions, and finished ones whose id a client holds, until their record expires. */
   private readonly entries = new Map<string, Entry>();
+  /** How the runs' prompts and authorizations reach interactions and OAuth, and are recorded. */
+  private readonly waits: WaitDeps;
   private sweeper?: NodeJS.Timeout;
-  /** What every execution's event log may keep for re-attaching clients, together. */
-  private readonly eventBudget: EventLogBudget;
   /** Since start-up, for /metrics. */
   readonly counts = { started: 0, completed: 0, failed: 0, cancelled: 0 };
 
   constructor(
     private readonly store: ExecutionStore,
+    private readonly eventLogs: EventLogs,
     private readonly interactions: InteractionService,
     private readonly instances: WorkflowInstances,
     private readonly oauth: OAuthService,
     private readonly config: ServerConfig,
     @Optional() private readonly traceOwners?: TraceOwners,
   ) {
-    this.eventBudget = new EventLogBudget(config.general.max_event_log_bytes);
+    this.waits = {
+      interactions,
+      oauth,
+      defaultPromptTimeout: config.general.default_prompt_timeout_seconds,
+      record: (id, wait) => this.store.apply(id, wait),
+    };
   }
 
   onModuleInit(): void {
@@ -151,6 +100,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       ownerId: identity.userId,
       clientAddress: options.request.clientAddress,
       workflow: workflow.type,
+      face: options.face,
       status: 'running',
       interactive: options.interactive,
       createdAt: now,
@@ -173,7 +123,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     options.beforeRun?.(entry.execution);
     // Closures made here would keep `options` alive for the whole run, and with it the face's closures
     // and the HTTP request they hold: the run is launched from helpers that capture only what it needs.
-    const sink = this.sinkFor(entry, {
+    const sink = sinkFor(entry, this.waits, {
       interactive: options.interactive,
       interactiveRoute: options.interactiveRoute,
       path: options.request.path,
@@ -197,10 +147,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   }
 
   private entryFor(id: string, traceId: string, span: ExecutionSpan, holder: Identity | undefined): Entry {
-    const events = new ExecutionEventLog({
-      maxBytes: this.config.general.max_event_log_bytes_per_execution,
-      budget: this.eventBudget,
-    });
+    const events = this.eventLogs.open(id);
     const entry = {
       abort: new LazyAbort(),
       span,
@@ -208,6 +155,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       waiting: 0,
       streamed: false,
       holder,
+      exposed: false,
     } as Entry;
     entry.execution = {
       id,
@@ -215,22 +163,9 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       events,
       done: events.done,
       cancel: (reason) => this.cancelEntry(entry, reason),
-      expose: (exposure) => (entry.exposure = exposure),
+      expose: () => (entry.exposed = true),
     };
     return entry;
-  }
-
-  /** Where the workflow's events, prompts and authorizations go. */
-  private sinkFor(entry: Entry, options: RouteFacts): ExecutionSink {
-    const publish = (event: ExecutionEventBody) => {
-      if (event.kind === 'output') entry.streamed = true;
-      entry.execution.events.append(event);
-    };
-    return {
-      publish,
-      prompt: (prompt, interactionId) => this.prompt(entry, prompt, interactionId, publish, options),
-      authenticate: (provider) => this.authenticate(entry, provider, publish, options),
-    };
   }
 
   /** The execution if this process runs it or still holds its event log. */
@@ -238,8 +173,9 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     return this.entries.get(id)?.execution;
   }
 
-  exposureOf(id: string): Exposure | undefined {
-    return this.entries.get(id)?.exposure;
+  /** Whether a client was handed this execution's id (its stream may then be re-attached). */
+  isExposed(id: string): boolean {
+    return this.entries.get(id)?.exposed ?? false;
   }
 
   /** The record as its owner may see it; 404 for anyone else and for unknown ids. */
@@ -252,7 +188,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   /** `DELETE /executions/{id}`: stops a running or waiting execution; its status becomes failed. */
   async cancel(identity: Identity, id: string): Promise<void> {
     const record = await this.record(identity, id);
-    if (TERMINAL_STATUSES.includes(record.status)) {
+    if (isTerminalStatus(record.status)) {
       throw new AppError(ErrorCode.Conflict, `Execution ${id} has already ended (${record.status})`);
     }
     const entry = this.entries.get(id);
@@ -260,46 +196,35 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     await this.cancelEntry(entry, 'cancelled by client');
   }
 
-  private async authenticate(
-    entry: Entry,
-    provider: string,
-    publish: (event: ExecutionEventBody) => void,
-    options: RouteFacts,
-  ) {
-    if (!options.interactive) throw this.notInteractive('authorize with OAuth (ctx.authenticate)', options);
-    entry.waiting++;
-    try {
-      const execution = { id: entry.execution.id, identity: options.identity, publish };
-      return await this.oauth.authenticate(execution, provider, entry.abort);
-    } finally {
-      entry.waiting--;
-    }
+  /**
+   * A person's answer, from any face: checked against the prompt, accepted once (the close is a
+   * compare-and-set, so a second answer gets 400), then handed to the waiting workflow.
+   */
+  async respond(identity: Identity, executionId: string, interactionId: string, raw: unknown): Promise<void> {
+    const record = await this.record(identity, executionId);
+    const answer = this.interactions.accept(
+      executionId,
+      interactionId,
+      record.interactions[interactionId],
+      raw,
+    );
+    const closed = await this.store.apply(executionId, {
+      kind: 'interaction_closed',
+      interactionId,
+      status: 'resolved',
+    });
+    if (closed !== 'applied') throw alreadyResolved(interactionId);
+    await this.interactions.deliver(interactionId, answer);
   }
 
-  private async prompt(
-    entry: Entry,
-    prompt: Prompt,
-    interactionId: string | undefined,
-    publish: (event: ExecutionEventBody) => void,
-    options: RouteFacts,
-  ) {
-    if (!options.interactive && prompt.input_type !== 'notification') {
-      throw this.notInteractive('ask a person (ctx.prompt)', options);
-    }
-    entry.waiting++;
-    try {
-      const execution = { id: entry.execution.id, publish };
-      const waitSeconds = prompt.timeout ?? this.config.general.default_prompt_timeout_seconds;
-      return await this.interactions.ask(execution, prompt, entry.abort, interactionId, waitSeconds);
-    } finally {
-      entry.waiting--;
-    }
+  /** Every change to a record goes through here, and through the state machine in the store. */
+  private transition(id: string, transition: ExecutionTransition) {
+    return this.store.apply(id, transition);
   }
-
   /** Turns the workflow's outcome into its terminal event and record (unless it was cancelled first). */
   private async settle(entry: Entry, run: Promise<unknown>): Promise<void> {
     const { execution } = entry;
-    let end: Partial<ExecutionRecord>;
+    let end: Ending;
     try {
       const result = await run;
       this.releaseInstance(entry);
@@ -307,7 +232,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       execution.events.append({ kind: 'completed', result, streamed: entry.streamed });
       entry.span.end({ kind: 'completed' });
       this.counts.completed++;
-      end = { status: 'completed', result: entry.exposure ? entry.exposure.renderResult(result) : result };
+      end = { kind: 'completed', result };
     } catch (err) {
       this.releaseInstance(entry);
       if (entry.ended) return;
@@ -316,7 +241,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       execution.events.append({ kind: 'failed', error });
       entry.span.end({ kind: 'failed', ...error });
       this.counts.failed++;
-      end = { status: 'failed', error };
+      end = { kind: 'failed', error };
     }
     entry.ended = true;
     // Anything the workflow left waiting (a prompt raced by a parallel branch) is closed with it.
@@ -337,24 +262,24 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     entry.span.end({ kind: 'cancelled', reason });
     this.counts.cancelled++;
     await this.finish(entry, {
-      status: 'failed',
+      kind: 'failed',
       error: { message: 'Execution cancelled', type: 'ExecutionCancelled' },
     });
   }
 
-  private async finish(entry: Entry, patch: Partial<ExecutionRecord>): Promise<void> {
+  private async finish(entry: Entry, end: Ending): Promise<void> {
     const { id } = entry.execution;
     const now = Date.now();
     this.oauth.forgetExecution(id);
     try {
-      if (!entry.exposure) {
+      if (!entry.exposed) {
         this.entries.delete(id);
         entry.execution.events.dispose();
         await this.store.delete(id);
         return;
       }
       entry.expiresAt = now + this.config.general.execution_ttl_seconds * 1000;
-      await this.store.update(id, { ...patch, updatedAt: now, expiresAt: entry.expiresAt });
+      await this.transition(id, { ...end, expiresAt: entry.expiresAt });
     } catch (err) {
       this.logger.error(`Could not record the end of execution ${id}: ${(err as Error).message}`);
     }
@@ -369,16 +294,5 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
         entry.execution.events.dispose();
       }
     }
-  }
-
-  private notInteractive(what: string, options: RouteFacts): AppError {
-    const instead = options.interactiveRoute
-      ? ` Use the interactive route ${options.interactiveRoute} instead.`
-      : '';
-    return new AppError(
-      ErrorCode.NotInteractive,
-      `This workflow tried to ${what}, but ${options.path} is not an interactive route.${instead}`,
-      { errorType: 'NotInteractiveError' },
-    );
   }
 }

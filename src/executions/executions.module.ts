@@ -1,42 +1,18 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '../db/database.module';
-import { ConnectionCount } from '../core/connection-count';
-import { InProcessInteractionBroker, InteractionBroker } from '../interactions/interaction.broker';
-import { InteractionService } from '../interactions/interaction.service';
-import { InteractionsController } from '../interactions/interactions.controller';
+import { InteractionsModule } from '../interactions/interactions.module';
+import { OAuthModule } from '../oauth/oauth.module';
+import { executionAdapters } from './execution-adapters';
 import { ExecutionService } from './execution.service';
 import { ExecutionStore } from './execution.store';
-import { ExecutionsController } from './executions.controller';
-import { MemoryExecutionStore } from './memory-execution.store';
-import { WorkflowInstances } from './workflow-instances';
-import { OAuthService } from '../oauth/oauth.service';
+import { FaceRenderers } from './face-renderers';
 import { TraceOwners } from './trace-owners';
+import { WorkflowInstances } from './workflow-instances';
 
-/**
- * The engine and its rendezvous: executions and interactions share the store, so they are wired in
- * one module (their code lives in executions/ and interactions/).
- */
+/** The engine: runs workflows, owns their state, keeps their events; faces register renderers here. */
 @Module({
-  imports: [DatabaseModule],
-  controllers: [ExecutionsController, InteractionsController],
-  providers: [
-    { provide: ExecutionStore, useFactory: () => new MemoryExecutionStore() },
-    { provide: InteractionBroker, useFactory: () => new InProcessInteractionBroker() },
-    InteractionService,
-    WorkflowInstances,
-    OAuthService,
-    ExecutionService,
-    ConnectionCount,
-    TraceOwners,
-  ],
-  exports: [
-    ConnectionCount,
-    ExecutionService,
-    ExecutionStore,
-    InteractionService,
-    WorkflowInstances,
-    OAuthService,
-    TraceOwners,
-  ],
+  imports: [DatabaseModule, InteractionsModule, OAuthModule],
+  providers: [...executionAdapters, WorkflowInstances, ExecutionService, FaceRenderers, TraceOwners],
+  exports: [ExecutionService, ExecutionStore, FaceRenderers, WorkflowInstances, TraceOwners],
 })
 export class ExecutionsModule {}

@@ -1,5 +1,5 @@
-import { isTerminal, type ExecutionEvent } from '../core/events/execution-event';
-import type { Execution } from './execution.service';
+import { isTerminal, type ExecutionEvent } from '../runtime/execution-event';
+import type { Execution } from './execution';
 
 /** Feeds every event of an execution (missed ones first) to `onEvent`; resolves after the terminal one. */
 export function followExecution(

@@ -1,10 +1,11 @@
 import { ExecutionStore } from './execution.store';
+import type { ExecutionRecord } from './execution-record';
 import {
+  applyTransition,
   WAITING_STATUSES,
-  type CloseOutcome,
-  type ExecutionRecord,
-  type InteractionRecord,
-} from './execution-record';
+  type ExecutionTransition,
+  type TransitionOutcome,
+} from './execution-state';
 
 const ANON = '\u0000anonymous';
 
@@ -32,50 +33,21 @@ export class MemoryExecutionStore extends ExecutionStore {
     return record && { ...record, interactions: { ...record.interactions } };
   }
 
-  async update(
-    id: string,
-    patch: Partial<Omit<ExecutionRecord, 'id'>>,
-  ): Promise<ExecutionRecord | undefined> {
+  async apply(id: string, transition: ExecutionTransition): Promise<TransitionOutcome> {
     const record = this.records.get(id);
-    if (!record) return undefined;
-    this.apply(record, patch);
-    return { ...record, interactions: { ...record.interactions } };
+    if (!record) return 'not_found';
+    const { outcome, record: next } = applyTransition(record, transition, Date.now());
+    if (outcome !== 'applied') return outcome;
+    this.records.set(id, next);
+    this.track(record, next);
+    return outcome;
   }
 
   async delete(id: string): Promise<void> {
     const record = this.records.get(id);
     if (!record) return;
-    this.apply(record, { status: 'failed' });
     this.records.delete(id);
-  }
-
-  async openInteraction(id: string, interactionId: string, interaction: InteractionRecord): Promise<void> {
-    const record = this.records.get(id);
-    if (!record) throw new Error(`Execution ${id} not found`);
-    this.apply(record, {
-      status: 'interaction_required',
-      openInteractionId: interactionId,
-      interactions: { ...record.interactions, [interactionId]: interaction },
-      updatedAt: Date.now(),
-    });
-  }
-
-  async closeInteraction(
-    id: string,
-    interactionId: string,
-    status: Exclude<InteractionRecord['status'], 'open'>,
-  ): Promise<CloseOutcome> {
-    const record = this.records.get(id);
-    const interaction = record?.interactions[interactionId];
-    if (!record || !interaction) return 'not_found';
-    if (interaction.status !== 'open') return 'already_closed';
-    const reopened = record.openInteractionId === interactionId;
-    this.apply(record, {
-      interactions: { ...record.interactions, [interactionId]: { ...interaction, status } },
-      ...(reopened ? { status: 'running' as const, openInteractionId: undefined } : {}),
-      updatedAt: Date.now(),
-    });
-    return 'closed';
+    this.track(record, { ...record, status: 'failed' });
   }
 
   async countWaiting(ownerId?: string | null): Promise<number> {
@@ -100,12 +72,6 @@ export class MemoryExecutionStore extends ExecutionStore {
 
   get size(): number {
     return this.records.size;
-  }
-
-  private apply(record: ExecutionRecord, patch: Partial<ExecutionRecord>): void {
-    const before = { ...record };
-    Object.assign(record, patch);
-    this.track(before, record);
   }
 
   /** Keeps the waiting counters in step with status changes. */

@@ -1,5 +1,5 @@
 import { AppError, ErrorCode, WorkflowError } from '../core/errors/app-error';
-import type { TerminalEvent } from '../core/events/execution-event';
+import type { TerminalEvent } from '../runtime/execution-event';
 
 /** The result of a finished execution, or the error its face reports. */
 export function outcome(end: TerminalEvent): unknown {

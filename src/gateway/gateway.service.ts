@@ -3,72 +3,42 @@ import type { IncomingMessage } from 'node:http';
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { WebSocket } from 'ws';
 import { ConnectionCount } from '../core/connection-count';
-import { lastUserText, messageText, type ChatRequestDto } from '../core/dto/chat-request.dto';
+import { lastUserText, messageText } from '../runtime/chat-input';
+import { type ChatRequestDto } from '../http-executions/dto/chat-request.dto';
 import { AppError } from '../core/errors/app-error';
 import { corsOriginMatcher, originAllowed } from '../core/http/allowed-origin';
-import { addressOf } from '../core/http/connection-caps';
-import { cookiesOf } from '../core/http/request-metadata';
 import { ANONYMOUS, type Identity } from '../core/identity/identity';
 import { IdentityResolver } from '../core/identity/identity.resolver';
 import { activeOtelTraceId } from '../core/tracing/otel';
 import { observabilityTrace } from '../core/tracing/observability-trace';
-import { validatePlain } from '../core/validation/validation-issues';
 import { ServerConfig } from '../config/server-config';
 import { ExecutionService } from '../executions/execution.service';
-import { InteractionService } from '../interactions/interaction.service';
-import { AnswerMismatch, type Prompt } from '../runtime/prompts';
 import { StepAdaptor } from '../runtime/step-adaptor';
 import type { InvalidFrame } from './interlude-ws.adapter';
 import { ConversationRuns } from './conversation-runs';
-import { answerFromText } from './text-answer';
 import {
   AuthMessageDto,
   authResponse,
-  errorMessage,
   isChat,
   isStreaming,
   ReplyMessages,
-  UserInteractionMessageDto,
   UserMessageDto,
   type WsErrorCode,
 } from './ws-messages';
+import { WsAnswers } from './ws-answers';
+import {
+  check,
+  closeReason,
+  handshakeMetadata,
+  POLICY_VIOLATION,
+  rejectFrame,
+  SESSION_ID,
+} from './ws-frames';
 import { WsRun } from './ws-run';
 import { WsSession } from './ws-session';
 
-/** RFC 6455 close code for a policy violation. */
-const POLICY_VIOLATION = 1008;
-/** Session ids a browser may send in `?session=` (RFC 3986 unreserved characters). */
-const SESSION_ID = /^[A-Za-z0-9\-_.~]+$/;
-
-type Checked<T> = { ok: true; value: T } | { ok: false; details: string };
-
-function check<T extends object>(cls: new () => T, message: unknown): Checked<T> {
-  const checked = validatePlain(cls, message);
-  return checked.ok ? checked : { ok: false, details: AppError.validation(checked.issues).message };
-}
-
-/** The handshake as workflows see it (`ctx.request`). */
-function handshakeMetadata(req: IncomingMessage, url: URL): WsSession['request'] {
-  return {
-    method: 'GET',
-    path: url.pathname,
-    headers: req.headers,
-    query: Object.fromEntries(url.searchParams),
-    cookies: cookiesOf(req.headers),
-    // Counted at the handshake by the adapter, with general.front_end.trust_proxy applied.
-    clientAddress: addressOf(req),
-  };
-}
-
-/** A close reason is at most 123 bytes of UTF-8: cut on a character boundary. */
-function closeReason(text: string): string {
-  let reason = text;
-  while (Buffer.byteLength(reason) > 123) reason = reason.slice(0, -1);
-  return reason;
-}
-
 /**
- * The WebSocket face: NAT's message schema over the same ExecutionService and InteractionService as
+ * The WebSocket face: NAT's message schema over the same ExecutionService as
  * the HTTP faces. One run per connection at a time; a run waiting for a person outlives its socket and
  * is taken over by the next connection of the same user for that conversation.
  */
@@ -81,11 +51,11 @@ export class GatewayService implements OnApplicationShutdown {
 
   constructor(
     private readonly executions: ExecutionService,
-    private readonly interactions: InteractionService,
     private readonly identities: IdentityResolver,
     private readonly config: ServerConfig,
     private readonly conversations: ConversationRuns,
     private readonly connections: ConnectionCount,
+    private readonly answers: WsAnswers,
   ) {
     this.allowedByCors = corsOriginMatcher(config.general.front_end.cors);
   }
@@ -155,7 +125,7 @@ export class GatewayService implements OnApplicationShutdown {
   }
 
   interactionMessage(socket: WebSocket, message: unknown): void {
-    this.with(socket, (session) => this.answer(session, message));
+    this.with(socket, (session) => this.answers.answer(session, message));
   }
 
   authMessage(socket: WebSocket, message: unknown): void {
@@ -177,8 +147,7 @@ export class GatewayService implements OnApplicationShutdown {
   }
 
   private reject(session: WsSession, code: WsErrorCode, message: string, details: string, parentId?: string) {
-    const conversation = session.run?.conversationId ?? session.conversationId;
-    session.send(errorMessage(code, message, details, conversation, parentId ?? null));
+    rejectFrame(session, code, message, details, parentId);
   }
 
   /** A connection opened with `?conversation_id=` takes over its user's run still going there. */
@@ -286,63 +255,6 @@ export class GatewayService implements OnApplicationShutdown {
     this.abandoned.delete(run);
     this.conversations.remove(run);
     run.dispose();
-  }
-
-  private async answer(session: WsSession, raw: unknown): Promise<void> {
-    const checked = check(UserInteractionMessageDto, raw);
-    if (!checked.ok) {
-      return this.reject(session, 'invalid_message', 'Invalid user_interaction_message', checked.details);
-    }
-    const reply = checked.value;
-    // An interaction id names its prompt whatever the conversation; only the fallback (a reply that
-    // names none) is scoped to this connection's conversation.
-    const byId = this.runWaitingOn(session, reply.parent_id);
-    const current = session.run;
-    const conversationMatches =
-      !current || reply.conversation_id == null || reply.conversation_id === current.conversationId;
-    const waiting = current && conversationMatches ? current.waitingPrompts() : [];
-    const run = byId ?? current;
-    const interactionId = byId ? reply.parent_id! : waiting.length === 1 ? waiting[0] : undefined;
-    const refuse = (details: string) =>
-      this.reject(
-        session,
-        'invalid_data_content',
-        'Reply not accepted',
-        details,
-        reply.parent_id ?? undefined,
-      );
-    if (!run || interactionId === undefined) {
-      return refuse(
-        waiting.length > 1
-          ? `${waiting.length} prompts are waiting: set parent_id to the id of the system_interaction_message you answer`
-          : 'No prompt is waiting for an answer in this conversation',
-      );
-    }
-    const prompt = run.promptOf(interactionId) as Prompt;
-    let answer: Record<string, unknown>;
-    try {
-      answer =
-        reply.content.cancel === true
-          ? { type: 'cancel' }
-          : answerFromText(prompt, lastUserText(reply.content.messages ?? []));
-    } catch (err) {
-      if (err instanceof AnswerMismatch) return refuse(err.message);
-      throw err;
-    }
-    try {
-      await this.interactions.respond(session.identity, run.execution.id, interactionId, answer);
-    } catch (err) {
-      if (err instanceof AppError) return refuse(err.message);
-      throw err;
-    }
-  }
-
-  /** The run, this connection's or another of the same identified user's, waiting on `interactionId`. */
-  private runWaitingOn(session: WsSession, interactionId: string | null | undefined): WsRun | undefined {
-    if (!interactionId) return undefined;
-    if (session.run?.waitingPrompts().includes(interactionId)) return session.run;
-    const userId = session.identity.userId;
-    return userId === null ? undefined : this.conversations.waitingOn(userId, interactionId);
   }
 
   private async authenticate(session: WsSession, raw: unknown): Promise<void> {

@@ -10,7 +10,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { ChatMessageDto } from '../core/dto/chat-request.dto';
+import { ChatMessageDto } from '../runtime/functions/chat-message.dto';
 import { Optional } from '../core/validation/optional.decorator';
 
 /**

@@ -1,8 +1,8 @@
-import type { ChatRequestDto } from '../core/dto/chat-request.dto';
-import type { ExecutionEvent } from '../core/events/execution-event';
-import type { Execution } from '../executions/execution.service';
-import { chunkText, toChatCompletion } from '../openai/chat-output';
-import { resultText } from '../core/dto/chat-response';
+import type { ChatRequestDto } from '../http-executions/dto/chat-request.dto';
+import type { ExecutionEvent } from '../runtime/execution-event';
+import type { Execution } from '../executions/execution';
+import { answerText, chunkText } from '../runtime/output-text';
+import { resultText } from '../runtime/chat-completion';
 import { DEFAULT_PROMPT_ERROR, type Prompt } from '../runtime/prompts';
 import type { StepAdaptor } from '../runtime/step-adaptor';
 import { isStreaming, type ReplyMessages, type SchemaType, type ServerMessage } from './ws-messages';
@@ -201,8 +201,7 @@ export class WsRun {
   }
 
   private answer(result: unknown): string {
-    if (this.schema === 'chat')
-      return toChatCompletion(result, this.request).choices[0]?.message?.content ?? '';
+    if (this.schema === 'chat') return answerText(result);
     return resultText(result);
   }
 

@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppError, ErrorCode } from '../core/errors/app-error';
-import type { ExecutionEventBody } from '../core/events/execution-event';
-import type { Identity } from '../core/identity/identity';
-import { ExecutionStore } from '../executions/execution.store';
-import type { ExecutionRecord } from '../executions/execution-record';
+import type { ExecutionEventBody } from '../runtime/execution-event';
+import type { AbortWatch } from '../runtime/lazy-abort';
 import {
   AnswerMismatch,
   normalizeAnswer,
@@ -13,31 +11,20 @@ import {
   type Prompt,
   type PromptAnswer,
 } from '../runtime/prompts';
-import type { AbortWatch } from '../executions/lazy-abort';
 import { InteractionBroker } from './interaction.broker';
+import type { InteractionRecord, InteractionWait, WaitOutcome } from './interaction-record';
 
-/** The execution a prompt belongs to, as the engine hands it over. */
+/** The execution a prompt belongs to, as the engine hands it over: it records the waits asked here. */
 export interface AskingExecution {
   id: string;
   publish(event: ExecutionEventBody): void;
-}
-
-/** Another identity gets 404 for an execution, never 403, so ids leak nothing. */
-export function ownedBy(record: ExecutionRecord, identity: Identity): boolean {
-  return record.ownerId === null || record.ownerId === identity.userId;
-}
-
-export function executionNotFound(id: string): AppError {
-  return new AppError(ErrorCode.NotFound, `Execution ${id} not found`);
+  record(wait: InteractionWait): Promise<WaitOutcome>;
 }
 
 /** The rendezvous between a workflow asking and a person answering, whichever face the answer uses. */
 @Injectable()
 export class InteractionService {
-  constructor(
-    private readonly store: ExecutionStore,
-    private readonly broker: InteractionBroker,
-  ) {}
+  constructor(private readonly broker: InteractionBroker) {}
 
   /** Asks a person and waits (without blocking anything) for the answer, the deadline or a cancel. */
   async ask(
@@ -50,12 +37,9 @@ export class InteractionService {
   ): Promise<PromptAnswer> {
     if (prompt.input_type === 'notification') {
       // Notifications are acknowledged at once: shown to the person, never waited on.
-      await this.store.openInteraction(execution.id, interactionId, {
-        prompt,
-        status: 'open',
-        deadline: null,
-      });
-      await this.store.closeInteraction(execution.id, interactionId, 'resolved');
+      const interaction = { prompt, status: 'open' as const, deadline: null };
+      await execution.record({ kind: 'interaction_opened', interactionId, interaction });
+      await execution.record({ kind: 'interaction_closed', interactionId, status: 'resolved' });
       execution.publish({ kind: 'interaction_required', interactionId, prompt });
       execution.publish({ kind: 'interaction_resolved', interactionId, response: { type: 'notification' } });
       return { type: 'notification' };
@@ -63,12 +47,13 @@ export class InteractionService {
     if (cancel.aborted) throw cancel.abortReason;
     const deadline = waitSeconds === null ? null : Date.now() + (waitSeconds + PROMPT_GRACE_SECONDS) * 1000;
     const answer = this.broker.wait(interactionId);
-    await this.store.openInteraction(execution.id, interactionId, { prompt, status: 'open', deadline });
+    const interaction = { prompt, status: 'open' as const, deadline };
+    await execution.record({ kind: 'interaction_opened', interactionId, interaction });
     execution.publish({ kind: 'interaction_required', interactionId, prompt });
 
     const giveUp = async (status: 'expired' | 'cancelled', reason: unknown) => {
       // Compare-and-set: if an answer won the race, it is being delivered and the wait goes on.
-      if ((await this.store.closeInteraction(execution.id, interactionId, status)) === 'closed') {
+      if ((await execution.record({ kind: 'interaction_closed', interactionId, status })) === 'applied') {
         this.broker.abandon(interactionId, reason);
       }
     };
@@ -90,11 +75,16 @@ export class InteractionService {
     }
   }
 
-  /** A person's answer: validated against the prompt, accepted once, then handed to the waiting workflow. */
-  async respond(identity: Identity, executionId: string, interactionId: string, raw: unknown): Promise<void> {
-    const record = await this.store.get(executionId);
-    if (!record || !ownedBy(record, identity)) throw executionNotFound(executionId);
-    const interaction = record.interactions[interactionId];
+  /**
+   * Checks a person's answer against the open interaction it answers (404 when there is none, 400
+   * when it is closed, 422 when it does not fit the prompt). The engine then closes the wait.
+   */
+  accept(
+    executionId: string,
+    interactionId: string,
+    interaction: InteractionRecord | undefined,
+    raw: unknown,
+  ): PromptAnswer {
     if (!interaction) {
       throw new AppError(
         ErrorCode.NotFound,
@@ -102,22 +92,22 @@ export class InteractionService {
       );
     }
     if (interaction.status !== 'open') throw alreadyResolved(interactionId);
-    let answer: PromptAnswer;
     try {
-      answer = normalizeAnswer(interaction.prompt, raw);
+      return normalizeAnswer(interaction.prompt, raw);
     } catch (err) {
       if (!(err instanceof AnswerMismatch)) throw err;
       throw AppError.validation([
         { type: 'value_error', loc: ['body', 'response'], msg: err.message, input: raw },
       ]);
     }
-    if ((await this.store.closeInteraction(executionId, interactionId, 'resolved')) !== 'closed') {
-      throw alreadyResolved(interactionId);
-    }
-    await this.broker.deliver(interactionId, answer);
+  }
+
+  /** Hands an accepted answer (its wait already closed) to the workflow waiting for it. */
+  deliver(interactionId: string, answer: PromptAnswer): Promise<void> {
+    return this.broker.deliver(interactionId, answer);
   }
 }
 
-function alreadyResolved(interactionId: string): AppError {
+export function alreadyResolved(interactionId: string): AppError {
   return new AppError(ErrorCode.AlreadyResolved, `Interaction ${interactionId} has already been resolved`);
 }

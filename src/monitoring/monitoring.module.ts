@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DatabaseModule } from '../db/database.module';
 import { ExecutionsModule } from '../executions/executions.module';
+import { OAuthModule } from '../oauth/oauth.module';
 import { HealthController } from './health.controller';
 import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
@@ -14,7 +15,7 @@ export class MonitoringModule {
   static forRoot(options: { perUserMonitoring: boolean }): DynamicModule {
     return {
       module: MonitoringModule,
-      imports: [ExecutionsModule, DatabaseModule],
+      imports: [ExecutionsModule, OAuthModule, DatabaseModule],
       controllers: [
         HealthController,
         MetricsController,

@@ -2,14 +2,15 @@ import { Injectable, Logger } from '@nestjs/common';
 import * as oauth from 'oauth4webapi';
 import { OAuth2AuthCodeFlowConfig } from '../config/authentication.schema';
 import { ServerConfig } from '../config/server-config';
-import type { ExecutionEventBody } from '../core/events/execution-event';
+import type { ExecutionEventBody } from '../runtime/execution-event';
 import type { Identity } from '../core/identity/identity';
 import { validatePlain } from '../core/validation/validation-issues';
-import { ExecutionStore } from '../executions/execution.store';
-import type { AbortWatch } from '../executions/lazy-abort';
+import type { AbortWatch } from '../runtime/lazy-abort';
 import type { AuthResult } from '../runtime/workflow-context';
 import { bindingCookieName, bindingMatches, newBinding, startUrl, type FlowBinding } from './flow-binding';
 import { OAuthClient, TokenEndpointError, type TokenSet } from './oauth-client';
+import type { OAuthFlowWait } from './oauth-wait';
+import { PendingOAuthFlows } from './pending-oauth-flows';
 
 /** A token is refreshed (or the flow restarted) when it expires within this margin. */
 const REFRESH_MARGIN_MS = 60_000;
@@ -19,20 +20,12 @@ export interface AuthorizingExecution {
   id: string;
   identity: Identity;
   publish(event: ExecutionEventBody): void;
+  /** Records the flow's wait (pending, then resolved) on the execution. */
+  record(wait: OAuthFlowWait): Promise<unknown>;
 }
 
-interface PendingFlow {
-  executionId: string;
-  owner: string;
-  /** The identified user whose execution asked; null for an anonymous one. */
-  ownerId: string | null;
-  provider: OAuthClient;
-  /** The provider's authorization URL; clients get this server's start link, which redirects here. */
-  providerUrl: string;
-  /** Set when a browser opens the start link; the callback must then bring its cookie back. */
-  binding?: string;
-  codeVerifier?: string;
-  expiresAt: number;
+/** The workflow waiting on a flow, in the process that runs it. */
+interface Waiter {
   resolve(tokens: TokenSet): void;
   reject(err: Error): void;
 }
@@ -71,12 +64,12 @@ export class OAuthService {
   private readonly tokens = new Map<string, TokenSet>();
   /** Anonymous callers' tokens, by execution, dropped when it ends. */
   private readonly executionTokens = new Map<string, Map<string, TokenSet>>();
-  private readonly pending = new Map<string, PendingFlow>();
+  private readonly waiters = new Map<string, Waiter>();
   readonly counts = { started: 0, completed: 0, failed: 0 };
 
   constructor(
     config: ServerConfig,
-    private readonly store: ExecutionStore,
+    private readonly flows: PendingOAuthFlows,
   ) {
     const frontEnd = config.frontEnd;
     const base = frontEnd.public_base_url ?? `http://${frontEnd.host}:${frontEnd.port}`;
@@ -135,37 +128,31 @@ export class OAuthService {
     const authUrl = startUrl(provider.redirectUri, state);
     const timeoutMs = provider.timeoutSeconds * 1000;
     this.counts.started++;
-    const done = new Promise<TokenSet>((resolve, reject) => {
-      this.pending.set(state, {
-        executionId: execution.id,
-        owner,
-        ownerId: execution.identity.userId,
-        provider,
-        providerUrl,
-        codeVerifier,
-        expiresAt: Date.now() + timeoutMs,
-        resolve,
-        reject,
-      });
+    const done = new Promise<TokenSet>((resolve, reject) => this.waiters.set(state, { resolve, reject }));
+    await this.flows.put({
+      state,
+      executionId: execution.id,
+      owner,
+      ownerId: execution.identity.userId,
+      provider: provider.name,
+      providerUrl,
+      codeVerifier,
+      expiresAt: Date.now() + timeoutMs,
     });
-    await this.store.update(execution.id, {
-      status: 'oauth_required',
-      oauth: { authUrl, state, provider: provider.name },
-      updatedAt: Date.now(),
-    });
+    await execution.record({ kind: 'oauth_pending', oauth: { authUrl, state, provider: provider.name } });
     execution.publish({ kind: 'oauth_required', authUrl, state, provider: provider.name });
-    const fail = (err: Error) => {
-      const flow = this.pending.get(state);
-      if (!flow) return;
-      this.pending.delete(state);
-      flow.reject(err);
+    // A callback that took the flow first is exchanging its code: that outcome wins.
+    const fail = async (err: Error) => {
+      if (await this.flows.take(state)) this.wake(state, err);
     };
     const timer = setTimeout(
       () =>
-        fail(new OAuthFlowError(`Authentication flow timed out after ${provider.timeoutSeconds} seconds`)),
+        void fail(
+          new OAuthFlowError(`Authentication flow timed out after ${provider.timeoutSeconds} seconds`),
+        ),
       timeoutMs,
     );
-    const stopWatching = cancel.onAbort((reason) => fail(reason as Error));
+    const stopWatching = cancel.onAbort((reason) => void fail(reason as Error));
     try {
       const tokens = await done;
       this.counts.completed++;
@@ -176,7 +163,8 @@ export class OAuthService {
     } finally {
       clearTimeout(timer);
       stopWatching();
-      await this.store.update(execution.id, { status: 'running', oauth: undefined, updatedAt: Date.now() });
+      this.waiters.delete(state);
+      await execution.record({ kind: 'oauth_resolved' });
       execution.publish({ kind: 'oauth_resolved', state, provider: provider.name });
     }
   }
@@ -186,9 +174,9 @@ export class OAuthService {
    * to that browser and sends it on to the provider. A flow an identified user started opens only for
    * that user (who may open it again, moving the binding); an anonymous one for the first browser only.
    */
-  begin(state: string, caller: Identity): StartOutcome {
-    const flow = this.pending.get(state);
-    if (!flow || flow.expiresAt <= Date.now()) return { status: 400, message: INVALID_STATE };
+  async begin(state: string, caller: Identity): Promise<StartOutcome> {
+    const flow = await this.flows.get(state);
+    if (!flow) return { status: 400, message: INVALID_STATE };
     if (flow.ownerId !== null && caller.userId !== flow.ownerId) {
       return {
         status: 403,
@@ -200,7 +188,7 @@ export class OAuthService {
       return { status: 403, message: 'This authorization link was already opened in another browser.' };
     }
     const binding = newBinding(state);
-    flow.binding = binding.value;
+    if (!(await this.flows.bind(state, binding.value))) return { status: 400, message: INVALID_STATE };
     const maxAgeSeconds = Math.max(1, Math.ceil((flow.expiresAt - Date.now()) / 1000));
     return { status: 302, location: flow.providerUrl, binding, maxAgeSeconds };
   }
@@ -216,8 +204,8 @@ export class OAuthService {
     cookies: Record<string, string>,
   ): Promise<CallbackOutcome> {
     const state = query.get('state') ?? '';
-    const flow = this.pending.get(state);
-    if (!flow || flow.expiresAt <= Date.now()) return { status: 400, message: INVALID_STATE };
+    const flow = await this.flows.get(state);
+    if (!flow) return { status: 400, message: INVALID_STATE };
     const cookieName = bindingCookieName(state);
     const bound =
       bindingMatches(flow.binding, cookies[cookieName]) ||
@@ -229,27 +217,38 @@ export class OAuthService {
           'This authorization was not started in this browser. Open the link the application gave you, in the browser that asked for it.',
       };
     }
-    this.pending.delete(state); // usable once, whatever happens next
+    // Usable once, whatever happens next.
+    if (!(await this.flows.take(state))) return { status: 400, message: INVALID_STATE };
+    const provider = this.providers.get(flow.provider);
     const done = (outcome: CallbackOutcome): CallbackOutcome => ({ ...outcome, clearCookie: cookieName });
     const error = query.get('error');
     if (error) {
       const description = query.get('error_description');
       const message = `Authorization was refused by the provider: ${error}${description ? ` (${description})` : ''}`;
-      flow.reject(new OAuthFlowError(message));
+      this.wake(state, new OAuthFlowError(message));
       return done({ status: 502, message });
     }
     try {
-      const tokens = await flow.provider.exchange(query, state, flow.codeVerifier);
-      flow.resolve(tokens);
+      if (!provider) throw new Error(`Unknown authentication provider "${flow.provider}"`);
+      const tokens = await provider.exchange(query, state, flow.codeVerifier);
+      this.wake(state, tokens);
       return done({ status: 200, message: 'Authentication complete. You can close this window.' });
     } catch (err) {
       const message =
         err instanceof TokenEndpointError
           ? `Authentication failed: ${err.message}`
           : 'Authentication failed: the callback could not be processed';
-      flow.reject(new OAuthFlowError(message));
+      this.wake(state, new OAuthFlowError(message));
       return done({ status: err instanceof TokenEndpointError ? 502 : 500, message });
     }
+  }
+
+  /** Hands the flow's outcome to the workflow waiting on it. */
+  private wake(state: string, outcome: TokenSet | Error): void {
+    const waiter = this.waiters.get(state);
+    this.waiters.delete(state);
+    if (outcome instanceof Error) waiter?.reject(outcome);
+    else waiter?.resolve(outcome);
   }
 
   /** An anonymous caller's tokens live only as long as its execution. */

@@ -1,4 +1,5 @@
-import { messageText, type ChatRequestDto } from '../core/dto/chat-request.dto';
+import { messageText } from '../runtime/chat-input';
+import { type ChatRequestDto } from '../http-executions/dto/chat-request.dto';
 import {
   chatCompletion,
   DEFAULT_MODEL,
@@ -10,22 +11,27 @@ import {
   type ChatCompletion,
   type ChatCompletionChunk,
   type ChatUsage,
-} from '../core/dto/chat-response';
+} from '../runtime/chat-completion';
 
 /** The model name chat responses report: the one the client asked for, or NAT's placeholder. */
 export function modelOf(request: ChatRequestDto): string {
   return request.model ?? DEFAULT_MODEL;
 }
 
-function promptText(request: ChatRequestDto): string {
+export function promptText(request: ChatRequestDto): string {
   return request.messages.map((m) => messageText(m.content)).join('\n');
 }
 
 /** Any workflow result as a chat completion (a workflow that answers one already is passed through). */
 export function toChatCompletion(result: unknown, request: ChatRequestDto): ChatCompletion {
+  return completionFor(result, modelOf(request), promptText(request));
+}
+
+/** The same, from the model name and the prompt's text (what a record keeps of the request). */
+export function completionFor(result: unknown, model: string, prompt: string): ChatCompletion {
   if (isChatCompletion(result)) return result;
   const text = resultText(result);
-  return chatCompletion(text, { model: modelOf(request), usage: usageFor(promptText(request), text) });
+  return chatCompletion(text, { model, usage: usageFor(prompt, text) });
 }
 
 /** Whether the client asked for a last chunk with the completion's token usage. */
@@ -33,16 +39,25 @@ export function wantsUsage(request: ChatRequestDto): boolean {
   return request.stream_options?.include_usage === true;
 }
 
+export interface CompletionIdentity {
+  id: string;
+  created: number;
+}
+
+export function newCompletionIdentity(): CompletionIdentity {
+  return { id: newCompletionId(), created: unixSeconds() };
+}
+
 /** Builds the chunks of one streamed completion: one id, created and model for the whole stream. */
 export class ChunkFactory {
-  private readonly id = newCompletionId();
-  private readonly created = unixSeconds();
   private first = true;
 
   constructor(
     private readonly model: string,
     /** `stream_options.include_usage`: every chunk has `usage: null`, and `usage()` makes the last one. */
     private readonly withUsage = false,
+    /** A re-attached stream continues the completion it started: same id and created. */
+    private readonly completion: CompletionIdentity = newCompletionIdentity(),
   ) {}
 
   content(text: string): ChatCompletionChunk {
@@ -75,23 +90,10 @@ export class ChunkFactory {
 
   private base() {
     return {
-      id: this.id,
+      id: this.completion.id,
       object: 'chat.completion.chunk' as const,
-      created: this.created,
+      created: this.completion.created,
       model: this.model,
     };
   }
-}
-
-/** The text a streamed output item contributes to the assistant message. */
-export function chunkText(item: unknown): string {
-  if (typeof item === 'string') return item;
-  if (
-    typeof item === 'object' &&
-    item !== null &&
-    (item as { object?: unknown }).object === 'chat.completion.chunk'
-  ) {
-    return (item as ChatCompletionChunk).choices[0]?.delta?.content ?? '';
-  }
-  return resultText(item);
 }

@@ -1,11 +1,12 @@
-import type { ChatUsage } from '../core/dto/chat-response';
-import type { ExecutionEvent } from '../core/events/execution-event';
+import type { ChatUsage } from '../runtime/chat-completion';
+import type { ExecutionEvent } from '../runtime/execution-event';
 import type { SseWriter } from '../core/http/sse-writer';
-import { writeInteractiveEvent } from '../executions/execution-stream';
-import type { ExecutionUrls } from '../executions/execution-urls';
+import { writeInteractiveEvent } from '../http-executions/execution-stream';
+import type { ExecutionUrls } from '../http-executions/execution-urls';
+import { writeStreamError, type StreamErrorStyle } from '../http-executions/stream-error';
 import type { StepAdaptor } from '../runtime/step-adaptor';
-import { writeStreamError, type StreamErrorStyle } from '../workflows/generate-sse.renderer';
-import { chunkText, type ChunkFactory } from './chat-output';
+import { chunkText } from '../runtime/output-text';
+import type { ChunkFactory } from './chat-output';
 import { openAiError } from './openai-error';
 
 export interface ChatStreamOptions {

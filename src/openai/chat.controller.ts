@@ -11,7 +11,7 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ChatRequestDto } from '../core/dto/chat-request.dto';
+import { ChatRequestDto } from '../http-executions/dto/chat-request.dto';
 import {
   ChatCompletionDto,
   ErrorBodyDto,
@@ -19,10 +19,11 @@ import {
   SSE_RESPONSE,
   TRACE_HEADER_DOC,
   ValidationErrorBodyDto,
-} from '../core/dto/responses.dto';
+} from '../http-executions/dto/responses.dto';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
+import { ExecutionResponder } from '../http-executions/execution-responder';
 import { ChatService, type ChatFaceOptions } from './chat.service';
 
 const bodyPipe = new ValidateBodyPipe(ChatRequestDto);
@@ -46,7 +47,10 @@ export function createChatController(base: string, versioned: boolean, interacti
   })
   @Controller(base)
   class ChatController {
-    constructor(readonly chat: ChatService) {}
+    constructor(
+      readonly chat: ChatService,
+      readonly responder: ExecutionResponder,
+    ) {}
 
     @Post()
     @ApiBody({ type: ChatRequestDto })
@@ -64,7 +68,12 @@ export function createChatController(base: string, versioned: boolean, interacti
       @Req() req: Request,
       @Res({ passthrough: true }) res: Response,
     ) {
-      const { status, body } = await this.chat.reply(request, identity, req, options(''));
+      const { status, body } = await this.responder.reply(
+        this.chat.input(request),
+        identity,
+        req,
+        this.chat.face(request, options('')),
+      );
       res.status(status);
       return body;
     }
@@ -80,7 +89,13 @@ export function createChatController(base: string, versioned: boolean, interacti
       @Req() req: Request,
       @Res() res: Response,
     ): Promise<void> {
-      await this.chat.stream(request, identity, req, res, options('/stream'));
+      await this.responder.stream(
+        this.chat.input(request),
+        identity,
+        req,
+        res,
+        this.chat.face(request, options('/stream')),
+      );
     }
   }
 

@@ -10,11 +10,12 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ChatRequestDto } from '../core/dto/chat-request.dto';
-import { ChatCompletionDto, OpenAiErrorDto, TRACE_HEADER_DOC } from '../core/dto/responses.dto';
+import { ChatRequestDto } from '../http-executions/dto/chat-request.dto';
+import { ChatCompletionDto, OpenAiErrorDto, TRACE_HEADER_DOC } from '../http-executions/dto/responses.dto';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
+import { ExecutionResponder } from '../http-executions/execution-responder';
 import { ChatService, type ChatFaceOptions } from './chat.service';
 import { OpenAiExceptionFilter } from './openai-exception.filter';
 
@@ -33,7 +34,10 @@ export function createCompletionsController(
   @ApiExtraModels(ChatCompletionDto)
   @Controller(path)
   class CompletionsController {
-    constructor(readonly chat: ChatService) {}
+    constructor(
+      readonly chat: ChatService,
+      readonly responder: ExecutionResponder,
+    ) {}
 
     @Post()
     @HttpCode(200)
@@ -64,10 +68,21 @@ export function createCompletionsController(
         done: true,
       };
       if (request.stream === true) {
-        await this.chat.stream(request, identity, req, res, options);
+        await this.responder.stream(
+          this.chat.input(request),
+          identity,
+          req,
+          res,
+          this.chat.face(request, options),
+        );
         return;
       }
-      const { status, body } = await this.chat.reply(request, identity, req, options);
+      const { status, body } = await this.responder.reply(
+        this.chat.input(request),
+        identity,
+        req,
+        this.chat.face(request, options),
+      );
       res.status(status).json(body);
     }
   }

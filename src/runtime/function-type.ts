@@ -1,5 +1,5 @@
-import type { ChatRequestDto } from '../core/dto/chat-request.dto';
 import type { OutboundPolicy } from '../core/outbound/outbound-policy';
+import type { ChatRequest } from './chat-input';
 import type { LlmClient } from './llm/llm-client';
 import type { JsonSchema } from './tools/json-schema';
 import type { WorkflowFn } from './workflow-context';
@@ -16,7 +16,7 @@ export interface BuiltFunction {
   description: string;
   input: WorkflowInput;
   /** Converts an OpenAI chat request (the chat routes' body) into this function's input. */
-  fromChat(request: ChatRequestDto): unknown;
+  fromChat(request: ChatRequest): unknown;
   run: WorkflowFn;
   /**
    * The JSON Schema of the arguments a model passes when it calls this function as a tool; `run` then

@@ -2,17 +2,9 @@ import type { Identity } from '../core/identity/identity';
 import type { ObservabilityTrace } from '../core/tracing/observability-trace';
 import type { IntermediateStepType, StepKind, StreamEventData, UsageInfo } from './intermediate-step';
 import type { Prompt, PromptAnswer } from './prompts';
+import type { RequestMetadata } from '../core/request-metadata';
 
-/** What the workflow may know of the request that started it. */
-export interface RequestMetadata {
-  method: string;
-  path: string;
-  headers: Record<string, string | string[] | undefined>;
-  query: Record<string, unknown>;
-  cookies: Record<string, string>;
-  /** The caller's address (general.front_end.trust_proxy applied), when the face knows it. */
-  clientAddress?: string;
-}
+export type { RequestMetadata };
 
 /** A question as a workflow writes it; `timeout`, `error`, `required` get NAT's defaults. */
 export type PromptRequest = Omit<Prompt, 'timeout' | 'error'> & { timeout?: number | null; error?: string };

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { ExecutionEventBody } from '../core/events/execution-event';
+import type { ExecutionEventBody } from './execution-event';
 import type { Identity } from '../core/identity/identity';
 import { newTraceId, type ObservabilityTrace } from '../core/tracing/observability-trace';
 import type { BuiltFunction } from './function-type';

@@ -1,4 +1,4 @@
-import { isChatCompletion, resultText } from '../core/dto/chat-response';
+import { isChatCompletion, resultText } from '../runtime/chat-completion';
 
 function isChatChunk(value: unknown): value is { choices: { delta?: { content?: string } }[] } {
   return (

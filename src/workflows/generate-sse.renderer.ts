@@ -1,16 +1,10 @@
-import type { ExecutionEvent } from '../core/events/execution-event';
+import type { ExecutionEvent } from '../runtime/execution-event';
 import type { SseWriter } from '../core/http/sse-writer';
-import { writeInteractiveEvent } from '../executions/execution-stream';
-import type { ExecutionUrls } from '../executions/execution-urls';
+import { writeInteractiveEvent } from '../http-executions/execution-stream';
+import type { ExecutionUrls } from '../http-executions/execution-urls';
+import { writeStreamError, type StreamErrorStyle } from '../http-executions/stream-error';
 import { rawStep, type StepAdaptor } from '../runtime/step-adaptor';
 import { valueItem } from './generate-output';
-
-/** How a failure ends a stream that already answered 200. */
-export type StreamErrorStyle =
-  /** NAT's legacy routes: the error JSON alone on its own line, no `data:` (its UI shows exactly that). */
-  | 'bare'
-  /** Versioned routes: an `event: error` frame. */
-  | 'event';
 
 export interface GenerateStreamOptions {
   /** Adapted steps (`/stream`) or raw ones (`/full`). */
@@ -30,17 +24,6 @@ export function parseStepFilter(query: unknown): Set<string> | 'all' | 'none' {
       .map((s) => s.trim())
       .filter(Boolean),
   );
-}
-
-export function writeStreamError(
-  writer: SseWriter,
-  style: StreamErrorStyle,
-  message: string,
-  type: string,
-): void {
-  const body = { code: 'workflow_error', message, details: type };
-  if (style === 'bare') writer.raw(JSON.stringify(body));
-  else writer.event('error', body);
 }
 
 /** Renders one execution as NAT's generate stream: `intermediate_data:` steps and `data: {"value": …}` output. */

@@ -14,7 +14,7 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ChatRequestDto } from '../core/dto/chat-request.dto';
+import { ChatRequestDto } from '../http-executions/dto/chat-request.dto';
 import {
   ErrorBodyDto,
   GenerateResponseDto,
@@ -22,17 +22,15 @@ import {
   SSE_RESPONSE,
   TRACE_HEADER_DOC,
   ValidationErrorBodyDto,
-} from '../core/dto/responses.dto';
+} from '../http-executions/dto/responses.dto';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
-import { ServerConfig } from '../config/server-config';
-import { ExecutionResponder, type Face } from '../executions/execution-responder';
+import { ExecutionResponder, type Face } from '../http-executions/execution-responder';
 import type { EndpointMethod } from '../config/nat-front-end.schema';
 import type { BuiltFunction } from '../runtime/function-type';
-import { StepAdaptor } from '../runtime/step-adaptor';
-import { generateBody } from './generate-output';
-import { generateStreamRenderer, parseStepFilter, type GenerateStreamOptions } from './generate-sse.renderer';
+import { GENERATE_FACE, type GenerateFaceOptions } from './generate-face';
+import { parseStepFilter } from './generate-sse.renderer';
 
 export interface GenerateRouteOptions {
   base: string;
@@ -78,10 +76,7 @@ export function createGenerateController({
   @ApiPayloadTooLargeResponse({ description: 'Body larger than `max_body_bytes`' })
   @Controller(base)
   class GenerateController {
-    constructor(
-      readonly responder: ExecutionResponder,
-      readonly config: ServerConfig,
-    ) {}
+    constructor(readonly responder: ExecutionResponder) {}
 
     @Route()
     @HttpCode(200)
@@ -120,9 +115,7 @@ export function createGenerateController({
       @Req() req: Request,
       @Res() res: Response,
     ): Promise<void> {
-      const { mode, custom_event_types } = this.config.frontEnd.step_adaptor;
-      const face = this.face('/stream', () => ({ adaptor: new StepAdaptor(mode, custom_event_types) }));
-      await this.responder.stream(input, identity, req, res, face);
+      await this.responder.stream(input, identity, req, res, this.face('/stream', 'adapted'));
     }
 
     @Route('full')
@@ -143,28 +136,22 @@ export function createGenerateController({
       @Query('filter_steps') filterSteps?: string,
     ): Promise<void> {
       const filter = parseStepFilter(filterSteps);
-      await this.responder.stream(
-        input,
-        identity,
-        req,
-        res,
-        this.face('/full', () => ({ raw: true, filter })),
-      );
+      const raw = filter instanceof Set ? [...filter] : filter;
+      await this.responder.stream(input, identity, req, res, this.face('/full', { raw }));
     }
 
-    private face(suffix: string, steps?: () => GenerateStreamOptions['steps']): Face {
+    private face(suffix: string, steps: GenerateFaceOptions['steps'] = { raw: 'all' }): Face {
+      const options: GenerateFaceOptions = {
+        steps,
+        errors: versioned ? 'event' : 'bare',
+        interactive: versioned,
+      };
       return {
+        ref: { name: GENERATE_FACE, options },
         workflow: endpoint ? workflow : undefined,
         interactive: versioned,
         interactiveRoute:
           interactiveBase === null ? undefined : `${interactiveBase}${suffix === '/' ? '' : suffix}`,
-        renderResult: generateBody,
-        renderer: (writer, interactive) =>
-          generateStreamRenderer(writer, {
-            steps: steps ? steps() : { raw: true, filter: 'all' },
-            errors: versioned ? 'event' : 'bare',
-            interactive,
-          }),
       };
     }
   }

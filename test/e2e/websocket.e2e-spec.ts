@@ -1,6 +1,6 @@
 import { SignJWT } from 'jose';
 import { IsOptional, IsString } from 'class-validator';
-import type { ChatRequestDto } from '../../src/core/dto/chat-request.dto';
+import type { ChatRequest } from '../../src/runtime/chat-input';
 import { natUserId } from '../../src/core/identity/user-id';
 import { builtinRegistry } from '../../src/runtime/builtin-functions';
 import { metricValue } from '../utils/metrics';
@@ -29,10 +29,10 @@ const registry = builtinRegistry().register({
     type: 'history',
     description: 'says what it was given',
     input: { kind: 'chat' },
-    fromChat: (request: ChatRequestDto) => request,
+    fromChat: (request: ChatRequest) => request,
     async run(input, ctx) {
       await ctx.step('lookup', 'tool', () => 'found', { input: { q: 'x' } });
-      const said = (input as ChatRequestDto).messages.map((m) => `${m.role}:${JSON.stringify(m.content)}`);
+      const said = (input as ChatRequest).messages.map((m) => `${m.role}:${JSON.stringify(m.content)}`);
       for (const line of said) ctx.emit(`${line};`);
       return said.join(';') + ';';
     },

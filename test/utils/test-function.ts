@@ -1,5 +1,5 @@
 import { IsOptional, IsString } from 'class-validator';
-import { lastUserText } from '../../src/core/dto/chat-request.dto';
+import { lastUserText } from '../../src/runtime/chat-input';
 import { builtinRegistry } from '../../src/runtime/builtin-functions';
 import type { FunctionRegistry } from '../../src/runtime/function-registry';
 import { ScriptedInputDto } from '../../src/runtime/functions/scripted.function';

@@ -1,4 +1,4 @@
-import type { CorsConfig } from '../../config/config.schema';
+import type { CorsConfig } from './cors.config';
 
 /**
  * Whether the CORS settings allow a page at `origin`: `*`, a listed origin, or a full match of

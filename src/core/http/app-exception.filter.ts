@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { AppError, ErrorCode } from '../errors/app-error';
-import { matchesRoute } from '../../routes';
+import { matchesRoute } from './route-paths';
 
 export function statusOf(code: ErrorCode): number {
   switch (code) {

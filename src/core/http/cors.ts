@@ -1,5 +1,5 @@
 import type { CorsOptions } from '@nestjs/common/interfaces/external/cors-options.interface.js';
-import type { CorsConfig } from '../../config/config.schema';
+import type { CorsConfig } from './cors.config';
 import { corsOriginMatcher } from './allowed-origin';
 
 type OriginCallback = (err: Error | null, allow?: boolean | string) => void;

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Request } from 'express';
 import { parse as parseCookies } from 'cookie';
-import type { RequestMetadata } from '../../runtime/workflow-context';
+import type { RequestMetadata } from '../request-metadata';
 import { addressOf } from './connection-caps';
 
 /** The cookies of a request's (or a WebSocket handshake's) `Cookie` header. */

@@ -1,4 +1,4 @@
-import { matchesRoute, type Routes } from '../../routes';
+import { matchesRoute, type Routes } from './route-paths';
 
 /** Whether a request will be answered with a stream: by its path, or (chat completions) by its body. */
 export interface StreamRoutes {

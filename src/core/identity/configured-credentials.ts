@@ -1,5 +1,5 @@
 import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
-import type { ApiKeyConfig, BasicUserConfig } from '../../config/config.schema';
+import type { ApiKeyConfig, BasicUserConfig } from './auth.config';
 import { AppError, ErrorCode } from '../errors/app-error';
 import type { Identity } from './identity';
 

@@ -1,6 +1,6 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import { ServerConfig } from '../../config/server-config';
 import { AppError, ErrorCode } from '../errors/app-error';
+import { AuthConfig } from './auth.config';
 import type { Identity } from './identity';
 import type { IdentifiedRequest } from './identity.middleware';
 import { IdentityResolver } from './identity.resolver';
@@ -16,7 +16,7 @@ const OPEN_PATHS = [/^\/health(\/|$)/, /^\/docs(\/|$|-)/, /^\/openapi\.json$/];
 export class IdentityGuard implements CanActivate {
   constructor(
     private readonly resolver: IdentityResolver,
-    private readonly config: ServerConfig,
+    private readonly auth: AuthConfig,
   ) {}
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
@@ -33,11 +33,7 @@ export class IdentityGuard implements CanActivate {
   }
 
   private admit(req: IdentifiedRequest, identity: Identity): boolean {
-    if (
-      identity.userId === null &&
-      this.config.general.auth.require_identity &&
-      !OPEN_PATHS.some((p) => p.test(req.path))
-    ) {
+    if (identity.userId === null && this.auth.require_identity && !OPEN_PATHS.some((p) => p.test(req.path))) {
       throw new AppError(
         ErrorCode.Unauthorized,
         `This server requires you to identify yourself (accepted: ${[...this.resolver.sources].join(', ')})`,

@@ -13,7 +13,7 @@ function resolverFor(auth: string): IdentityResolver {
   return new IdentityResolver(
     new ServerConfig(
       parseConfig(`general:\n  auth:\n${auth}\nworkflow: { _type: echo }\n`, 'test.yml', builtinRegistry()),
-    ),
+    ).general.auth,
   );
 }
 

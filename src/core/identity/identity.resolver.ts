@@ -1,8 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { parse as parseCookies } from 'cookie';
-import type { AuthConfig, IdentitySource } from '../../config/config.schema';
-import { ServerConfig } from '../../config/server-config';
+import { AuthConfig, type IdentitySource } from './auth.config';
 import { AppError, ErrorCode } from '../errors/app-error';
 import { ConfiguredCredentials } from './configured-credentials';
 import { ANONYMOUS, type Identity } from './identity';
@@ -50,8 +49,7 @@ export class IdentityResolver {
   private readonly credentials: ConfiguredCredentials;
   private readonly cookieNames: string[];
 
-  constructor(config: ServerConfig) {
-    const auth = config.general.auth;
+  constructor(auth: AuthConfig) {
     this.jwt = new JwtVerifier(auth.jwt);
     this.credentials = new ConfiguredCredentials(auth.api_keys, auth.basic_users);
     this.cookieNames = auth.session_cookies;

@@ -1,5 +1,5 @@
 import { SignJWT, UnsecuredJWT } from 'jose';
-import { JwtConfig } from '../../config/config.schema';
+import { JwtConfig } from './auth.config';
 import { JwtVerifier } from './jwt-verifier';
 
 const SECRET = 'a-shared-secret-of-at-least-32-bytes!!';

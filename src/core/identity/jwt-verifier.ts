@@ -9,7 +9,7 @@ import {
   type JWTPayload,
   type JWTVerifyGetKey,
 } from 'jose';
-import type { JwtConfig } from '../../config/config.schema';
+import type { JwtConfig } from './auth.config';
 import { AppError, ErrorCode } from '../errors/app-error';
 
 const HMAC = ['HS256', 'HS384', 'HS512'];

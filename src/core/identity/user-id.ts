@@ -1,5 +1,5 @@
 import { v5 as uuidv5 } from 'uuid';
-import type { IdentitySource } from '../../config/config.schema';
+import type { IdentitySource } from './auth.config';
 
 /** NeMo Agent Toolkit's namespace: uuid5(NAMESPACE_DNS, "nemo-agent-toolkit"). */
 const NAT_NAMESPACE = uuidv5('nemo-agent-toolkit', uuidv5.DNS);

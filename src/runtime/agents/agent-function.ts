@@ -1,5 +1,5 @@
-import { lastUserText, type ChatMessageDto, type ChatRequestDto } from '../../core/dto/chat-request.dto';
-import { resultText } from '../../core/dto/chat-response';
+import { lastUserText, type ChatMessage, type ChatRequest } from '../chat-input';
+import { resultText } from '../chat-completion';
 import type { ConfigProblem, Ctor, FunctionType } from '../function-type';
 import { ScriptedInputDto } from '../functions/scripted.function';
 import type { LlmClient } from '../llm/llm-client';
@@ -17,7 +17,7 @@ export interface AgentRun<C extends AgentConfig> {
   llm: LlmClient;
   tools: AgentTools;
   /** The conversation to continue; its last message is the user's. */
-  conversation: ChatMessageDto[];
+  conversation: ChatMessage[];
   ctx: WorkflowContext;
 }
 
@@ -83,7 +83,7 @@ export function agentType<C extends AgentConfig>(spec: AgentSpec<C>): FunctionTy
         type: spec.type,
         description: config.description ?? spec.description,
         input: { kind: 'schema', dto: ScriptedInputDto },
-        fromChat: (request: ChatRequestDto) => new ChatInput(request),
+        fromChat: (request: ChatRequest) => new ChatInput(request),
         parameters: AGENT_PARAMETERS,
         run: (input, ctx) => {
           const conversation = conversationOf(input);

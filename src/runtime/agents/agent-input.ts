@@ -1,5 +1,5 @@
-import { messageText, type ChatMessageDto, type ChatRequestDto } from '../../core/dto/chat-request.dto';
-import { chatCompletion, DEFAULT_MODEL, usageFor, type ChatCompletion } from '../../core/dto/chat-response';
+import { messageText, type ChatMessage, type ChatRequest } from '../chat-input';
+import { chatCompletion, DEFAULT_MODEL, usageFor, type ChatCompletion } from '../chat-completion';
 import type { ScriptedInputDto } from '../functions/scripted.function';
 import { usageSoFar } from '../llm/llm-call';
 import type { ModelMessage, ModelToolCall } from '../llm/llm-client';
@@ -7,11 +7,11 @@ import type { WorkflowContext } from '../workflow-context';
 
 /** A chat face's request (`/v1/chat*`, `/v1/chat/completions`, the WebSocket): answered with a chat completion. */
 export class ChatInput {
-  constructor(readonly request: ChatRequestDto) {}
+  constructor(readonly request: ChatRequest) {}
 }
 
 /** The conversation an agent continues: a chat's history, or the generate routes' single message. */
-export function conversationOf(input: unknown): ChatMessageDto[] {
+export function conversationOf(input: unknown): ChatMessage[] {
   if (input instanceof ChatInput) return input.request.messages;
   const { input_message, messages } = input as ScriptedInputDto;
   if (typeof input_message === 'string') return [{ role: 'user', content: input_message }];
@@ -19,7 +19,7 @@ export function conversationOf(input: unknown): ChatMessageDto[] {
 }
 
 /** A chat message as the model takes it; tool calls and tool results of the history kept. */
-export function modelMessage(message: ChatMessageDto): ModelMessage {
+export function modelMessage(message: ChatMessage): ModelMessage {
   const content = messageText(message.content);
   switch (message.role) {
     case 'assistant':

@@ -1,5 +1,5 @@
 import { AppError } from '../../core/errors/app-error';
-import { isChatCompletion, resultText } from '../../core/dto/chat-response';
+import { isChatCompletion, resultText } from '../chat-completion';
 import type { BuiltFunction } from '../function-type';
 import { LlmError } from '../llm/llm-error';
 import type { ModelTool } from '../llm/llm-client';

@@ -1,4 +1,4 @@
-import { messageText, type ChatMessageDto } from '../../core/dto/chat-request.dto';
+import { messageText, type ChatMessage } from '../chat-input';
 import type { ModelMessage } from '../llm/llm-client';
 import type { AgentTools } from './agent-tools';
 
@@ -115,7 +115,7 @@ export function parseReAct(text: string): ReActStep {
 }
 
 /** The chat history in ReAct's text form: tool calls as Action lines, tool results as Observations. */
-export function reactMessage(message: ChatMessageDto): ModelMessage {
+export function reactMessage(message: ChatMessage): ModelMessage {
   const content = messageText(message.content);
   switch (message.role) {
     case 'assistant': {

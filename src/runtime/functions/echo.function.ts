@@ -1,8 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsBoolean, IsDefined, IsString } from 'class-validator';
 import { Optional } from '../../core/validation/optional.decorator';
-import { lastUserText, type ChatRequestDto } from '../../core/dto/chat-request.dto';
-import { chatCompletion, DEFAULT_MODEL, usageFor } from '../../core/dto/chat-response';
+import { lastUserText, type ChatRequest } from '../chat-input';
+import { chatCompletion, DEFAULT_MODEL, usageFor } from '../chat-completion';
 import type { FunctionType } from '../function-type';
 import { wordChunks } from '../text';
 
@@ -33,7 +33,7 @@ export const echoFunction: FunctionType<EchoConfig> = {
         input: { kind: 'chat' },
         fromChat: (request) => request,
         async run(input, ctx) {
-          const request = input as ChatRequestDto;
+          const request = input as ChatRequest;
           const text = lastUserText(request.messages);
           for (const chunk of wordChunks(text)) ctx.emit(chunk);
           const prompt = request.messages
@@ -50,7 +50,7 @@ export const echoFunction: FunctionType<EchoConfig> = {
       type: 'echo',
       description: config.description ?? 'Echoes the input message back.',
       input: { kind: 'schema', dto: EchoInputDto },
-      fromChat: (request: ChatRequestDto) => ({ message: lastUserText(request.messages) }),
+      fromChat: (request: ChatRequest) => ({ message: lastUserText(request.messages) }),
       async run(input, ctx) {
         const text = (input as EchoInputDto).message;
         for (const chunk of wordChunks(text)) ctx.emit(chunk);

@@ -1,8 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsDefined, IsIn, IsString } from 'class-validator';
 import { Optional } from '../../core/validation/optional.decorator';
-import type { ChatRequestDto } from '../../core/dto/chat-request.dto';
-import { lastUserText } from '../../core/dto/chat-request.dto';
+import type { ChatRequest } from '../chat-input';
+import { lastUserText } from '../chat-input';
 import type { FunctionType } from '../function-type';
 
 export class PerUserCounterConfig {
@@ -31,7 +31,7 @@ export const perUserCounterFunction: FunctionType<PerUserCounterConfig> = {
       type: 'per_user_counter',
       description: config.description ?? 'A per-user counter.',
       input: { kind: 'schema', dto: CounterInputDto },
-      fromChat: (request: ChatRequestDto) => ({
+      fromChat: (request: ChatRequest) => ({
         action: lastUserText(request.messages).trim() === 'get' ? 'get' : 'increment',
       }),
       async run(input, ctx) {

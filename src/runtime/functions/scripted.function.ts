@@ -1,7 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsOptional, IsString, ValidateIf, ValidateNested, IsDefined } from 'class-validator';
-import { ChatMessageDto, lastUserText, type ChatRequestDto } from '../../core/dto/chat-request.dto';
+import { lastUserText, type ChatRequest } from '../chat-input';
+import { ChatMessageDto } from './chat-message.dto';
 import type { ConfigProblem, FunctionType } from '../function-type';
 import type { WorkflowContext } from '../workflow-context';
 import { answerVariables, promptProblems } from '../prompts';
@@ -203,7 +204,7 @@ export const scriptedFunction: FunctionType<ScriptedConfig> = {
       type: 'scripted',
       description: config.description ?? 'A scripted workflow.',
       input: { kind: 'schema', dto: ScriptedInputDto },
-      fromChat: (request: ChatRequestDto) => ({ messages: request.messages }),
+      fromChat: (request: ChatRequest) => ({ messages: request.messages }),
       async run(input, ctx) {
         const vars: Record<string, unknown> = { input: inputText(input as ScriptedInputDto) };
         let template = config.output;

@@ -1,4 +1,4 @@
-import type { ChatUsage } from '../../core/dto/chat-response';
+import type { ChatUsage } from '../chat-completion';
 import type { UsageInfo } from '../intermediate-step';
 import type { WorkflowContext } from '../workflow-context';
 import type { LlmClient, LlmResponse, ModelMessage, ModelTool } from './llm-client';

@@ -6,7 +6,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
-import type { ChatUsage } from '../../core/dto/chat-response';
+import type { ChatUsage } from '../chat-completion';
 import { LLM_DEFAULTS, type LlmConfig } from './llm.config';
 import { llmError, type LlmTarget } from './llm-error';
 

@@ -1,5 +1,5 @@
 import { IsString } from 'class-validator';
-import { lastUserText, type ChatRequestDto } from '../../core/dto/chat-request.dto';
+import { lastUserText, type ChatRequest } from '../chat-input';
 import { Optional } from '../../core/validation/optional.decorator';
 import type { BuildContext, ConfigProblem, ConfigReference, Ctor, FunctionType } from '../function-type';
 import type { WorkflowContext } from '../workflow-context';
@@ -52,7 +52,7 @@ export function defineTool<C extends ToolConfig = ToolConfig, A = Record<string,
         type,
         description: config.description ?? definition.description,
         input: { kind: 'schema', dto: ToolArgumentsDto },
-        fromChat: (request: ChatRequestDto) => argumentsFromText(lastUserText(request.messages), schema),
+        fromChat: (request: ChatRequest) => argumentsFromText(lastUserText(request.messages), schema),
         parameters: schema,
         asksPerson: definition.asksPerson,
         run: async (input, ctx) => definition.run(checkedArguments<A>(schema, input), ctx, config, built),

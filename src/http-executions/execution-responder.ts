@@ -1,6 +1,6 @@
 import { Injectable, Optional } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { isTerminal } from '../core/events/execution-event';
+import { isTerminal } from '../runtime/execution-event';
 import type { Identity } from '../core/identity/identity';
 import { requestMetadata } from '../core/http/request-metadata';
 import type { SseWriter } from '../core/http/sse-writer';
@@ -9,29 +9,24 @@ import { activeOtelTraceId } from '../core/tracing/otel';
 import { observabilityTrace, TRACE_HEADER } from '../core/tracing/observability-trace';
 import { ServerConfig } from '../config/server-config';
 import type { BuiltFunction } from '../runtime/function-type';
-import { outcome } from './outcome';
-import { ExecutionService, type Execution } from './execution.service';
-import { firstStop, pausedBody, streamExecution, type Render } from './execution-stream';
+import { outcome } from '../executions/outcome';
+import type { Execution } from '../executions/execution';
+import { ExecutionService } from '../executions/execution.service';
+import { FaceRenderers, type FaceRef } from '../executions/face-renderers';
+import { firstStop, pausedBody, streamExecution } from './execution-stream';
 import { ExecutionUrls } from './execution-urls';
-
-/** What an interactive renderer needs to name the execution in its events. */
-export interface InteractiveContext {
-  executionId: string;
-  urls: ExecutionUrls;
-}
+import { sseRendererOf, type SseFaceRenderer } from './sse-face';
 
 /** How one face shows an execution. */
 export interface Face {
+  /** Its renderer's name, and what that renderer needs for this execution (kept on the record). */
+  ref: FaceRef;
   /** The function the route runs; the configured workflow when unset. */
   workflow?: BuiltFunction;
   /** Whether the route can deliver a person's answer (prompts fail elsewhere). */
   interactive: boolean;
   /** For non-interactive routes: the interactive route to name in the error. */
   interactiveRoute?: string;
-  /** The face's body for a result. */
-  renderResult(result: unknown): unknown;
-  /** The face's stream renderer; `interactive` is set on interactive routes. */
-  renderer(writer: SseWriter, interactive: InteractiveContext | undefined): Render;
 }
 
 /**
@@ -44,6 +39,7 @@ export class ExecutionResponder {
 
   constructor(
     private readonly executions: ExecutionService,
+    private readonly renderers: FaceRenderers,
     private readonly config: ServerConfig,
     @Optional() private readonly log?: RequestLog,
   ) {
@@ -56,29 +52,27 @@ export class ExecutionResponder {
     req: Request,
     face: Face,
   ): Promise<{ status: 200 | 202; body: unknown }> {
+    const renderer = this.rendererOf(face);
+    const body = (result: unknown) => renderer.result(result, face.ref.options);
     const execution = await this.start(input, identity, req, face, false);
-    if (!face.interactive) return { status: 200, body: face.renderResult(outcome(await execution.done)) };
+    if (!face.interactive) return { status: 200, body: body(outcome(await execution.done)) };
     const stop = await firstStop(execution);
-    if (isTerminal(stop)) return { status: 200, body: face.renderResult(outcome(stop)) };
-    execution.expose({
-      renderResult: face.renderResult,
-      renderer: (writer) => face.renderer(writer, this.context(execution)),
-    });
+    if (isTerminal(stop)) return { status: 200, body: body(outcome(stop)) };
+    execution.expose();
     return { status: 202, body: pausedBody(execution.id, stop, this.urls) };
   }
 
   async stream(input: unknown, identity: Identity, req: Request, res: Response, face: Face): Promise<void> {
     let streaming: Promise<void> | undefined;
     const frontEnd = this.config.frontEnd;
+    const renderer = this.rendererOf(face);
     await this.start(input, identity, req, face, true, (execution) => {
-      const interactive = face.interactive ? this.context(execution) : undefined;
-      const renderer = (writer: SseWriter) => face.renderer(writer, interactive);
-      if (face.interactive) execution.expose({ renderResult: face.renderResult, renderer });
+      if (face.interactive) execution.expose();
       const withTrace = (writer: SseWriter) => {
         // NAT names the trace once, before the first step (SSE parsers skip the unknown field). A
         // re-attached stream sends only the frames the client missed, so only the first stream has it.
         writer.field('observability_trace', { observability_trace_id: execution.traceId });
-        return renderer(writer);
+        return renderer.stream(writer, face.ref.options, execution.id);
       };
       streaming = streamExecution(res, execution, withTrace, {
         keepAliveMs: frontEnd.sse_keepalive_seconds * 1000,
@@ -107,6 +101,7 @@ export class ExecutionResponder {
       interactive: face.interactive,
       interactiveRoute: face.interactiveRoute,
       workflow: face.workflow,
+      face: face.ref,
       streaming,
       beforeRun: (execution) => {
         this.log?.assign(req, { executionId: execution.id });
@@ -115,7 +110,9 @@ export class ExecutionResponder {
     });
   }
 
-  private context(execution: Execution): InteractiveContext {
-    return { executionId: execution.id, urls: this.urls };
+  private rendererOf(face: Face): SseFaceRenderer<unknown> {
+    const renderer = sseRendererOf(this.renderers, face.ref.name);
+    if (!renderer) throw new Error(`No renderer is registered for face "${face.ref.name}"`);
+    return renderer;
   }
 }

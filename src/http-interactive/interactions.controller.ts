@@ -8,17 +8,17 @@ import {
   ApiTags,
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
-import { DetailBodyDto, ValidationErrorBodyDto } from '../core/dto/responses.dto';
+import { DetailBodyDto, ValidationErrorBodyDto } from '../http-executions/dto/responses.dto';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
 import { InteractionResponseDto } from './dto/interaction-response.dto';
-import { InteractionService } from './interaction.service';
+import { ExecutionService } from '../executions/execution.service';
 
 @ApiTags('Executions')
 @Controller('executions/:id/interactions/:interactionId/response')
 export class InteractionsController {
-  constructor(private readonly interactions: InteractionService) {}
+  constructor(private readonly executions: ExecutionService) {}
 
   @Post()
   @HttpCode(204)
@@ -37,6 +37,6 @@ export class InteractionsController {
     @Param('interactionId') interactionId: string,
     @JsonBody(new ValidateBodyPipe(InteractionResponseDto)) body: InteractionResponseDto,
   ): Promise<void> {
-    await this.interactions.respond(identity, executionId, interactionId, body.response);
+    await this.executions.respond(identity, executionId, interactionId, body.response);
   }
 }

@@ -5,7 +5,7 @@ import { ServerConfig } from '../config/server-config';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import type { Identity } from '../core/identity/identity';
 import { cookiesOf } from '../core/http/request-metadata';
-import { OAuthService } from './oauth.service';
+import { OAuthService } from '../oauth/oauth.service';
 import { callbackPage, openerOrigins } from './callback-page';
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
@@ -44,13 +44,13 @@ export function createOAuthCallbackController(path: string): Type {
       status: 403,
       description: 'The flow belongs to another user, or (anonymous flow) was opened in another browser',
     })
-    start(
+    async start(
       @CurrentIdentity() identity: Identity,
       @Query('state') state: unknown,
       @Req() req: Request,
       @Res() res: Response,
-    ): void {
-      const outcome = this.oauth.begin(typeof state === 'string' ? state : '', identity);
+    ): Promise<void> {
+      const outcome = await this.oauth.begin(typeof state === 'string' ? state : '', identity);
       if (outcome.status !== 302) {
         res.status(outcome.status).set(HTML).send(callbackPage(false, outcome.message));
         return;

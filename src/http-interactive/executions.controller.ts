@@ -10,15 +10,18 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ExecutionStatusDto, DetailBodyDto, SSE_RESPONSE } from '../core/dto/responses.dto';
+import { ExecutionStatusDto, DetailBodyDto, SSE_RESPONSE } from '../http-executions/dto/responses.dto';
 import { AppError, ErrorCode } from '../core/errors/app-error';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { ServerConfig } from '../config/server-config';
-import { ExecutionService } from './execution.service';
+import type { SseWriter } from '../core/http/sse-writer';
+import { ExecutionService } from '../executions/execution.service';
+import { FaceRenderers } from '../executions/face-renderers';
+import { sseRendererOf } from '../http-executions/sse-face';
 import { statusBody } from './execution-status';
-import { streamExecution } from './execution-stream';
-import { ExecutionUrls } from './execution-urls';
+import { streamExecution } from '../http-executions/execution-stream';
+import { ExecutionUrls } from '../http-executions/execution-urls';
 
 @ApiTags('Executions')
 @ApiParam({ name: 'id', description: 'The execution id from a 202 body or an X-Execution-Id header' })
@@ -29,6 +32,7 @@ export class ExecutionsController {
 
   constructor(
     private readonly executions: ExecutionService,
+    private readonly renderers: FaceRenderers,
     private readonly config: ServerConfig,
   ) {
     this.urls = new ExecutionUrls(config.frontEnd.root_path);
@@ -40,7 +44,10 @@ export class ExecutionsController {
   })
   @ApiOkResponse({ type: ExecutionStatusDto })
   async status(@CurrentIdentity() identity: Identity, @Param('id') id: string) {
-    return statusBody(await this.executions.record(identity, id), this.urls);
+    const record = await this.executions.record(identity, id);
+    const renderer = record.face && sseRendererOf(this.renderers, record.face.name);
+    const result = renderer ? (raw: unknown) => renderer.result(raw, record.face?.options) : undefined;
+    return statusBody(record, this.urls, result);
   }
 
   @Delete(':id')
@@ -65,14 +72,15 @@ export class ExecutionsController {
     @Headers('last-event-id') lastEventId?: string,
     @Query('last_event_id') lastEventIdQuery?: string,
   ): Promise<void> {
-    await this.executions.record(identity, id);
+    const { face } = await this.executions.record(identity, id);
     const execution = this.executions.find(id);
-    const renderer = this.executions.exposureOf(id)?.renderer;
-    if (!execution || !renderer) {
+    const renderer = face && sseRendererOf(this.renderers, face.name);
+    if (!execution || !renderer || !this.executions.isExposed(id)) {
       throw new AppError(ErrorCode.NotFound, `Execution ${id} has no stream to re-attach to`);
     }
     const after = Number.parseInt(lastEventId ?? lastEventIdQuery ?? '0', 10);
-    await streamExecution(res, execution, renderer, {
+    const render = (writer: SseWriter) => renderer.stream(writer, face?.options, id);
+    await streamExecution(res, execution, render, {
       keepAliveMs: this.config.frontEnd.sse_keepalive_seconds * 1000,
       interactive: true,
       cancelOnDisconnect: this.config.frontEnd.on_disconnect === 'cancel',

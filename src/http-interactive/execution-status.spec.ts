@@ -1,9 +1,9 @@
-import type { ExecutionEvent } from '../core/events/execution-event';
+import type { ExecutionEvent } from '../runtime/execution-event';
 import { SseWriter } from '../core/http/sse-writer';
-import { pausedBody, writeInteractiveEvent } from './execution-stream';
+import { pausedBody, writeInteractiveEvent } from '../http-executions/execution-stream';
 import { statusBody } from './execution-status';
-import type { ExecutionRecord } from './execution-record';
-import { ExecutionUrls } from './execution-urls';
+import type { ExecutionRecord } from '../executions/execution-record';
+import { ExecutionUrls } from '../http-executions/execution-urls';
 
 const urls = new ExecutionUrls('');
 const oauthEvent: ExecutionEvent = {

@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http';
-import { isTerminal, type ExecutionEvent } from '../core/events/execution-event';
+import { isTerminal, type ExecutionEvent } from '../runtime/execution-event';
 import { SseWriter } from '../core/http/sse-writer';
 import type { Prompt } from '../runtime/prompts';
-import type { Execution } from './execution.service';
+import type { Execution } from '../executions/execution';
 import type { ExecutionUrls } from './execution-urls';
-import { followExecution } from './follow-execution';
+import { followExecution } from '../executions/follow-execution';
 
 export type Render = (event: ExecutionEvent) => void;
 

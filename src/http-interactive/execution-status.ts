@@ -1,8 +1,13 @@
-import type { ExecutionRecord } from './execution-record';
-import type { ExecutionUrls } from './execution-urls';
+import type { ExecutionRecord } from '../executions/execution-record';
+import type { ExecutionUrls } from '../http-executions/execution-urls';
 
 /** `GET /executions/{id}`: the status and what goes with it; every body carries `execution_id`. */
-export function statusBody(record: ExecutionRecord, urls: ExecutionUrls): Record<string, unknown> {
+export function statusBody(
+  record: ExecutionRecord,
+  urls: ExecutionUrls,
+  /** The face's body for the raw result; the raw result when the face is not known here. */
+  renderResult: (raw: unknown) => unknown = (raw) => raw,
+): Record<string, unknown> {
   const base = { execution_id: record.id, status: record.status };
   switch (record.status) {
     case 'interaction_required': {
@@ -17,7 +22,7 @@ export function statusBody(record: ExecutionRecord, urls: ExecutionUrls): Record
     case 'oauth_required':
       return { ...base, auth_url: record.oauth?.authUrl, oauth_state: record.oauth?.state };
     case 'completed':
-      return { ...base, result: record.result };
+      return { ...base, result: renderResult(record.result) };
     case 'failed':
       return { ...base, error: record.error?.message ?? 'Execution failed' };
     case 'running':

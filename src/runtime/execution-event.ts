@@ -1,4 +1,4 @@
-import type { IntermediateStep } from '../../runtime/intermediate-step';
+import type { IntermediateStep } from './intermediate-step';
 
 /** A failure as every face reports it: the message and the error's type name (NAT's `details`). */
 export interface ExecutionFailure {

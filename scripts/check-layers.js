@@ -1,0 +1,185 @@
+#!/usr/bin/env node
+// The dependency rules of the README's "Project layout", checked on every import under src/:
+// no cycle between folders, no face importing another face, every folder importing only the
+// layers below it, runtime/ free of HTTP types. Test code (*.spec.ts, *.contract.ts) is not checked.
+const fs = require('node:fs');
+const path = require('node:path');
+const ts = require('typescript');
+
+const SRC = path.resolve(process.argv[2] ?? path.join(__dirname, '..', 'src'));
+
+/** Folders by layer, top first; a folder may import its own layer's folders only where `peers` says so. */
+const LAYERS = [
+  { name: 'root', folders: ['.'] },
+  {
+    name: 'faces',
+    folders: ['workflows', 'openai', 'gateway', 'http-interactive', 'monitoring', 'feedback', 'mcp'],
+  },
+  { name: 'http kit', folders: ['http-executions'] },
+  { name: 'engine', folders: ['executions'] },
+  { name: 'waits', folders: ['interactions', 'oauth'] },
+  { name: 'db', folders: ['db'] },
+  { name: 'config', folders: ['config'] },
+  { name: 'runtime', folders: ['runtime'] },
+  { name: 'core', folders: ['core'] },
+];
+const RANK = new Map(LAYERS.flatMap((layer, i) => layer.folders.map((f) => [f, i])));
+
+/** Imports runtime/ may not make: it is plain TypeScript that could run in a worker process. */
+const HTTP_MODULES = new Set(['express', '@nestjs/swagger', '@nestjs/platform-express']);
+const NEST_HTTP_NAMES = new Set([
+  'Controller',
+  'Get',
+  'Post',
+  'Put',
+  'Patch',
+  'Delete',
+  'Options',
+  'Head',
+  'All',
+  'Req',
+  'Res',
+  'Body',
+  'Query',
+  'Param',
+  'Headers',
+  'HttpCode',
+  'Header',
+  'Redirect',
+  'Sse',
+  'HttpException',
+  'HttpStatus',
+  'UseGuards',
+  'UseFilters',
+  'UseInterceptors',
+  'UsePipes',
+]);
+
+/**
+ * Known breaks of the rules, each with its reason; anything not listed fails. Remove an entry when
+ * its break is fixed (a listed break that no longer occurs fails too, so the list stays true).
+ */
+const KNOWN = {
+  // The built-in functions declare their request body as Swagger-decorated DTOs (the generate
+  // route's OpenAPI schema); the runtime's own plain input type is the next step.
+  'runtime/functions/echo.function.ts -> @nestjs/swagger': 'function input DTOs',
+  'runtime/functions/scripted.function.ts -> @nestjs/swagger': 'function input DTOs',
+  'runtime/functions/per-user-counter.function.ts -> @nestjs/swagger': 'function input DTOs',
+  'runtime/functions/chat-message.dto.ts -> @nestjs/swagger':
+    'the chat message the function input DTOs embed',
+};
+
+function sourceFiles(dir) {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(full);
+    const test = /\.(spec|contract)\.ts$/.test(entry.name);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') && !test ? [full] : [];
+  });
+}
+
+function folderOf(file) {
+  const rel = path.relative(SRC, file).split(path.sep);
+  return rel.length === 1 ? '.' : rel[0];
+}
+
+function importsOf(file) {
+  const text = fs.readFileSync(file, 'utf8');
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const found = [];
+  for (const statement of source.statements) {
+    const isImport = ts.isImportDeclaration(statement);
+    if (!isImport && !(ts.isExportDeclaration(statement) && statement.moduleSpecifier)) continue;
+    const spec = statement.moduleSpecifier.text;
+    const names = [];
+    const bindings = isImport ? statement.importClause?.namedBindings : undefined;
+    if (bindings && ts.isNamedImports(bindings)) {
+      for (const element of bindings.elements) names.push((element.propertyName ?? element.name).text);
+    }
+    found.push({ spec, names });
+  }
+  return found;
+}
+
+const problems = [];
+const seenKnown = new Set();
+const edges = new Map();
+const report = (key, message) => {
+  if (KNOWN[key] !== undefined) seenKnown.add(key);
+  else problems.push(message);
+};
+
+for (const file of sourceFiles(SRC)) {
+  const rel = path.relative(SRC, file).split(path.sep).join('/');
+  const from = folderOf(file);
+  for (const { spec, names } of importsOf(file)) {
+    if (!spec.startsWith('.')) {
+      if (from !== 'runtime') continue;
+      const nestHttp = spec === '@nestjs/common' ? names.filter((n) => NEST_HTTP_NAMES.has(n)) : [];
+      if (HTTP_MODULES.has(spec) || nestHttp.length > 0) {
+        const what = nestHttp.length > 0 ? `${spec} (${nestHttp.join(', ')})` : spec;
+        report(`${rel} -> ${spec}`, `${rel}: runtime/ imports HTTP types from ${what}`);
+      }
+      continue;
+    }
+    const target = path.resolve(path.dirname(file), spec);
+    if (!target.startsWith(SRC)) continue;
+    const to = folderOf(target.endsWith('.ts') ? target : `${target}.ts`);
+    if (to === from) continue;
+    if (!edges.has(from)) edges.set(from, new Set());
+    edges.get(from).add(to);
+    const key = `${rel} -> ${to}`;
+    if (!RANK.has(from) || !RANK.has(to)) {
+      report(key, `${rel}: folder ${!RANK.has(from) ? from : to}/ has no layer in scripts/check-layers.js`);
+    } else if (RANK.get(from) === RANK.get(to)) {
+      report(
+        key,
+        `${rel}: ${from}/ imports ${to}/, a folder of its own layer (${LAYERS[RANK.get(from)].name})`,
+      );
+    } else if (RANK.get(from) > RANK.get(to)) {
+      report(key, `${rel}: ${from}/ imports ${to}/, which is above it`);
+    }
+  }
+}
+
+// Cycles between folders (a strongly connected component of more than one folder).
+let index = 0;
+const indexOf = new Map();
+const low = new Map();
+const stack = [];
+const onStack = new Set();
+function connect(v) {
+  indexOf.set(v, index);
+  low.set(v, index++);
+  stack.push(v);
+  onStack.add(v);
+  for (const w of edges.get(v) ?? []) {
+    if (!indexOf.has(w)) {
+      connect(w);
+      low.set(v, Math.min(low.get(v), low.get(w)));
+    } else if (onStack.has(w)) low.set(v, Math.min(low.get(v), indexOf.get(w)));
+  }
+  if (low.get(v) === indexOf.get(v)) {
+    const component = [];
+    let w;
+    do {
+      w = stack.pop();
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1)
+      problems.push(`import cycle between folders: ${component.sort().join(' <-> ')}`);
+  }
+}
+for (const v of edges.keys()) if (!indexOf.has(v)) connect(v);
+
+for (const key of Object.keys(KNOWN)) {
+  if (!seenKnown.has(key))
+    problems.push(`scripts/check-layers.js lists "${key}", which no longer occurs: remove it`);
+}
+
+if (problems.length > 0) {
+  console.error(`Layer rules broken (${problems.length}):\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  process.exit(1);
+}
+console.log(`Layer rules hold: ${edges.size} folders, no cycle, no face importing a face.`);

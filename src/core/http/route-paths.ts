@@ -1,0 +1,25 @@
+/** Every path the server answers, resolved from config (legacy aliases included). */
+export interface Routes {
+  workflow: string | null;
+  legacyWorkflow: string | null;
+  chat: string | null;
+  legacyChat: string | null;
+  completions: string | null;
+  websocket: string | null;
+  health: string;
+  docs: string;
+  openapi: string;
+  oauth2Callback: string;
+  /** `general.front_end.endpoints`: each function's routes, with the method configured for it. */
+  endpoints: { method: string; path: string }[];
+}
+
+/** Whether a request path matches a route path of the table. */
+export function matchesRoute(pattern: string, path: string): boolean {
+  const want = pattern.split('/');
+  const got = path.replace(/\/+$/, '').split('/');
+  return (
+    want.length === got.length &&
+    want.every((part, i) => (part.startsWith(':') ? got[i] !== '' : part === got[i]))
+  );
+}

@@ -1,0 +1,115 @@
+import { Type } from 'class-transformer';
+import {
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsString,
+  Matches,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { Optional } from '../validation/optional.decorator';
+import { IsStringOrList } from '../validation/string-or-list';
+
+// `general.auth` of the config file: declared here, where identity is resolved, and validated with the rest.
+
+export const JWT_ALGORITHMS = [
+  'HS256',
+  'HS384',
+  'HS512',
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
+
+/** How Bearer JWTs are verified. Exactly one key source, unless `verify: false` (decode only). */
+export class JwtConfig {
+  /** A shared secret for HS256/384/512. */
+  @Optional() @IsString() secret?: string;
+  /** A PEM public key (SPKI) for RS*, PS*, ES* or EdDSA. */
+  @Optional() @IsString() public_key?: string;
+  /** A JWKS endpoint; keys are cached and re-fetched when a token names an unknown key. */
+  @Optional()
+  @IsString()
+  @Matches(/^https?:\/\//, { message: 'jwks_url must be an http(s) URL' })
+  jwks_url?: string;
+  /** One accepted issuer or a list of them. */
+  @Optional() @IsStringOrList() issuer?: string | string[];
+  /** One accepted audience or a list of them. */
+  @Optional() @IsStringOrList() audience?: string | string[];
+  @Optional() @IsArray() @IsIn(JWT_ALGORITHMS, { each: true }) algorithms?: string[];
+  @Optional() @Min(0) @IsInt() clock_tolerance_seconds = 30;
+  /** false: decode without verifying (what NeMo Agent Toolkit does). Only for trusted gateways. */
+  @Optional() @IsBoolean() verify = true;
+}
+
+/** An API key the server accepts, stored as its SHA-256 so the config holds no usable secret. */
+export class ApiKeyConfig {
+  @IsDefined()
+  @IsString()
+  @Matches(/^sha256:[0-9a-fA-F]{64}$/, { message: 'hash must be sha256:<64 hex digits> of the key' })
+  hash!: string;
+  /** The user id the key identifies (used as is, e.g. in general.auth.admin). */
+  @IsDefined() @IsString() @Matches(/\S/, { message: 'user_id must not be empty' }) user_id!: string;
+  @Optional() @IsArray() @IsString({ each: true }) roles: string[] = [];
+}
+
+/** A user the server accepts with `Authorization: Basic`; the password is stored as an scrypt hash. */
+export class BasicUserConfig {
+  @IsDefined()
+  @IsString()
+  @Matches(/^[^:]+$/, { message: 'username must be non-empty, without ":"' })
+  username!: string;
+  @IsDefined()
+  @IsString()
+  @Matches(/^scrypt:[A-Za-z0-9+/]+=*:[A-Za-z0-9+/]{22,}=*$/, {
+    message: 'password_hash must be scrypt:<salt base64>:<key base64> (see README, "Security")',
+  })
+  password_hash!: string;
+  /** The user id the user is known by; default: the username. */
+  @Optional() @IsString() user_id?: string;
+  @Optional() @IsArray() @IsString({ each: true }) roles: string[] = [];
+}
+
+export const IDENTITY_SOURCES = ['cookie', 'jwt', 'api_key', 'basic'] as const;
+export type IdentitySource = (typeof IDENTITY_SOURCES)[number];
+
+export class AuthConfig {
+  @Optional() @ValidateNested() @Type(() => JwtConfig) jwt?: JwtConfig;
+  /** Anonymous requests get 401. */
+  @Optional() @IsBoolean() require_identity = false;
+  /**
+   * Who may read /monitor/users and all feedback: user ids, or `role:<name>` for a role from a JWT
+   * (roles, groups) or from api_keys / basic_users. Unset: nobody.
+   */
+  @Optional() @IsArray() @IsString({ each: true }) admin?: string[];
+  /**
+   * Which credentials identify a caller. Default: every source when nothing is verified (asserted
+   * identity, as NeMo Agent Toolkit), only the verified ones when a JWT key, api_keys or basic_users are set.
+   */
+  @Optional() @IsArray() @IsIn(IDENTITY_SOURCES, { each: true }) sources?: IdentitySource[];
+  /** Session cookie names, in order: the first present wins (the NAT UI uses nemo-agent-toolkit-session). */
+  @Optional()
+  @IsArray()
+  @IsString({ each: true })
+  session_cookies: string[] = ['nat-session', 'nemo-agent-toolkit-session'];
+  @Optional()
+  @ValidateNested({ each: true })
+  @IsArray()
+  @Type(() => ApiKeyConfig)
+  api_keys: ApiKeyConfig[] = [];
+  @Optional()
+  @ValidateNested({ each: true })
+  @IsArray()
+  @Type(() => BasicUserConfig)
+  basic_users: BasicUserConfig[] = [];
+}

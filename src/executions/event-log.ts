@@ -1,0 +1,24 @@
+import type { ExecutionEvent, ExecutionEventBody, TerminalEvent } from '../runtime/execution-event';
+
+export type EventListener = (event: ExecutionEvent) => void;
+
+/**
+ * The ordered events of one execution: appended by the engine, read by faces after a sequence number
+ * (a re-attaching client's Last-Event-ID). `event-log.contract.ts` holds the tests every adapter passes.
+ */
+export abstract class EventLog {
+  /** Numbers the event (from 1) and hands it to live subscribers; ignored once the log has ended. */
+  abstract append(body: ExecutionEventBody): ExecutionEvent | undefined;
+  /** Replays the events after `afterSeq`, then every new one; returns the unsubscribe call. */
+  abstract subscribe(listener: EventListener, afterSeq?: number): () => void;
+  /** Resolves with the terminal event. */
+  abstract get done(): Promise<TerminalEvent>;
+  abstract get terminal(): TerminalEvent | undefined;
+  /** Frees what is kept (the execution is gone). */
+  abstract dispose(): void;
+}
+
+/** Opens an execution's event log; the DI token of the event-log port. */
+export abstract class EventLogs {
+  abstract open(executionId: string): EventLog;
+}

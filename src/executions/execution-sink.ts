@@ -1,0 +1,104 @@
+import { AppError, ErrorCode } from '../core/errors/app-error';
+import type { Identity } from '../core/identity/identity';
+import type { InteractionService } from '../interactions/interaction.service';
+import type { InteractionWait } from '../interactions/interaction-record';
+import type { OAuthService } from '../oauth/oauth.service';
+import type { OAuthFlowWait } from '../oauth/oauth-wait';
+import type { ExecutionEventBody } from '../runtime/execution-event';
+import type { LazyAbort } from '../runtime/lazy-abort';
+import type { Prompt } from '../runtime/prompts';
+import type { ExecutionSink } from '../runtime/workflow-runner';
+import type { EventLog } from './event-log';
+import type { TransitionOutcome } from './execution-state';
+
+/** What a running execution keeps of the route that started it. */
+export interface RouteFacts {
+  interactive: boolean;
+  interactiveRoute?: string;
+  path: string;
+  identity: Identity;
+}
+
+/** What the sink needs of a running execution. */
+export interface WaitingEntry {
+  execution: { readonly id: string; readonly events: EventLog };
+  abort: LazyAbort;
+  /** Prompts the workflow is waiting on right now. */
+  waiting: number;
+  /** Whether the workflow emitted output items (faces then need not stream the result). */
+  streamed: boolean;
+}
+
+/** Where prompts and authorizations go; `record` is the engine's (only) writer of the waits. */
+export interface WaitDeps {
+  interactions: InteractionService;
+  oauth: OAuthService;
+  defaultPromptTimeout: number;
+  record(executionId: string, wait: InteractionWait | OAuthFlowWait): Promise<TransitionOutcome>;
+}
+
+/** Where the workflow's events, prompts and authorizations go. */
+export function sinkFor(entry: WaitingEntry, deps: WaitDeps, options: RouteFacts): ExecutionSink {
+  const publish = (event: ExecutionEventBody) => {
+    if (event.kind === 'output') entry.streamed = true;
+    entry.execution.events.append(event);
+  };
+  return {
+    publish,
+    prompt: (p, interactionId) => prompt(entry, p, interactionId, publish, options, deps),
+    authenticate: (provider) => authenticate(entry, provider, publish, options, deps),
+  };
+}
+
+async function authenticate(
+  entry: WaitingEntry,
+  provider: string,
+  publish: (event: ExecutionEventBody) => void,
+  options: RouteFacts,
+  deps: WaitDeps,
+) {
+  if (!options.interactive) throw notInteractive('authorize with OAuth (ctx.authenticate)', options);
+  entry.waiting++;
+  try {
+    const id = entry.execution.id;
+    const record = (wait: OAuthFlowWait) => deps.record(id, wait);
+    const execution = { id, identity: options.identity, publish, record };
+    return await deps.oauth.authenticate(execution, provider, entry.abort);
+  } finally {
+    entry.waiting--;
+  }
+}
+
+async function prompt(
+  entry: WaitingEntry,
+  prompt: Prompt,
+  interactionId: string | undefined,
+  publish: (event: ExecutionEventBody) => void,
+  options: RouteFacts,
+  deps: WaitDeps,
+) {
+  if (!options.interactive && prompt.input_type !== 'notification') {
+    throw notInteractive('ask a person (ctx.prompt)', options);
+  }
+  entry.waiting++;
+  try {
+    const id = entry.execution.id;
+    const record = (wait: InteractionWait) => deps.record(id, wait);
+    const execution = { id, publish, record };
+    const waitSeconds = prompt.timeout ?? deps.defaultPromptTimeout;
+    return await deps.interactions.ask(execution, prompt, entry.abort, interactionId, waitSeconds);
+  } finally {
+    entry.waiting--;
+  }
+}
+
+function notInteractive(what: string, options: RouteFacts): AppError {
+  const instead = options.interactiveRoute
+    ? ` Use the interactive route ${options.interactiveRoute} instead.`
+    : '';
+  return new AppError(
+    ErrorCode.NotInteractive,
+    `This workflow tried to ${what}, but ${options.path} is not an interactive route.${instead}`,
+    { errorType: 'NotInteractiveError' },
+  );
+}

@@ -1,0 +1,48 @@
+import type { ObservabilityTrace } from '../core/tracing/observability-trace';
+import type { BuiltFunction } from '../runtime/function-type';
+import type { TerminalEvent } from '../runtime/execution-event';
+import type { RequestMetadata } from '../runtime/workflow-context';
+import type { EventLog } from './event-log';
+import type { FaceRef } from './face-renderers';
+
+export interface StartOptions {
+  request: RequestMetadata;
+  /** The observability ids the face read from the request; a fresh trace id when left out. */
+  trace?: ObservabilityTrace;
+  /** Whether the face can deliver a person's answer; on other routes a prompt fails the workflow. */
+  interactive: boolean;
+  /** Whether the face streams output as it comes (default true); workflows may skip token streaming if not. */
+  streaming?: boolean;
+  /** The interactive route to name when a workflow asks on a route that is not (e.g. `/v1/workflow`). */
+  interactiveRoute?: string;
+  /** The workflow to run; the configured one by default. */
+  workflow?: BuiltFunction;
+  /** The face that starts it, kept on the record so that a poll or a re-attached stream is rendered by it. */
+  face?: FaceRef;
+  /** Called once the execution exists and before its workflow runs (a stream sends its headers here). */
+  beforeRun?: (execution: Execution) => void;
+}
+
+/** A running (or finished) execution as a face sees it: its id, its events, and a way to stop it. */
+export interface Execution {
+  readonly id: string;
+  /** The observability trace id (`Observability-Trace-Id`). */
+  readonly traceId: string;
+  readonly events: EventLog;
+  /** Resolves with the terminal event (completed, failed or cancelled). */
+  readonly done: Promise<TerminalEvent>;
+  cancel(reason: string): Promise<void>;
+  /**
+   * Marks the id as handed to a client (a 202 body, an SSE stream): the finished record and its event
+   * log then stay readable for `execution_ttl_seconds`. Executions nobody can name are dropped at the end.
+   */
+  expose(): void;
+}
+
+/** Why a workflow was stopped from outside; workflows see it as `ctx.signal.reason`. */
+export class ExecutionCancelled extends Error {
+  constructor(readonly reason: string) {
+    super(`Execution cancelled: ${reason}`);
+    this.name = 'ExecutionCancelled';
+  }
+}

@@ -1,0 +1,11 @@
+import { eventLogContract } from './event-log.contract';
+import { EventLogBudget } from './event-log-budget';
+import { MemoryEventLogs } from './execution-event-log';
+import { executionStoreContract } from './execution-store.contract';
+import { MemoryExecutionStore } from './memory-execution.store';
+
+executionStoreContract('memory', () => new MemoryExecutionStore());
+eventLogContract(
+  'memory',
+  () => new MemoryEventLogs({ maxBytes: 1024 * 1024, budget: new EventLogBudget(64 * 1024 * 1024) }),
+);

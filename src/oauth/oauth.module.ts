@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { oauthAdapters } from './oauth-adapters';
+import { OAuthService } from './oauth.service';
+
+/** OAuth2 authorization-code flows for workflows acting as their user, and their tokens. */
+@Module({
+  providers: [...oauthAdapters, OAuthService],
+  exports: [OAuthService],
+})
+export class OAuthModule {}

@@ -1,0 +1,52 @@
+import type { PendingFlow, PendingOAuthFlows } from './pending-oauth-flows';
+
+function aFlow(patch: Partial<PendingFlow> = {}): PendingFlow {
+  return {
+    state: `s-${Math.random().toString(36).slice(2)}`,
+    executionId: 'e1',
+    owner: 'user:alice:calendar',
+    ownerId: 'alice',
+    provider: 'calendar',
+    providerUrl: 'http://127.0.0.1:9/authorize?state=s',
+    codeVerifier: 'v',
+    expiresAt: Date.now() + 60_000,
+    ...patch,
+  };
+}
+
+/** What every PendingOAuthFlows adapter must do; a spec per adapter calls this with a factory. */
+export function pendingOAuthFlowsContract(
+  name: string,
+  makeFlows: () => Promise<PendingOAuthFlows> | PendingOAuthFlows,
+) {
+  describe(`PendingOAuthFlows contract: ${name}`, () => {
+    let flows: PendingOAuthFlows;
+    beforeEach(async () => {
+      flows = await makeFlows();
+    });
+
+    it('finds a flow by its state until it expires', async () => {
+      const flow = aFlow();
+      await flows.put(flow);
+      expect(await flows.get(flow.state)).toEqual(flow);
+      expect(await flows.get(flow.state, flow.expiresAt)).toBeUndefined();
+      expect(await flows.get('unknown')).toBeUndefined();
+    });
+
+    it('binds a flow to the browser that opened it', async () => {
+      const flow = aFlow();
+      await flows.put(flow);
+      expect(await flows.bind(flow.state, 'cookie-value')).toBe(true);
+      expect((await flows.get(flow.state))?.binding).toBe('cookie-value');
+      expect(await flows.bind('unknown', 'x')).toBe(false);
+    });
+
+    it('lets a flow be taken once: the first taker gets it, the others nothing', async () => {
+      const flow = aFlow();
+      await flows.put(flow);
+      const taken = await Promise.all([flows.take(flow.state), flows.take(flow.state)]);
+      expect(taken.filter(Boolean)).toEqual([flow]);
+      expect(await flows.get(flow.state)).toBeUndefined();
+    });
+  });
+}
