@@ -1,10 +1,19 @@
 import { AppError, ErrorCode } from '../core/errors/app-error';
-import { LazyAbort } from '../executions/lazy-abort';
-import { MemoryExecutionStore } from '../executions/memory-execution.store';
+import type { ExecutionService } from '../executions/execution.service';
+import type { MemoryExecutionStore } from '../executions/memory-execution.store';
+import { LazyAbort } from '../runtime/lazy-abort';
 import { PromptTimeoutError, type Prompt, type PromptAnswer } from '../runtime/prompts';
-import { anExecutionRecord, anIdentity, aPrompt, AskingExecution } from '../../test/utils/builders';
+import {
+  anEngine,
+  anExecutionRecord,
+  anIdentity,
+  anOpenInteraction,
+  aPrompt,
+  AskingExecution,
+} from '../../test/utils/builders';
 import { InProcessInteractionBroker } from './interaction.broker';
-import { InteractionService } from './interaction.service';
+import type { InteractionService } from './interaction.service';
+import type { InteractionRecord } from './interaction-record';
 
 /** A broker that holds accepted answers until `release()`: the gap in which a timeout can still fire. */
 class GatedBroker extends InProcessInteractionBroker {
@@ -31,37 +40,47 @@ async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
   throw new Error('expected a rejection');
 }
 
+/** The error a function throws (fails the test when it returns). */
+function thrownBy(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a throw');
+}
+
 function expectAppError(err: unknown, code: ErrorCode, message?: string): void {
   expect(err).toBeInstanceOf(AppError);
   expect((err as AppError).code).toBe(code);
   if (message !== undefined) expect((err as AppError).message).toBe(message);
 }
 
-const ALICE = anIdentity('alice');
-const BOB = anIdentity('bob');
 const NOBODY = anIdentity(null);
 
+/**
+ * The workflow's side of the rendezvous (ask, as the engine's sink calls it); answers come the way a
+ * person's do, through ExecutionService.respond, with the real services over memory adapters.
+ */
 describe('InteractionService', () => {
   let store: MemoryExecutionStore;
   let broker: InProcessInteractionBroker;
   let service: InteractionService;
+  let executions: ExecutionService;
 
-  beforeEach(() => {
-    store = new MemoryExecutionStore();
-    broker = new InProcessInteractionBroker();
-    service = new InteractionService(store, broker);
-  });
+  function wire(next: InProcessInteractionBroker = new InProcessInteractionBroker()): void {
+    broker = next;
+    ({ store, interactions: service, executions } = anEngine(undefined, broker));
+  }
+
+  beforeEach(() => wire());
   afterEach(() => jest.useRealTimers());
 
-  /** An execution of `ownerId` waiting on `prompt`: the workflow's side of the rendezvous. */
-  async function asking(
-    prompt: Prompt = aPrompt('text'),
-    ownerId: string | null = null,
-    interactionId = 'i1',
-  ) {
-    const record = anExecutionRecord({ ownerId });
+  /** An anonymous execution waiting on `prompt` (interaction i1). */
+  async function asking(prompt: Prompt = aPrompt('text'), interactionId = 'i1') {
+    const record = anExecutionRecord();
     await store.create(record);
-    const execution = new AskingExecution(record.id);
+    const execution = new AskingExecution(record.id, store);
     const cancel = new LazyAbort();
     const answered = service.ask(execution, prompt, cancel, interactionId);
     answered.catch(() => undefined);
@@ -72,38 +91,11 @@ describe('InteractionService', () => {
   const statusOf = async (id: string, interactionId = 'i1') =>
     (await store.get(id))!.interactions[interactionId].status;
 
-  describe('first answer wins', () => {
-    it('the workflow gets the first answer; a second gets "already resolved"', async () => {
-      const ask = await asking();
-      await service.respond(NOBODY, ask.id, 'i1', { type: 'text', text: 'first' });
-      expectAppError(
-        await rejectionOf(service.respond(NOBODY, ask.id, 'i1', { type: 'text', text: 'second' })),
-        ErrorCode.AlreadyResolved,
-        'Interaction i1 has already been resolved',
-      );
-      expect(await ask.answered).toEqual({ type: 'text', text: 'first' });
-      expect(await statusOf(ask.id)).toBe('resolved');
-    });
-
-    it('of answers sent at the same moment exactly one is accepted, and it is the one the workflow gets', async () => {
-      const ask = await asking();
-      const results = await Promise.allSettled(
-        Array.from({ length: 10 }, (_, i) =>
-          service.respond(NOBODY, ask.id, 'i1', { type: 'text', text: `n${i}` }),
-        ),
-      );
-      const accepted = results.flatMap((r, i) => (r.status === 'fulfilled' ? [i] : []));
-      expect(accepted).toHaveLength(1);
-      for (const r of results) {
-        if (r.status === 'rejected') expectAppError(r.reason, ErrorCode.AlreadyResolved);
-      }
-      expect(await ask.answered).toEqual({ type: 'text', text: `n${accepted[0]}` });
-    });
-
+  describe('asking', () => {
     it('publishes interaction_required with the prompt, then interaction_resolved with the normalized answer', async () => {
       const prompt = aPrompt('radio');
       const ask = await asking(prompt);
-      await service.respond(NOBODY, ask.id, 'i1', { input_type: 'radio', selected_option: { id: 'b' } });
+      await executions.respond(NOBODY, ask.id, 'i1', { input_type: 'radio', selected_option: { id: 'b' } });
       await ask.answered;
       expect(ask.execution.events).toEqual([
         { kind: 'interaction_required', interactionId: 'i1', prompt },
@@ -121,7 +113,7 @@ describe('InteractionService', () => {
         status: 'interaction_required',
         openInteractionId: 'i1',
       });
-      await service.respond(NOBODY, ask.id, 'i1', { type: 'text', text: 'x' });
+      await executions.respond(NOBODY, ask.id, 'i1', { type: 'text', text: 'x' });
       expect((await store.get(ask.id))!.status).toBe('running');
     });
   });
@@ -138,7 +130,7 @@ describe('InteractionService', () => {
       expect((err as Error).message).toBe('HITL prompt timed out after 1s waiting for human response');
       expect(await statusOf(ask.id)).toBe('expired');
       expectAppError(
-        await rejectionOf(service.respond(NOBODY, ask.id, 'i1', { type: 'text', text: 'late' })),
+        await rejectionOf(executions.respond(NOBODY, ask.id, 'i1', { type: 'text', text: 'late' })),
         ErrorCode.AlreadyResolved,
       );
     });
@@ -146,9 +138,9 @@ describe('InteractionService', () => {
     it('an answer accepted before the deadline is delivered even if the deadline passes while it is on its way', async () => {
       jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
       const gated = new GatedBroker();
-      service = new InteractionService(store, gated);
+      wire(gated);
       const ask = await asking(aPrompt('text', { timeout: 1 }));
-      const responding = service.respond(NOBODY, ask.id, 'i1', { type: 'text', text: 'just in time' });
+      const responding = executions.respond(NOBODY, ask.id, 'i1', { type: 'text', text: 'just in time' });
       await jest.advanceTimersByTimeAsync(10_000);
       expect(await statusOf(ask.id)).toBe('resolved');
       gated.release();
@@ -160,7 +152,7 @@ describe('InteractionService', () => {
       jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
       const record = anExecutionRecord();
       await store.create(record);
-      const execution = new AskingExecution(record.id);
+      const execution = new AskingExecution(record.id, store);
       const bounded = service.ask(execution, aPrompt('text'), new LazyAbort(), 'i1', 2);
       bounded.catch(() => undefined);
       const forever = service.ask(execution, aPrompt('text'), new LazyAbort(), 'i2');
@@ -168,7 +160,7 @@ describe('InteractionService', () => {
       expect(await rejectionOf(bounded)).toBeInstanceOf(PromptTimeoutError);
       await jest.advanceTimersByTimeAsync(24 * 3600 * 1000);
       expect(await statusOf(record.id, 'i2')).toBe('open');
-      await service.respond(NOBODY, record.id, 'i2', { type: 'text', text: 'eventually' });
+      await executions.respond(NOBODY, record.id, 'i2', { type: 'text', text: 'eventually' });
       expect(await forever).toEqual({ type: 'text', text: 'eventually' });
     });
   });
@@ -181,7 +173,7 @@ describe('InteractionService', () => {
       expect(await rejectionOf(ask.answered)).toBe(reason);
       expect(await statusOf(ask.id)).toBe('cancelled');
       expectAppError(
-        await rejectionOf(service.respond(NOBODY, ask.id, 'i1', { type: 'text', text: 'late' })),
+        await rejectionOf(executions.respond(NOBODY, ask.id, 'i1', { type: 'text', text: 'late' })),
         ErrorCode.AlreadyResolved,
       );
     });
@@ -189,7 +181,7 @@ describe('InteractionService', () => {
     it('an execution already cancelled asks nobody', async () => {
       const record = anExecutionRecord();
       await store.create(record);
-      const execution = new AskingExecution(record.id);
+      const execution = new AskingExecution(record.id, store);
       const cancel = new LazyAbort();
       const reason = new Error('gone');
       cancel.abort(reason);
@@ -200,7 +192,7 @@ describe('InteractionService', () => {
 
     it('an answer accepted first is not undone by a cancel that comes after', async () => {
       const ask = await asking();
-      await service.respond(NOBODY, ask.id, 'i1', { type: 'text', text: 'kept' });
+      await executions.respond(NOBODY, ask.id, 'i1', { type: 'text', text: 'kept' });
       ask.cancel.abort(new Error('too late'));
       expect(await ask.answered).toEqual({ type: 'text', text: 'kept' });
       expect(await statusOf(ask.id)).toBe('resolved');
@@ -211,7 +203,7 @@ describe('InteractionService', () => {
     it('a wrong option is a validation error at body.response; the prompt stays open for a right one', async () => {
       const ask = await asking(aPrompt('dropdown'));
       const raw = { type: 'dropdown', selected_option: { id: 'zz' } };
-      const err = await rejectionOf(service.respond(NOBODY, ask.id, 'i1', raw));
+      const err = await rejectionOf(executions.respond(NOBODY, ask.id, 'i1', raw));
       expectAppError(err, ErrorCode.ValidationFailed);
       expect((err as AppError).extra.issues).toEqual([
         {
@@ -222,44 +214,36 @@ describe('InteractionService', () => {
         },
       ]);
       expect(await statusOf(ask.id)).toBe('open');
-      await service.respond(NOBODY, ask.id, 'i1', { type: 'dropdown', selected_option: { value: 'vc' } });
+      await executions.respond(NOBODY, ask.id, 'i1', { type: 'dropdown', selected_option: { value: 'vc' } });
       expect(await ask.answered).toMatchObject({ type: 'dropdown', selected_option: { id: 'c' } });
     });
   });
 
-  describe('owners', () => {
-    it("another user (or an anonymous caller) gets 404 for an execution, the owner's answer goes through", async () => {
-      const ask = await asking(aPrompt('text'), ALICE.userId);
-      for (const stranger of [BOB, NOBODY]) {
+  describe('accept: checking an answer against the interaction it answers', () => {
+    const accept = (interaction: InteractionRecord | undefined, raw: unknown) => () =>
+      service.accept('e1', 'i1', interaction, raw);
+
+    it('a closed interaction gets "already resolved", whatever the answer', () => {
+      for (const status of ['resolved', 'expired', 'cancelled'] as const) {
+        const closed = { ...anOpenInteraction(), status };
         expectAppError(
-          await rejectionOf(service.respond(stranger, ask.id, 'i1', { type: 'text', text: 'mine' })),
-          ErrorCode.NotFound,
-          `Execution ${ask.id} not found`,
+          thrownBy(accept(closed, { type: 'text', text: 'late' })),
+          ErrorCode.AlreadyResolved,
+          'Interaction i1 has already been resolved',
         );
       }
-      expect(await statusOf(ask.id)).toBe('open');
-      await service.respond(ALICE, ask.id, 'i1', { type: 'text', text: 'Alice' });
-      expect(await ask.answered).toEqual({ type: 'text', text: 'Alice' });
     });
 
-    it('an anonymous execution is answered by whoever holds its id', async () => {
-      const ask = await asking();
-      await service.respond(BOB, ask.id, 'i1', { type: 'text', text: 'Bob' });
-      expect(await ask.answered).toEqual({ type: 'text', text: 'Bob' });
-    });
-
-    it('404 for an unknown execution, and for an unknown interaction of a known one', async () => {
+    it('no interaction is 404; an open one gets the answer normalized', () => {
       expectAppError(
-        await rejectionOf(service.respond(NOBODY, 'nope', 'i1', { type: 'text', text: 'x' })),
+        thrownBy(accept(undefined, { type: 'text', text: 'x' })),
         ErrorCode.NotFound,
-        'Execution nope not found',
+        'Interaction i1 not found for execution e1',
       );
-      const ask = await asking();
-      expectAppError(
-        await rejectionOf(service.respond(NOBODY, ask.id, 'i9', { type: 'text', text: 'x' })),
-        ErrorCode.NotFound,
-        `Interaction i9 not found for execution ${ask.id}`,
-      );
+      expect(accept(anOpenInteraction(), { input_type: 'text', text: 'x' })()).toEqual({
+        type: 'text',
+        text: 'x',
+      });
     });
   });
 
@@ -267,7 +251,7 @@ describe('InteractionService', () => {
     it('are acknowledged at once: nothing waits, the record keeps them resolved', async () => {
       const record = anExecutionRecord();
       await store.create(record);
-      const execution = new AskingExecution(record.id);
+      const execution = new AskingExecution(record.id, store);
       const prompt = aPrompt('notification');
       expect(await service.ask(execution, prompt, new LazyAbort(), 'n1')).toEqual({ type: 'notification' });
       expect(execution.events.map((e) => e.kind)).toEqual(['interaction_required', 'interaction_resolved']);

@@ -1,7 +1,27 @@
 import { randomUUID } from 'node:crypto';
-import type { ExecutionEventBody } from '../../src/core/events/execution-event';
+import { parseConfig } from '../../src/config/config.loader';
+import { ServerConfig } from '../../src/config/server-config';
 import type { Identity } from '../../src/core/identity/identity';
-import type { ExecutionRecord, InteractionRecord } from '../../src/executions/execution-record';
+import { MemoryEventLogs } from '../../src/executions/execution-event-log';
+import type { ExecutionRecord } from '../../src/executions/execution-record';
+import { ExecutionService } from '../../src/executions/execution.service';
+import type { ExecutionStore } from '../../src/executions/execution.store';
+import { MemoryExecutionStore } from '../../src/executions/memory-execution.store';
+import { WorkflowInstances } from '../../src/executions/workflow-instances';
+import {
+  InProcessInteractionBroker,
+  type InteractionBroker,
+} from '../../src/interactions/interaction.broker';
+import type {
+  InteractionRecord,
+  InteractionWait,
+  WaitOutcome,
+} from '../../src/interactions/interaction-record';
+import { InteractionService } from '../../src/interactions/interaction.service';
+import { OAuthService } from '../../src/oauth/oauth.service';
+import { MemoryPendingOAuthFlows } from '../../src/oauth/pending-oauth-flows';
+import { builtinRegistry } from '../../src/runtime/builtin-functions';
+import type { ExecutionEventBody } from '../../src/runtime/execution-event';
 import { DEFAULT_PROMPT_ERROR, type Prompt, type PromptOption } from '../../src/runtime/prompts';
 
 /** An execution that has just started, owned by nobody unless `overrides` says so. */
@@ -47,17 +67,47 @@ export function anOpenInteraction(prompt: Prompt = aPrompt('text')): Interaction
   return { prompt, status: 'open', deadline: null };
 }
 
-/** The execution side of an `ask`: records what it publishes, and says when the prompt went out. */
+/**
+ * The execution side of an `ask`, as the engine's sink hands it over: records the waits in `store`,
+ * keeps what it publishes, and says when the prompt went out.
+ */
 export class AskingExecution {
   readonly events: ExecutionEventBody[] = [];
   private asked!: () => void;
   /** Resolves once `interaction_required` is published (the interaction is open in the store by then). */
   readonly prompted = new Promise<void>((resolve) => (this.asked = resolve));
 
-  constructor(readonly id: string) {}
+  constructor(
+    readonly id: string,
+    private readonly store: ExecutionStore,
+  ) {}
+
+  record = (wait: InteractionWait): Promise<WaitOutcome> => this.store.apply(this.id, wait);
 
   publish = (event: ExecutionEventBody): void => {
     this.events.push(event);
     if (event.kind === 'interaction_required') this.asked();
   };
+}
+
+/**
+ * The engine without Nest: the real ExecutionService and InteractionService over memory adapters, as
+ * `yaml` configures them (the broker can be swapped, e.g. for one that holds answers back).
+ */
+export function anEngine(
+  yaml = 'workflow: { _type: echo }',
+  broker: InteractionBroker = new InProcessInteractionBroker(),
+) {
+  const config = new ServerConfig(parseConfig(yaml, 'test.yml', builtinRegistry()));
+  const store = new MemoryExecutionStore();
+  const interactions = new InteractionService(broker);
+  const executions = new ExecutionService(
+    store,
+    new MemoryEventLogs({ maxBytes: Number.POSITIVE_INFINITY }),
+    interactions,
+    new WorkflowInstances(config),
+    new OAuthService(config, new MemoryPendingOAuthFlows()),
+    config,
+  );
+  return { config, store, broker, interactions, executions };
 }

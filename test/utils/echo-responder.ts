@@ -1,6 +1,6 @@
 import type { Provider } from '@nestjs/common';
 import type { Response } from 'express';
-import { ExecutionResponder } from '../../src/executions/execution-responder';
+import { ExecutionResponder } from '../../src/http-executions/execution-responder';
 
 /**
  * Stands in for the engine behind a face: records what a route handed over and answers as the echo

@@ -3,7 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import type { AppConfig } from '../../src/config/config.loader';
-import { ConfigModule } from '../../src/config/config.module';
+import { ServerConfigModule } from '../../src/config/server-config.module';
 import { AppExceptionFilter } from '../../src/core/http/app-exception.filter';
 import { jsonBodyParser } from '../../src/core/http/json-body';
 import { streamRoutes } from '../../src/core/http/stream-routes';
@@ -38,7 +38,7 @@ export async function slimApp({
   config = configFrom(ECHO_YAML),
 }: SlimAppOptions): Promise<SlimApp> {
   const moduleRef = await Test.createTestingModule({
-    imports: [ConfigModule.forRoot(config)],
+    imports: [ServerConfigModule.forRoot(config)],
     controllers,
     providers: [IdentityResolver, { provide: APP_GUARD, useClass: IdentityGuard }, ...providers],
   }).compile();

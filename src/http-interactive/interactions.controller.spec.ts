@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { ExecutionStore } from '../executions/execution.store';
-import { LazyAbort } from '../executions/lazy-abort';
-import { MemoryExecutionStore } from '../executions/memory-execution.store';
+import { ExecutionService } from '../executions/execution.service';
+import type { MemoryExecutionStore } from '../executions/memory-execution.store';
+import type { InteractionService } from '../interactions/interaction.service';
+import { LazyAbort } from '../runtime/lazy-abort';
 import type { Prompt, PromptAnswer } from '../runtime/prompts';
-import { anExecutionRecord, aPrompt, AskingExecution } from '../../test/utils/builders';
+import { anEngine, anExecutionRecord, aPrompt, AskingExecution } from '../../test/utils/builders';
 import { call, Executions } from '../../test/utils/hitl';
 import { slimApp, type SlimApp } from '../../test/utils/slim-app';
-import { InProcessInteractionBroker, InteractionBroker } from './interaction.broker';
-import { InteractionService } from './interaction.service';
 import { InteractionsController } from './interactions.controller';
 
 interface Waiting {
@@ -19,24 +18,23 @@ interface Waiting {
   cancel: LazyAbort;
 }
 
-/** The answer route with the real InteractionService over the memory store: no engine, no workflow. */
+/**
+ * The answer route with the real ExecutionService and InteractionService over memory adapters; the
+ * prompts are asked the way the engine's sink asks them, with no workflow running.
+ */
 describe('POST /executions/{id}/interactions/{iid}/response', () => {
   let t: SlimApp;
   let ex: Executions;
   let store: MemoryExecutionStore;
   let interactions: InteractionService;
   beforeAll(async () => {
-    store = new MemoryExecutionStore();
+    const engine = anEngine();
+    ({ store, interactions } = engine);
     t = await slimApp({
       controllers: [InteractionsController],
-      providers: [
-        { provide: ExecutionStore, useValue: store },
-        { provide: InteractionBroker, useValue: new InProcessInteractionBroker() },
-        InteractionService,
-      ],
+      providers: [{ provide: ExecutionService, useValue: engine.executions }],
     });
     ex = new Executions(t.url);
-    interactions = t.app.get(InteractionService);
   });
   afterAll(() => t.close());
 
@@ -44,7 +42,7 @@ describe('POST /executions/{id}/interactions/{iid}/response', () => {
   async function waitingOn(prompt: Prompt = aPrompt('text')): Promise<Waiting> {
     const record = anExecutionRecord();
     await store.create(record);
-    const execution = new AskingExecution(record.id);
+    const execution = new AskingExecution(record.id, store);
     const cancel = new LazyAbort();
     const interactionId = randomUUID();
     const answered = interactions.ask(execution, prompt, cancel, interactionId);
@@ -93,7 +91,7 @@ describe('POST /executions/{id}/interactions/{iid}/response', () => {
   it('404, not 403, for an execution another user owns', async () => {
     const record = anExecutionRecord({ ownerId: 'someone-else' });
     await store.create(record);
-    const execution = new AskingExecution(record.id);
+    const execution = new AskingExecution(record.id, store);
     const interactionId = randomUUID();
     const cancel = new LazyAbort();
     interactions.ask(execution, aPrompt('text'), cancel, interactionId).catch(() => undefined);
