@@ -14,6 +14,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { IsRoutePath } from './route-path';
 import { IsDuration } from '../core/validation/duration';
 import { Optional } from '../core/validation/optional.decorator';
 import { IsDatabaseUrl } from './database-url';
@@ -24,8 +25,6 @@ import { CorsConfig } from '../core/http/cors.config';
 import { STEP_ADAPTOR_MODES, type StepAdaptorMode } from '../runtime/step-adaptor';
 import { OutboundConfig } from './outbound.schema';
 
-const ROUTE = /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/;
-const ROUTE_MSG = { message: 'must be an absolute URL path such as /v1/workflow' };
 const nullable = (o: object, key: string) => (o as Record<string, unknown>)[key] !== null;
 // The type check sits nearest the field so a wrong type is reported as such, not as out of range
 // (the first constraint listed is the one reported, and decorators apply bottom-up).
@@ -33,27 +32,27 @@ const nullable = (o: object, key: string) => (o as Record<string, unknown>)[key]
 /** Route paths; each may be set to null to remove that route. */
 export class WorkflowRoutesConfig {
   @Optional() @IsIn(['POST']) method = 'POST';
-  @ValidateIf((o: object) => nullable(o, 'path')) @IsString() @Matches(ROUTE, ROUTE_MSG) path: string | null =
+  @ValidateIf((o: object) => nullable(o, 'path')) @IsString() @IsRoutePath() path: string | null =
     '/v1/workflow';
   @ValidateIf((o: object) => nullable(o, 'websocket_path'))
   @IsString()
-  @Matches(ROUTE, ROUTE_MSG)
+  @IsRoutePath()
   websocket_path: string | null = '/websocket';
   @ValidateIf((o: object) => nullable(o, 'openai_api_path'))
   @IsString()
-  @Matches(ROUTE, ROUTE_MSG)
+  @IsRoutePath()
   openai_api_path: string | null = '/v1/chat';
   @ValidateIf((o: object) => nullable(o, 'openai_api_v1_path'))
   @IsString()
-  @Matches(ROUTE, ROUTE_MSG)
+  @IsRoutePath()
   openai_api_v1_path: string | null = '/v1/chat/completions';
   @ValidateIf((o: object) => nullable(o, 'legacy_path'))
   @IsString()
-  @Matches(ROUTE, ROUTE_MSG)
+  @IsRoutePath()
   legacy_path: string | null = '/generate';
   @ValidateIf((o: object) => nullable(o, 'legacy_openai_api_path'))
   @IsString()
-  @Matches(ROUTE, ROUTE_MSG)
+  @IsRoutePath()
   legacy_openai_api_path: string | null = '/chat';
   @Optional() @IsString() description?: string;
 }
@@ -81,12 +80,12 @@ export class FrontEndConfig extends NatFrontEndFields {
   @Optional()
   @IsString()
   @ValidateIf((o: FrontEndConfig) => o.root_path !== '')
-  @Matches(ROUTE, ROUTE_MSG)
+  @IsRoutePath()
   root_path = '';
   @Optional() @ValidateNested() @Type(() => WorkflowRoutesConfig) workflow = new WorkflowRoutesConfig();
   @Optional() @IsBoolean() disable_legacy_routes = false;
   @Optional() @IsBoolean() enable_interactive_extensions = false;
-  @Optional() @IsString() @Matches(ROUTE, ROUTE_MSG) oauth2_callback_path = '/auth/redirect';
+  @Optional() @IsString() @IsRoutePath() oauth2_callback_path = '/auth/redirect';
   @Optional() @ValidateNested() @Type(() => CorsConfig) cors = new CorsConfig();
   @Optional() @Min(1) @IsInt() max_body_bytes = 10 * 1024 * 1024;
   /** The body limit of streaming routes (`/stream`, `/full`, streamed chat completions). */

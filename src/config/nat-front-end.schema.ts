@@ -8,10 +8,10 @@ import {
   IsObject,
   IsOptional,
   IsString,
-  Matches,
   Min,
   ValidateNested,
 } from 'class-validator';
+import { IsRoutePath } from './route-path';
 import { IsDuration } from '../core/validation/duration';
 import { Optional } from '../core/validation/optional.decorator';
 
@@ -21,8 +21,6 @@ import { Optional } from '../core/validation/optional.decorator';
  * and warns about the rest.
  */
 
-const ROUTE = /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/;
-const ROUTE_MSG = { message: 'must be an absolute URL path such as /v1/workflow' };
 export const ENDPOINT_METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
 export type EndpointMethod = (typeof ENDPOINT_METHODS)[number];
 
@@ -30,13 +28,13 @@ export type EndpointMethod = (typeof ENDPOINT_METHODS)[number];
 export class NatEndpointBaseConfig {
   @IsDefined() @IsIn(ENDPOINT_METHODS as unknown as string[]) method!: EndpointMethod;
   @Optional() @IsString() description = '';
-  @IsOptional() @IsString() @Matches(ROUTE, ROUTE_MSG) path?: string | null;
-  @IsOptional() @IsString() @Matches(ROUTE, ROUTE_MSG) websocket_path?: string | null;
-  @IsOptional() @IsString() @Matches(ROUTE, ROUTE_MSG) openai_api_path?: string | null;
-  @IsOptional() @IsString() @Matches(ROUTE, ROUTE_MSG) openai_api_v1_path?: string | null;
+  @IsOptional() @IsString() @IsRoutePath() path?: string | null;
+  @IsOptional() @IsString() @IsRoutePath() websocket_path?: string | null;
+  @IsOptional() @IsString() @IsRoutePath() openai_api_path?: string | null;
+  @IsOptional() @IsString() @IsRoutePath() openai_api_v1_path?: string | null;
   @IsOptional() @IsIn(['auto', 'chat_completions', 'responses']) openai_api_v1_format?: string;
-  @IsOptional() @IsString() @Matches(ROUTE, ROUTE_MSG) legacy_path?: string | null;
-  @IsOptional() @IsString() @Matches(ROUTE, ROUTE_MSG) legacy_openai_api_path?: string | null;
+  @IsOptional() @IsString() @IsRoutePath() legacy_path?: string | null;
+  @IsOptional() @IsString() @IsRoutePath() legacy_openai_api_path?: string | null;
 }
 
 /** An extra endpoint: a function of `functions:` served at its own path and method. */
