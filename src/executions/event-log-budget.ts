@@ -4,6 +4,9 @@ export interface SheddableLog {
   shed(bytes: number): number;
 }
 
+/** Past the bound, logs shed down to this share of it, so the scan for victims runs rarely. */
+const SHED_TO = 0.9;
+
 /**
  * The bytes all event logs of a process keep for re-attaching clients, bounded: past the bound the
  * oldest logs give up their oldest events first. Live subscribers are not affected (they got every
@@ -11,8 +14,14 @@ export interface SheddableLog {
  */
 export class EventLogBudget {
   private total = 0;
-  /** Logs in the order they were first charged: the oldest pay first. */
-  private readonly logs = new Map<SheddableLog, number>();
+  /** What each log holds. */
+  private readonly held = new Map<SheddableLog, number>();
+  /**
+   * Logs that may still have something to give up, in the order they were first charged (the oldest
+   * pay first). A log that gave up nothing leaves it until it is charged again, so a process holding
+   * thousands of finished logs does not scan them on every event.
+   */
+  private readonly candidates = new Set<SheddableLog>();
 
   constructor(readonly maxBytes: number) {}
 
@@ -21,26 +30,29 @@ export class EventLogBudget {
   }
 
   charge(log: SheddableLog, bytes: number): void {
-    this.logs.set(log, (this.logs.get(log) ?? 0) + bytes);
+    this.held.set(log, (this.held.get(log) ?? 0) + bytes);
+    this.candidates.add(log);
     this.total += bytes;
     if (this.total <= this.maxBytes) return;
-    for (const victim of this.logs.keys()) {
-      if (this.total <= this.maxBytes) return;
-      victim.shed(this.total - this.maxBytes);
+    const target = Math.floor(this.maxBytes * SHED_TO);
+    for (const victim of this.candidates) {
+      if (this.total <= target) return;
+      if (victim.shed(this.total - target) === 0) this.candidates.delete(victim);
     }
   }
 
   /** Bytes a log gave up (shed or trimmed by its own bound). */
   credit(log: SheddableLog, bytes: number): void {
-    const held = this.logs.get(log);
+    const held = this.held.get(log);
     if (held === undefined) return;
-    this.logs.set(log, held - bytes);
+    this.held.set(log, held - bytes);
     this.total -= bytes;
   }
 
   /** The log is gone: all it held is free. */
   release(log: SheddableLog): void {
-    this.total -= this.logs.get(log) ?? 0;
-    this.logs.delete(log);
+    this.total -= this.held.get(log) ?? 0;
+    this.held.delete(log);
+    this.candidates.delete(log);
   }
 }
