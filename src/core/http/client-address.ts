@@ -48,13 +48,24 @@ export function trustedProxies(entries: string[]): TrustedProxy {
   };
 }
 
+const PEER = Symbol('interlude.peerAddress');
+
+/** The socket's peer in canonical form, worked out once per connection (keep-alive reuses it). */
+function peerOf(req: IncomingMessage): string {
+  const socket = req.socket as IncomingMessage['socket'] & { [PEER]?: string };
+  if (socket[PEER] === undefined) {
+    const peer = socket.remoteAddress ?? 'unknown';
+    socket[PEER] = parsed(peer)?.toString() ?? peer;
+  }
+  return socket[PEER];
+}
+
 /**
  * The address a request comes from: the socket's peer, or, when that peer is a trusted proxy, the
  * nearest untrusted hop of X-Forwarded-For (what Express's `req.ip` gives with `trust proxy`).
  */
 export function clientAddress(req: IncomingMessage, trusted: TrustedProxy): string {
-  const peer = req.socket.remoteAddress ?? 'unknown';
-  let address = parsed(peer)?.toString() ?? peer;
+  let address = peerOf(req);
   if (!trusted(address)) return address;
   const header = req.headers['x-forwarded-for'];
   const hops = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').reverse();

@@ -2,9 +2,28 @@ import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { reachesRoute } from '../logging/http-logging';
 
+type Middleware = (req: Request, res: Response, next: NextFunction) => void;
+
+/**
+ * The headers helmet sets for these options, worked out once: they depend on nothing in the request,
+ * so each answer only copies them instead of running helmet's middleware chain again.
+ */
+function fixedHeaders(middleware: Middleware): Middleware {
+  const headers: [string, string][] = [];
+  const recorder = {
+    setHeader: (name: string, value: unknown) => headers.push([name, String(value)]),
+    removeHeader: () => undefined,
+  };
+  middleware({} as Request, recorder as unknown as Response, () => undefined);
+  return (_req, res, next) => {
+    for (const [name, value] of headers) res.setHeader(name, value);
+    next();
+  };
+}
+
 /** Headers every answer shares; each kind of page then gets its own Content-Security-Policy. */
-function withPolicy(directives: Record<string, string[]>) {
-  return helmet({
+function withPolicy(directives: Record<string, string[]>): Middleware {
+  const middleware = helmet({
     contentSecurityPolicy: {
       useDefaults: false,
       directives: { ...directives, 'frame-ancestors': ["'none'"] },
@@ -16,6 +35,7 @@ function withPolicy(directives: Record<string, string[]>) {
     xFrameOptions: { action: 'deny' },
     referrerPolicy: { policy: 'no-referrer' },
   });
+  return fixedHeaders(middleware as Middleware);
 }
 
 /**
