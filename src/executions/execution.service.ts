@@ -107,7 +107,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       updatedAt: now,
       interactions: {},
     };
-    await this.traceOwners?.record(trace.traceId, identity.userId);
+    this.traceOwners?.record(trace.traceId, identity.userId);
     await this.store.create(record);
     this.counts.started++;
 

@@ -11,10 +11,21 @@ import { Database } from '../db/database';
 export class TraceOwners {
   private readonly logger = new Logger('TraceOwners');
 
+  /** Inserts still under way: a question about their trace waits for them, not the execution. */
+  private readonly pending = new Map<string, Promise<void>>();
+
   constructor(private readonly database: Database) {}
 
-  async record(traceId: string, ownerId: string | null): Promise<void> {
+  /** Starts recording the owner; the execution does not wait for the database round trip. */
+  record(traceId: string, ownerId: string | null): void {
     if (ownerId === null) return;
+    const insert = this.insert(traceId, ownerId).finally(() => {
+      if (this.pending.get(traceId) === insert) this.pending.delete(traceId);
+    });
+    this.pending.set(traceId, insert);
+  }
+
+  private async insert(traceId: string, ownerId: string): Promise<void> {
     try {
       await this.database.db
         .insertInto('trace_owner')
@@ -29,6 +40,7 @@ export class TraceOwners {
 
   /** The identified owner, or undefined for an anonymous or unknown trace. */
   async ownerOf(traceId: string): Promise<string | undefined> {
+    await this.pending.get(traceId);
     const row = await this.database.db
       .selectFrom('trace_owner')
       .select('owner_id')
