@@ -27,9 +27,13 @@ export class AsyncConfig {
   @Matches(/^rediss?:\/\//, { message: 'redis_url must be a redis:// or rediss:// URL' })
   redis_url?: string;
   /** The BullMQ queue name and key prefix (several deployments can share one Redis). */
-  @Optional() @IsString() @Matches(BULLMQ_NAME, { message: 'queue_name: letters, digits, _ and -' })
+  @Optional()
+  @IsString()
+  @Matches(BULLMQ_NAME, { message: 'queue_name: letters, digits, _ and -' })
   queue_name = 'interlude-jobs';
-  @Optional() @IsString() @Matches(BULLMQ_NAME, { message: 'queue_prefix: letters, digits, _ and -' })
+  @Optional()
+  @IsString()
+  @Matches(BULLMQ_NAME, { message: 'queue_prefix: letters, digits, _ and -' })
   queue_prefix = 'interlude';
   /** A worker that stops renewing its lock this long (killed, stuck) loses the job to another worker. */
   @Optional() @Min(1) @IsInt() lock_duration_seconds = 30;

@@ -47,9 +47,14 @@ export class AsyncJobsController {
 
   @Post('async')
   @HttpCode(202)
-  @ApiOperation({ summary: "Run the workflow in the background; the body is the workflow's input plus job options" })
+  @ApiOperation({
+    summary: "Run the workflow in the background; the body is the workflow's input plus job options",
+  })
   @ApiBody({ type: AsyncJobFieldsDto, description: 'The workflow input fields, plus these' })
-  @ApiAcceptedResponse({ type: JobSubmittedDto, description: 'Submitted (or still running after sync_timeout)' })
+  @ApiAcceptedResponse({
+    type: JobSubmittedDto,
+    description: 'Submitted (or still running after sync_timeout)',
+  })
   @ApiOkResponse({ type: JobStatusDto, description: 'Ended within sync_timeout, or job_id already existed' })
   async submit(
     @JsonBody() body: unknown,

@@ -53,7 +53,10 @@ export class AsyncJobsService {
       try {
         await this.queue.enqueue({ id: row.id, kind: row.kind, request: portable(request) });
       } catch (err) {
-        await this.store.finish(row.id, { status: 'failure', error: `could not queue: ${(err as Error).message}` });
+        await this.store.finish(row.id, {
+          status: 'failure',
+          error: `could not queue: ${(err as Error).message}`,
+        });
         throw err;
       }
     }

@@ -12,7 +12,10 @@ export const SIGNATURE_HEADER = 'X-Interlude-Signature';
 
 /** Whether `host` is listed in `allowed` (names, `*.example.com` for subdomains, IP addresses). */
 export function hostListed(host: string, allowed: string[]): boolean {
-  const name = host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  const name = host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
   return allowed.some((entry) => {
     const want = entry.trim().toLowerCase();
     if (want.startsWith('*.')) return name.endsWith(want.slice(1));

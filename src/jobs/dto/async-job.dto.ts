@@ -4,28 +4,38 @@ import { JOB_STATUSES, type JobStatus } from '../job-record';
 
 /** The fields `/v1/workflow/async` reads besides the workflow's own input. */
 export class AsyncJobFieldsDto {
-  @ApiPropertyOptional({ description: 'Your id for the job (a new UUID when left out); resubmitting it returns its status' })
+  @ApiPropertyOptional({
+    description: 'Your id for the job (a new UUID when left out); resubmitting it returns its status',
+  })
   @IsOptional()
   @MaxLength(256)
   @MinLength(1)
   @IsString()
   job_id?: string;
 
-  @ApiPropertyOptional({ description: 'Seconds to wait for the job to end before answering (0..300)', default: 0 })
+  @ApiPropertyOptional({
+    description: 'Seconds to wait for the job to end before answering (0..300)',
+    default: 0,
+  })
   @IsOptional()
   @Max(300)
   @Min(0)
   @IsInt()
   sync_timeout?: number;
 
-  @ApiPropertyOptional({ description: 'Seconds the output is kept after the job ends (600..86400)', default: 3600 })
+  @ApiPropertyOptional({
+    description: 'Seconds the output is kept after the job ends (600..86400)',
+    default: 3600,
+  })
   @IsOptional()
   @Max(86400)
   @Min(600)
   @IsInt()
   expiry_seconds?: number;
 
-  @ApiPropertyOptional({ description: 'POSTed the final status; its host must be in general.async.webhook_allow_hosts' })
+  @ApiPropertyOptional({
+    description: 'POSTed the final status; its host must be in general.async.webhook_allow_hosts',
+  })
   @IsOptional()
   @MaxLength(2048)
   @IsString()
@@ -45,7 +55,11 @@ export class JobStatusDto {
   @ApiProperty({ nullable: true, type: String }) error!: string | null;
   @ApiProperty({ description: 'ISO 8601, UTC' }) created_at!: string;
   @ApiProperty({ description: 'ISO 8601, UTC' }) updated_at!: string;
-  @ApiProperty({ nullable: true, type: String, description: 'updated_at + expiry_seconds once the job ended' })
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: 'updated_at + expiry_seconds once the job ended',
+  })
   expires_at!: string | null;
   @ApiProperty({ nullable: true, description: 'The workflow output; null until success and after expiry' })
   output!: unknown;

@@ -15,7 +15,9 @@ export class EvaluateRequestDto {
 
   @ApiPropertyOptional({ description: 'Letters, digits, ".", "_" and "-" (a new UUID when left out)' })
   @IsOptional()
-  @Matches(SAFE_JOB_ID, { message: 'job_id must be 1-128 letters, digits, ".", "_" or "-" (one path component)' })
+  @Matches(SAFE_JOB_ID, {
+    message: 'job_id must be 1-128 letters, digits, ".", "_" or "-" (one path component)',
+  })
   @IsString()
   job_id?: string;
 
