@@ -78,6 +78,13 @@ function decodeCursor(cursor: string): [string, string] | null {
 
 export class InvalidCursor extends Error {}
 
+let lastCreated = 0;
+/** Creation times strictly increase within a process, so "newest first" keeps submission order. */
+function creationTime(): string {
+  lastCreated = Math.max(Date.now(), lastCreated + 1);
+  return new Date(lastCreated).toISOString();
+}
+
 /**
  * The job rows, in the server's Database. Every change is one conditional UPDATE (the status it may
  * start from is in its WHERE), so two processes racing on a job leave it in one final status.
@@ -92,7 +99,7 @@ export class JobStore {
 
   /** Creates the job, or finds the one with the same kind, owner and job_id (a unique key decides). */
   async insertOrGet(job: NewJob): Promise<{ job: Job; created: boolean }> {
-    const now = new Date().toISOString();
+    const now = creationTime();
     const id = randomUUID();
     await this.db
       .insertInto('jobs')
