@@ -36,7 +36,9 @@ describe('a job whose workflow asks a person', () => {
 
     const answer = { response: { type: 'text', text: 'Ada' } };
     expect((await jsonCall('POST', `${t.url}${String(waiting.response_url)}`, answer, BOB)).status).toBe(404);
-    expect((await jsonCall('POST', `${t.url}${String(waiting.response_url)}`, answer, ALICE)).status).toBe(204);
+    expect((await jsonCall('POST', `${t.url}${String(waiting.response_url)}`, answer, ALICE)).status).toBe(
+      204,
+    );
     const done = await jobs.until(jobId, 'success');
     expect(done.output).toEqual({ value: 'Hello Ada' });
     expect(done).not.toHaveProperty('response_url');
@@ -63,7 +65,9 @@ describe('expiry', () => {
       const expiry = t.app.get(JobExpiry);
       expect(await expiry.sweep(new Date(Date.parse(done.expires_at as string) - 1000))).toBe(0);
       expect((await jobs.status(jobId)).body.output).toEqual({ value: 'kept x' });
-      expect(await expiry.sweep(new Date(Date.parse(done.expires_at as string) + 1))).toBeGreaterThanOrEqual(1);
+      expect(await expiry.sweep(new Date(Date.parse(done.expires_at as string) + 1))).toBeGreaterThanOrEqual(
+        1,
+      );
       expect((await jobs.status(jobId)).body).toEqual({ ...done, output: null });
     } finally {
       await t.close();
@@ -112,7 +116,11 @@ describe('completion webhook', () => {
           res.writeHead(503).end();
           return;
         }
-        received.push({ path: req.url ?? '', body, signature: req.headers['x-interlude-signature'] as string });
+        received.push({
+          path: req.url ?? '',
+          body,
+          signature: req.headers['x-interlude-signature'] as string,
+        });
         res.writeHead(204).end();
       });
     });
@@ -136,10 +144,18 @@ describe('completion webhook', () => {
       failFirst = 2;
       const jobId = `hook-${randomUUID()}`;
       await jobsAt(t.url).submit({ input_message: 'x', job_id: jobId, webhook_url: `${hookUrl}/job?k=1` });
-      await eventually(() => expect(received.map((r) => r.path).sort()).toEqual(['/job?k=1', '/server']), 5000);
+      await eventually(
+        () => expect(received.map((r) => r.path).sort()).toEqual(['/job?k=1', '/server']),
+        5000,
+      );
       for (const r of received) {
         const body = JSON.parse(r.body) as Record<string, unknown>;
-        expect(body).toMatchObject({ event: 'job.finished', job_id: jobId, status: 'success', output: { value: 'done x' } });
+        expect(body).toMatchObject({
+          event: 'job.finished',
+          job_id: jobId,
+          status: 'success',
+          output: { value: 'done x' },
+        });
         expect(r.signature).toBe(`sha256=${createHmac('sha256', 's3cret').update(r.body).digest('hex')}`);
       }
     } finally {
