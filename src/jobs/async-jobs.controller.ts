@@ -115,6 +115,11 @@ export class AsyncJobsController {
   }
 }
 
+/** The same routes under the legacy workflow path (their own class: OpenAPI names operations by it). */
+@ApiTags('Async jobs (legacy)')
+@Controller()
+export class LegacyAsyncJobsController extends AsyncJobsController {}
+
 /** Ours, beside NeMo Agent Toolkit's routes: list and cancel (under the versioned workflow path). */
 @ApiTags('Async jobs')
 @ApiNotFoundResponse({ type: DetailBodyDto })

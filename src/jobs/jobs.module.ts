@@ -4,7 +4,11 @@ import type { AppConfig } from '../config/config.loader';
 import type { Routes } from '../core/http/route-paths';
 import { DatabaseModule } from '../db/database.module';
 import { ExecutionsModule } from '../executions/executions.module';
-import { AsyncJobListController, AsyncJobsController } from './async-jobs.controller';
+import {
+  AsyncJobListController,
+  AsyncJobsController,
+  LegacyAsyncJobsController,
+} from './async-jobs.controller';
 import { AsyncJobsService } from './async-jobs.service';
 import { EvaluateController } from './evaluate.controller';
 import { JobEvents } from './job-events';
@@ -27,7 +31,7 @@ export class JobsCoreModule {}
 class WorkflowAsyncRoutes {}
 
 /** `<legacy workflow path>/async…`: NeMo Agent Toolkit's legacy routes (submit and poll). */
-@Module({ controllers: [AsyncJobsController] })
+@Module({ controllers: [LegacyAsyncJobsController] })
 class LegacyAsyncRoutes {}
 
 /** The async job routes of the server, on the queue `general.async.queue` names. */
