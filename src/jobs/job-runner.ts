@@ -121,12 +121,13 @@ export class JobRunner {
       streaming: false,
       face: JOB_FACE,
     });
-    if (this.interactive) execution.expose();
     // Row updates for pauses run one after another, and before the final one.
     let updates = Promise.resolve();
     const unsubscribe = execution.events.subscribe((event) => {
       const pause = this.pauseOf(execution, event);
       if (pause === undefined) return;
+      // A person is sent to this execution: its record must outlive the run for their poll or answer.
+      if (pause) execution.expose();
       updates = updates
         .then(() => this.store.pause(job.id, pause))
         .then(() => this.events.changed(job.id))
