@@ -55,7 +55,8 @@ function postgresConnection(settings: AsyncConfig, dbUrl: string) {
   };
 }
 
-const OPTIONS = { removeOnComplete: true, removeOnFail: 1000, attempts: 1 } as const;
+// The queued job carries the request's headers: it is removed as soon as it ends, whichever way.
+const OPTIONS = { removeOnComplete: true, removeOnFail: true, attempts: 1 } as const;
 
 /** The queue a server adds jobs to, on the backend `general.async.queue` names. */
 export function openQueue(settings: AsyncConfig, dbUrl: string, env = process.env): BullQueue {
