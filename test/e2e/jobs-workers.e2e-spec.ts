@@ -8,7 +8,14 @@ import { stopServersAfterEach } from '../utils/cli';
 import { eventually, startApp, type TestApp } from '../utils/test-app';
 
 /** The config the server and the workers share; each worker's WORKER_NAME shows in what it ran. */
-function workerYaml(queue: 'redis' | 'postgres', dbUrl: string, prefix: string, log: string, sleep: number) {
+function workerYaml(
+  queue: 'redis' | 'postgres',
+  dbUrl: string,
+  prefix: string,
+  log: string,
+  sleep: number,
+  extraStep = '',
+) {
   return `general:
   db_url: '${dbUrl}'
   outbound: { allow_hosts: [127.0.0.1] }
@@ -23,7 +30,7 @@ workflow:
   _type: scripted
   steps:
     - fetch: { url: '${log}/ran?w=\${WORKER_NAME:-server}&i={{input}}' }
-    - sleep: { seconds: ${sleep} }
+    - sleep: { seconds: ${sleep} }${extraStep}
     - fetch: { url: '${log}/end?w=\${WORKER_NAME:-server}&i={{input}}' }
   output: 'done {{input}} by \${WORKER_NAME:-server}'
 `;
@@ -52,9 +59,9 @@ function scaleOut(queue: 'redis' | 'postgres') {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function cluster(sleep: number) {
-    const yaml = workerYaml(queue, stores.dbUrl, `${stores.prefix}_${sleep}`, log.url, sleep);
-    const file = join(dir, `interlude-${sleep}.yml`);
+  async function cluster(sleep: number, extraStep = '', name = String(sleep)) {
+    const yaml = workerYaml(queue, stores.dbUrl, `${stores.prefix}_${name}`, log.url, sleep, extraStep);
+    const file = join(dir, `interlude-${name}.yml`);
     writeFileSync(file, yaml);
     t = await startApp(yaml);
     const workers = await Promise.all([startWorker(file, 'w1'), startWorker(file, 'w2')]);
@@ -115,6 +122,14 @@ function scaleOut(queue: 'redis' | 'postgres') {
     expect(queued.body).toMatchObject({ status: 'success' });
     expect(log.ends.map((e) => e.input)).toEqual(['after']);
     expect((await jobs.status('stop-me')).body).toMatchObject({ status: 'interrupted', error: 'cancelled' });
+  }, 60_000);
+
+  it('a job that asks a person fails on a worker, saying why (no server could take the answer)', async () => {
+    const ask = `\n    - prompt: { input_type: text, text: 'Name?', save_as: name }`;
+    const { jobs } = await cluster(0, ask, 'asks');
+    await jobs.submit({ input_message: 'who', job_id: 'asks' });
+    const done = await jobs.until('asks', 'failure', 20_000);
+    expect(done.error).toMatch(/interactive/i);
   }, 60_000);
 }
 
