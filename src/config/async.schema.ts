@@ -21,6 +21,8 @@ export class AsyncConfig {
   @IsOptional() @Min(1) @Max(1000) @IsInt() max_concurrent_jobs?: number;
   /** Jobs waiting for a slot in one server (`in_process`); more are refused with 429. */
   @Optional() @Min(1) @IsInt() max_queued_jobs = 10_000;
+  /** Unfinished jobs one user (or all anonymous callers together) may have; more are refused with 429. */
+  @Optional() @Min(1) @IsInt() max_active_jobs_per_user = 1000;
   /** `redis://[user:password@]host:port[/db]` or `rediss://…`; REDIS_URL when unset. */
   @IsOptional()
   @IsString()

@@ -48,6 +48,14 @@ export class AsyncJobsService {
     const existing = await this.store.find(job.kind, identity, jobId);
     if (existing) return { job: existing, created: false };
     this.queue.checkCapacity();
+    const limit = this.config.general.async.max_active_jobs_per_user;
+    if ((await this.store.countUnfinished(identity)) >= limit) {
+      throw new AppError(
+        ErrorCode.TooManyWaiting,
+        `You have ${limit} unfinished async jobs (general.async.max_active_jobs_per_user); try again later`,
+        { headers: { 'Retry-After': '30' } },
+      );
+    }
     const { job: row, created } = await this.store.insertOrGet({ ...job, jobId, identity });
     if (created) {
       try {

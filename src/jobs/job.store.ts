@@ -181,6 +181,17 @@ export class JobStore {
     return { jobs, nextCursor: rows.length > query.limit ? encodeCursor(jobs[jobs.length - 1]) : null };
   }
 
+  /** How many of the caller's jobs have not ended. */
+  async countUnfinished(identity: Identity): Promise<number> {
+    const row = await this.db
+      .selectFrom('jobs')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('owner_key', '=', ownerKey(identity))
+      .where('status', 'not in', [...FINAL_STATUSES])
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
   /** A runner takes the job: from submitted, or again from an active status after its runner died. */
   async start(id: string): Promise<boolean> {
     const result = await this.db

@@ -159,3 +159,23 @@ describe('sync_timeout holds only its own request', () => {
     for (let i = 0; i < 20; i++) await jobs.cancel(`held-${i}`);
   });
 });
+
+describe('how many jobs one caller may have', () => {
+  it('past general.async.max_active_jobs_per_user unfinished jobs, a submit is 429; others are not held up', async () => {
+    const t = await startApp(`general:\n  async: { max_active_jobs_per_user: 2 }\n${SLOW}`);
+    try {
+      const dana = jobsAt(t.url, '/v1/workflow', { authorization: 'Bearer nvapi-dana' });
+      expect((await dana.submit({ input_message: 'x', job_id: 'd1' })).status).toBe(202);
+      expect((await dana.submit({ input_message: 'x', job_id: 'd2' })).status).toBe(202);
+      const third = await dana.submit({ input_message: 'x', job_id: 'd3' });
+      expect(third.status).toBe(429);
+      expect(third.body.detail).toMatch(/max_active_jobs_per_user/);
+      expect((await dana.submit({ input_message: 'x', job_id: 'd1' })).status).toBe(200);
+      expect((await jobsAt(t.url, '/v1/workflow', ALICE).submit({ input_message: 'x' })).status).toBe(202);
+      await dana.cancel('d1');
+      expect((await dana.submit({ input_message: 'x', job_id: 'd3' })).status).toBe(202);
+    } finally {
+      await t.close();
+    }
+  });
+});
