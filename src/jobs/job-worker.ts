@@ -1,4 +1,4 @@
-import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { ServerConfig } from '../config/server-config';
 import { openWorker, type BullWorker } from './bullmq-backend';
 import { JobRunner } from './job-runner';
@@ -10,7 +10,7 @@ import { JobStore } from './job.store';
  * runs it again (at least once). The row's conditional updates keep one final status.
  */
 @Injectable()
-export class JobWorker implements OnModuleInit, OnApplicationShutdown {
+export class JobWorker implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger('JobWorker');
   private worker?: BullWorker;
 
@@ -38,8 +38,12 @@ export class JobWorker implements OnModuleInit, OnApplicationShutdown {
     });
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    // Waits for the jobs under way; a second signal (or SIGKILL) leaves them to other workers.
+  /**
+   * Takes no new job and waits for the ones under way to end, before the engine's own shutdown would
+   * cancel them (which would record `interrupted` for jobs nobody cancelled). Killed before they end,
+   * the worker leaves them to the others (their lock expires).
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     await this.worker?.close();
   }
 }
