@@ -109,6 +109,26 @@ function scaleOut(queue: 'redis' | 'postgres') {
     expect(log.runs.map((r) => r.worker)).toEqual([first, other]);
   }, 60_000);
 
+  it('a worker stopped with SIGTERM finishes the job it runs, then exits', async () => {
+    log.runs.length = 0;
+    const { jobs, workers } = await cluster(3, '', 'term');
+    await jobs.submit({ input_message: 'finish-me', job_id: 'finish-me' });
+    const first = await eventually(() => {
+      expect(log.runs).toHaveLength(1);
+      return log.runs[0].worker;
+    }, 20_000);
+    const worker = workers.find((w) => w.name === first)!;
+    const exited = new Promise<string>((r) =>
+      worker.child.once('exit', (code, signal) => r(String(code ?? signal))),
+    );
+    worker.child.kill('SIGTERM');
+    const done = await jobs.until('finish-me', 'success', 20_000);
+    expect(done.output).toEqual({ value: `done finish-me by ${first}` });
+    // Nest re-raises the signal once the app has closed.
+    expect(['0', 'SIGTERM']).toContain(await exited);
+    expect(log.runs).toHaveLength(1);
+  }, 60_000);
+
   it('a cancelled job is stopped on its worker and stays interrupted', async () => {
     log.runs.length = 0;
     log.ends.length = 0;
