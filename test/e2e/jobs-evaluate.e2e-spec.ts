@@ -139,13 +139,19 @@ describe('POST /evaluate and its job routes (with the evaluation test double)', 
     expect(runner.requests).toHaveLength(runs);
   });
 
-  it.each(['../x', 'a/b', '..', '.', 'a\\b', '', 'x'.repeat(129)])('job_id %j is a 422', async (jobId) => {
-    const runs = runner.requests.length;
-    const res = await alice().post('/evaluate', { config_file: join(configDir, 'eval.yml'), job_id: jobId });
-    expect(res.status).toBe(422);
-    expect(res.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'job_id'] })]);
-    expect(runner.requests).toHaveLength(runs);
-  });
+  it.each(['../x', 'a/b', '..', '.', '.hidden', '-x', 'a\\b', '', 'x'.repeat(129)])(
+    'job_id %j is a 422',
+    async (jobId) => {
+      const runs = runner.requests.length;
+      const res = await alice().post('/evaluate', {
+        config_file: join(configDir, 'eval.yml'),
+        job_id: jobId,
+      });
+      expect(res.status).toBe(422);
+      expect(res.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'job_id'] })]);
+      expect(runner.requests).toHaveLength(runs);
+    },
+  );
 
   it.each([
     ['reps', 0],

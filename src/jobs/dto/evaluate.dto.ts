@@ -3,7 +3,7 @@ import { IsDefined, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } 
 import { JobStatusDto } from './async-job.dto';
 
 /** A job id that is one safe path component (it may name files under the output directory). */
-export const SAFE_JOB_ID = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,128}$/;
+export const SAFE_JOB_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** `POST /evaluate`, as NeMo Agent Toolkit's evaluation endpoint takes it. */
 export class EvaluateRequestDto {
@@ -13,10 +13,13 @@ export class EvaluateRequestDto {
   @IsString()
   config_file!: string;
 
-  @ApiPropertyOptional({ description: 'Letters, digits, ".", "_" and "-" (a new UUID when left out)' })
+  @ApiPropertyOptional({
+    description: 'A letter or digit, then letters, digits, ".", "_" and "-" (a new UUID when left out)',
+  })
   @IsOptional()
   @Matches(SAFE_JOB_ID, {
-    message: 'job_id must be 1-128 letters, digits, ".", "_" or "-" (one path component)',
+    message:
+      'job_id must be 1-128 letters, digits, ".", "_" or "-", starting with a letter or digit (one path component)',
   })
   @IsString()
   job_id?: string;
