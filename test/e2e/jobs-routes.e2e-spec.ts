@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { ISO_Z, jobsAt } from '../utils/jobs-client';
+import { ALICE, ISO_Z, jobsAt } from '../utils/jobs-client';
+import { registryWith } from '../utils/test-function';
 import { ECHO_YAML, failingYaml, scriptedYaml, startApp, type TestApp } from '../utils/test-app';
 
 const SLOW = scriptedYaml(`- sleep: { seconds: 30 }`, 'late {{input}}');
@@ -129,6 +130,40 @@ describe('async jobs that fail or are cancelled', () => {
       expect((await jobs.cancel('queued')).body).toMatchObject({ status: 'interrupted' });
       await jobs.cancel('busy');
       expect((await jobs.status('queued')).body).toMatchObject({ status: 'interrupted', error: 'cancelled' });
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('what a job sees of its caller', () => {
+  it('runs as the submitting identity, with the request headers it was submitted with', async () => {
+    const registry = registryWith('caller', async (_input, ctx) => ({
+      user: ctx.identity.userId,
+      source: ctx.identity.source,
+      team: ctx.request.headers['x-team'] ?? null,
+    }));
+    const t = await startApp('workflow:\n  _type: caller\n', registry);
+    try {
+      const jobs = jobsAt(t.url, '/v1/workflow', { ...ALICE, 'x-team': 'blue' });
+      const res = await jobs.submit({ input_message: 'x', sync_timeout: 10 });
+      expect(res.status).toBe(200);
+      expect(res.body.output).toEqual({
+        user: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        source: 'cookie',
+        team: 'blue',
+      });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('another method on an async route is 405 naming the allowed one', async () => {
+    const t = await startApp(ECHO_YAML);
+    try {
+      const res = await fetch(`${t.url}/v1/workflow/async`, { method: 'PUT' });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST');
     } finally {
       await t.close();
     }
