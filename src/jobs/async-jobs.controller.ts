@@ -79,7 +79,9 @@ export class AsyncJobsController {
       return { job_id: job.jobId, status: job.status };
     }
     if (fields.sync_timeout) {
-      const now = await this.jobs.waitForEnd(job, fields.sync_timeout);
+      const left = new AbortController();
+      res.once('close', () => left.abort());
+      const now = await this.jobs.waitForEnd(job, fields.sync_timeout, left.signal);
       if (isFinal(now.status)) {
         res.status(200);
         return jobStatusBody(now);

@@ -71,11 +71,14 @@ export class AsyncJobsService {
     return { job: row, created };
   }
 
-  /** The job's status after at most `seconds` (sooner when it ends). Other requests are never held up. */
-  async waitForEnd(job: Job, seconds: number): Promise<Job> {
+  /**
+   * The job's status after at most `seconds` (sooner when it ends, or when `signal` fires: the client
+   * left). Other requests are never held up.
+   */
+  async waitForEnd(job: Job, seconds: number, signal?: AbortSignal): Promise<Job> {
     const deadline = Date.now() + seconds * 1000;
     let current = job;
-    while (!isFinal(current.status)) {
+    while (!isFinal(current.status) && !signal?.aborted) {
       const left = deadline - Date.now();
       if (left <= 0) break;
       await this.events.next(current.id, Math.min(left, POLL_MS));
