@@ -100,7 +100,11 @@ export function isolatedStores(databaseUrl: string) {
       await client.connect();
       try {
         await client.query(`drop schema if exists ${schema} cascade`);
-        await client.query(`drop schema if exists bullmq_e2e_${tag} cascade`);
+        // BullMQ's schemas: bullmq_<queue_prefix>, one per cluster a test started (e2e_<tag>_<name>).
+        const { rows } = await client.query<{ nspname: string }>(
+          `select nspname from pg_namespace where nspname like 'bullmq_e2e_${tag}%'`,
+        );
+        for (const { nspname } of rows) await client.query(`drop schema if exists ${nspname} cascade`);
       } finally {
         await client.end();
       }
