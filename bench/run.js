@@ -45,6 +45,7 @@ const { timedPost, sequentialRuns, summarizeRuns, concurrentStreams, cannon } = 
 const { ROOT, CLIENT_CORE, SERVER_CORE, TASKSET, startServer, affinity } = require('./lib/servers');
 const hitl = require('./hitl');
 const ws = require('./ws');
+const jobs = require('./jobs');
 const { fmt, ratio, table } = require('./lib/report');
 
 const RESULTS = path.join(__dirname, 'RESULTS.md');
@@ -55,7 +56,7 @@ const args = new Set(argv);
 const QUICK = args.has('--quick');
 const PROFILE = args.has('--profile');
 const HEAP_SNAPSHOT = args.has('--heap-snapshot');
-const PARTS = ['json', 'stream', 'hitl', 'ws'];
+const PARTS = ['json', 'stream', 'hitl', 'ws', 'jobs'];
 const ONLY = (() => {
   const at = argv.findIndex((a) => a === '--only' || a.startsWith('--only='));
   if (at < 0) return new Set(PROFILE ? ['json', 'stream'] : PARTS);
@@ -615,6 +616,20 @@ async function main() {
     sections.push({
       heading: new RegExp(`^${ws.HEADING}\\b`, 'm'),
       ...ws.wsSection(env, result, { quick: QUICK, pin }),
+    });
+  }
+
+  if (ONLY.has('jobs')) {
+    console.log(
+      'Async jobs: accepted and completed per second, in the server and on two workers; status polls',
+    );
+    const result = await jobs.measureJobs({ quick: QUICK });
+    const pin = TASKSET
+      ? `server and workers pinned to core ${SERVER_CORE}, load generator to core ${CLIENT_CORE}`
+      : 'not pinned (taskset not found)';
+    sections.push({
+      heading: new RegExp(`^${jobs.HEADING}\\b`, 'm'),
+      ...jobs.jobsSection(env, result, { quick: QUICK, pin }),
     });
   }
 

@@ -9,6 +9,7 @@ import { ExecutionsModule } from './executions/executions.module';
 import { FeedbackModule } from './feedback/feedback.module';
 import { GatewayModule } from './gateway/gateway.module';
 import { HttpInteractiveModule } from './http-interactive/http-interactive.module';
+import { JobsModule } from './jobs/jobs.module';
 import { McpModule } from './mcp/mcp.module';
 import { MonitoringModule } from './monitoring/monitoring.module';
 import { OpenAiModule } from './openai/openai.module';
@@ -37,6 +38,7 @@ export class AppModule {
         FeedbackModule,
         McpModule,
         MonitoringModule.forRoot({ perUserMonitoring: config.settings.general.enable_per_user_monitoring }),
+        JobsModule.forRoot(config, routes),
       ],
       providers: [
         {

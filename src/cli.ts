@@ -9,6 +9,7 @@ import { runWorkflow } from './runtime/workflow-runner';
 import { resultText } from './runtime/chat-completion';
 import { isLogLevel, LOG_LEVELS } from './core/logging/http-logging';
 import { createApp } from './main';
+import { createWorker } from './jobs/worker';
 
 const DEFAULT_CONFIG = resolve(__dirname, '..', 'config', 'default.yml');
 
@@ -143,6 +144,28 @@ withConfigOptions(
       process.exit(1);
     }
   });
+
+withConfigOptions(
+  program
+    .command('worker')
+    .description(
+      'Run async jobs from the queue (general.async.queue: redis or postgres); any number of them',
+    ),
+  ' (default: INTERLUDE_CONFIG, NAT_CONFIG_FILE or config/default.yml)',
+).action(async (opts: ConfigOptions, command: Command) => {
+  const config = load(opts, command, DEFAULT_CONFIG);
+  const settings = config.settings.general.async;
+  if (settings.queue === 'in_process') {
+    process.stderr.write(
+      'interlude worker needs general.async.queue: redis or postgres (the config says in_process)\n',
+    );
+    process.exit(2);
+  }
+  await createWorker(config);
+  process.stdout.write(
+    `Interlude worker ready: "${config.workflow.type}" from ${config.file}, queue ${settings.queue} ${settings.queue_name}\n`,
+  );
+});
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

@@ -48,7 +48,29 @@ export function routeTable(routes: Routes): { method: string; path: string }[] {
     { method: 'POST', path: '/feedback' },
     { method: 'GET', path: '/mcp/client/tool/list' },
     { method: 'GET', path: '/mcp/client/tool/list/per_user' },
+    ...asyncJobRoutes(routes),
     ...routes.endpoints,
+  );
+  return table;
+}
+
+/** The async job and evaluation routes (JobsModule). */
+function asyncJobRoutes(routes: Routes): { method: string; path: string }[] {
+  const table: { method: string; path: string }[] = [];
+  for (const base of [routes.workflow, routes.legacyWorkflow]) {
+    if (base === null) continue;
+    table.push({ method: 'POST', path: `${base}/async` }, { method: 'GET', path: `${base}/async/job/:id` });
+  }
+  if (routes.workflow !== null) {
+    table.push(
+      { method: 'GET', path: `${routes.workflow}/async/jobs` },
+      { method: 'DELETE', path: `${routes.workflow}/async/job/:id` },
+    );
+  }
+  table.push(
+    { method: 'POST', path: '/evaluate' },
+    { method: 'GET', path: '/evaluate/job/:id' },
+    { method: 'GET', path: '/evaluate/jobs' },
   );
   return table;
 }

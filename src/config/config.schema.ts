@@ -24,6 +24,7 @@ import { AuthConfig } from '../core/identity/auth.config';
 import { CorsConfig } from '../core/http/cors.config';
 import { STEP_ADAPTOR_MODES, type StepAdaptorMode } from '../runtime/step-adaptor';
 import { OutboundConfig } from './outbound.schema';
+import { AsyncConfig, EvaluationConfig } from './async.schema';
 
 const nullable = (o: object, key: string) => (o as Record<string, unknown>)[key] !== null;
 // The type check sits nearest the field so a wrong type is reported as such, not as out of range
@@ -163,6 +164,8 @@ export class GeneralConfig {
   @Optional() @IsDatabaseUrl() db_url = 'sqlite::memory:';
   @Optional() @ValidateNested() @Type(() => FeedbackConfig) feedback = new FeedbackConfig();
   @Optional() @ValidateNested() @Type(() => OutboundConfig) outbound = new OutboundConfig();
+  @Optional() @ValidateNested() @Type(() => AsyncConfig) async = new AsyncConfig();
+  @Optional() @ValidateNested() @Type(() => EvaluationConfig) evaluation = new EvaluationConfig();
   // Accepted for NeMo Agent Toolkit config compatibility; they configure nothing here yet.
   @IsOptional() @IsBoolean() use_uvloop?: boolean;
   @Optional() @ValidateNested() @Type(() => NatTelemetryConfig) telemetry = new NatTelemetryConfig();

@@ -23,10 +23,39 @@ export interface TraceOwnerTable {
   created_at: Timestamp;
 }
 
+/** One async job (`/v1/workflow/async`, `/evaluate`); JSON values are stored as text. */
+export interface JobsTable {
+  /** Internal id (the queue's job id); callers name jobs by `job_id`. */
+  id: string;
+  kind: 'workflow' | 'evaluation';
+  job_id: string;
+  /** The submitter's user id; '' for anonymous callers. */
+  owner_key: string;
+  /** The submitting identity (JSON), so a worker runs the job as that caller. */
+  identity: string;
+  status: string;
+  input: string | null;
+  output: string | null;
+  error: string | null;
+  /** While waiting for a person or an OAuth grant: where to answer (JSON). */
+  pause: string | null;
+  webhook_url: string | null;
+  expiry_seconds: number;
+  config_file: string | null;
+  output_path: string | null;
+  reps: number | null;
+  /** How many times a runner started it (more than 1 after a worker died mid-job). */
+  attempts: Generated<number>;
+  created_at: Timestamp;
+  updated_at: ColumnType<Date | string, string, string>;
+  expires_at: ColumnType<Date | string | null, string | null, string | null>;
+}
+
 /** Every table, as Kysely sees them. Migrations in ./migrations create them. */
 export interface Tables {
   feedback: FeedbackTable;
   trace_owner: TraceOwnerTable;
+  jobs: JobsTable;
 }
 
 export function isoTimestamp(value: Date | string): string {

@@ -136,6 +136,13 @@ describe('OpenAPI', () => {
           '/v1/workflow',
           '/v1/workflow/full',
           '/v1/workflow/stream',
+          '/v1/workflow/async',
+          '/v1/workflow/async/job/{job_id}',
+          '/v1/workflow/async/jobs',
+          '/evaluate',
+          '/evaluate/job/last',
+          '/evaluate/job/{job_id}',
+          '/evaluate/jobs',
         ].sort(),
       );
       const res = await fetch(`${s.url}/generate`, { method: 'POST' });

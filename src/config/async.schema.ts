@@ -1,0 +1,68 @@
+import { IsArray, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
+import { Optional } from '../core/validation/optional.decorator';
+
+/** Where async jobs run: in the server process, or on `interlude worker` processes through BullMQ. */
+export const JOB_QUEUES = ['in_process', 'redis', 'postgres'] as const;
+export type JobQueueDriver = (typeof JOB_QUEUES)[number];
+
+const BULLMQ_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** `general.async`: the async jobs of `/v1/workflow/async` and `/evaluate`. */
+export class AsyncConfig {
+  /**
+   * `in_process` (default): jobs run in the server. `redis`: the server enqueues on BullMQ over Redis
+   * (`redis_url`, else REDIS_URL) and `interlude worker` processes run them; `postgres`: the same on
+   * BullMQ's PostgreSQL backend (the `db_url` database), for sites without Redis.
+   */
+  @Optional()
+  @IsIn(JOB_QUEUES, { message: `queue must be one of: ${JOB_QUEUES.join(', ')}` })
+  queue: JobQueueDriver = 'in_process';
+  /** Jobs one process runs at once (the server in `in_process`, each worker otherwise). */
+  @IsOptional() @Min(1) @Max(1000) @IsInt() max_concurrent_jobs?: number;
+  /** Jobs waiting for a slot in one server (`in_process`); more are refused with 429. */
+  @Optional() @Min(1) @IsInt() max_queued_jobs = 10_000;
+  /** Unfinished jobs one user (or all anonymous callers together) may have; more are refused with 429. */
+  @Optional() @Min(1) @IsInt() max_active_jobs_per_user = 1000;
+  /** `redis://[user:password@]host:port[/db]` or `rediss://…`; REDIS_URL when unset. */
+  @IsOptional()
+  @IsString()
+  @Matches(/^rediss?:\/\//, { message: 'redis_url must be a redis:// or rediss:// URL' })
+  redis_url?: string;
+  /** The BullMQ queue name and key prefix (several deployments can share one Redis). */
+  @Optional()
+  @IsString()
+  @Matches(BULLMQ_NAME, { message: 'queue_name: letters, digits, _ and -' })
+  queue_name = 'interlude-jobs';
+  @Optional()
+  @IsString()
+  @Matches(BULLMQ_NAME, { message: 'queue_prefix: letters, digits, _ and -' })
+  queue_prefix = 'interlude';
+  /** A worker that stops renewing its lock this long (killed, stuck) loses the job to another worker. */
+  @Optional() @Min(1) @IsInt() lock_duration_seconds = 30;
+  /** How often workers look for jobs whose worker died. */
+  @Optional() @Min(1) @IsInt() stalled_interval_seconds = 30;
+  /** How often a worker checks whether a job it runs was cancelled. */
+  @Optional() @Min(0.05) @Max(60) cancel_check_seconds = 1;
+  /** How often finished jobs past `expires_at` lose their output (the row and status stay). */
+  @Optional() @Min(1) @IsInt() expiry_sweep_seconds = 60;
+  /** The final status of every job is POSTed here (JSON). Empty: no webhook. */
+  @IsOptional()
+  @ValidateIf((o: AsyncConfig) => o.webhook_url !== '')
+  @IsString()
+  @Matches(/^https?:\/\//, { message: 'webhook_url must be an http(s) URL' })
+  webhook_url?: string | null;
+  /** Hosts a job's own `webhook_url` may name (`*.example.com` for subdomains); empty: none may. */
+  @Optional() @IsArray() @IsString({ each: true }) webhook_allow_hosts: string[] = [];
+  /** Signs each webhook body: `X-Interlude-Signature: sha256=<hex HMAC-SHA256 of the body>`. */
+  @IsOptional() @IsString() webhook_secret?: string;
+  @Optional() @Min(1) @Max(20) @IsInt() webhook_max_attempts = 5;
+  /** The first retry's delay; each next one doubles. */
+  @Optional() @Min(0.01) webhook_backoff_seconds = 1;
+  @Optional() @Min(0.1) webhook_timeout_seconds = 10;
+}
+
+/** `general.evaluation`: where `POST /evaluate` may read evaluation configs from. */
+export class EvaluationConfig {
+  /** `config_file` must resolve inside this directory (relative to the working directory). */
+  @Optional() @IsString() config_dir = 'config';
+}

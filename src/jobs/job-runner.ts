@@ -1,0 +1,201 @@
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { ServerConfig } from '../config/server-config';
+import type { Execution } from '../executions/execution';
+import { ExecutionService } from '../executions/execution.service';
+import type { FaceRef } from '../executions/face-renderers';
+import { ExecutionUrls } from '../http-executions/execution-urls';
+import type { ExecutionEvent, TerminalEvent } from '../runtime/execution-event';
+import type { Prompt } from '../runtime/prompts';
+import { EvaluationRunner } from './evaluation/evaluation-runner';
+import { JobEvents } from './job-events';
+import { jobOutput } from './job-output';
+import type { Job, JobPause, JobStatus, JobTicket } from './job-record';
+import { JobStore } from './job.store';
+import { JobWebhook } from './job-webhook';
+
+/**
+ * The face a job's execution is recorded under: the workflow API's generate face (looked up by name,
+ * as any replica does), so `GET /executions/{id}` shows a waiting job's execution as `/v1/workflow` would.
+ */
+export const JOB_FACE: FaceRef = {
+  name: 'generate',
+  options: { steps: { raw: 'all' }, errors: 'event', interactive: true },
+};
+
+interface JobEnd {
+  status: JobStatus;
+  output?: unknown;
+  error?: string | null;
+  outputPath?: string;
+}
+
+const CANCELLED: JobEnd = { status: 'interrupted', error: 'cancelled' };
+
+function endOf(terminal: TerminalEvent): JobEnd {
+  switch (terminal.kind) {
+    case 'completed':
+      return { status: 'success', output: jobOutput(terminal.result) };
+    case 'failed':
+      return { status: 'failure', error: terminal.error.message };
+    case 'cancelled':
+      return CANCELLED;
+  }
+}
+
+/**
+ * Runs one job to its end on the ExecutionService every face uses, as the identity that submitted it
+ * with the request it was submitted with, and keeps its row current: running, waiting for a person,
+ * final status. Used by the in-process queue and by `interlude worker`.
+ */
+@Injectable()
+export class JobRunner {
+  private readonly logger = new Logger('Jobs');
+  private readonly urls: ExecutionUrls;
+  /** Jobs this process runs, by internal id: how to stop each one. */
+  private readonly running = new Map<string, AbortController>();
+  /**
+   * Whether a job's workflow may ask a person: only when the job runs in the server that receives the
+   * answer (`in_process`); a worker's prompt would be answered at a server that does not run it.
+   */
+  private readonly interactive: boolean;
+  /** Once the server stops, runs that end (cancelled by the shutdown) leave their rows alone. */
+  private stopping = false;
+
+  constructor(
+    private readonly store: JobStore,
+    private readonly executions: ExecutionService,
+    private readonly events: JobEvents,
+    private readonly webhook: JobWebhook,
+    private readonly config: ServerConfig,
+    @Optional() @Inject(EvaluationRunner) private readonly evaluation?: EvaluationRunner,
+  ) {
+    this.urls = new ExecutionUrls(config.frontEnd.root_path);
+    this.interactive = config.general.async.queue === 'in_process';
+  }
+
+  get active(): number {
+    return this.running.size;
+  }
+
+  /** Runs the job unless it was cancelled or ended meanwhile. Resolves once its row has its end. */
+  async run(ticket: JobTicket): Promise<void> {
+    if (!(await this.store.start(ticket.id))) return;
+    const job = await this.store.get(ticket.id);
+    if (!job) return;
+    this.events.changed(job.id);
+    const abort = new AbortController();
+    this.running.set(job.id, abort);
+    const stopWatching = this.interactive ? () => undefined : this.watchForCancel(job.id, abort);
+    let end: JobEnd;
+    try {
+      end =
+        job.kind === 'workflow'
+          ? await this.runWorkflow(job, ticket, abort.signal)
+          : await this.runEvaluation(job, abort.signal);
+    } catch (err) {
+      end = abort.signal.aborted ? CANCELLED : { status: 'failure', error: (err as Error).message };
+    } finally {
+      stopWatching();
+      this.running.delete(job.id);
+    }
+    if (this.stopping) return;
+    const finished = await this.store.finish(job.id, end);
+    if (finished) this.webhook.finished(finished);
+    this.events.changed(job.id);
+  }
+
+  /** Stops the job if this process runs it. */
+  cancel(id: string): void {
+    this.running.get(id)?.abort(new Error('cancelled'));
+  }
+
+  /** The server stops: the jobs it runs are left for the next start-up to mark. */
+  stop(): void {
+    this.stopping = true;
+  }
+
+  private async runWorkflow(job: Job, ticket: JobTicket, signal: AbortSignal): Promise<JobEnd> {
+    const execution = await this.executions.start(job.input, job.identity, {
+      request: ticket.request,
+      interactive: this.interactive,
+      streaming: false,
+      face: JOB_FACE,
+    });
+    // Row updates for pauses run one after another, and before the final one.
+    let updates = Promise.resolve();
+    const unsubscribe = execution.events.subscribe((event) => {
+      const pause = this.pauseOf(execution, event);
+      if (pause === undefined) return;
+      // A person is sent to this execution: its record must outlive the run for their poll or answer.
+      if (pause) execution.expose();
+      updates = updates
+        .then(() => this.store.pause(job.id, pause))
+        .then(() => this.events.changed(job.id))
+        .catch((err: unknown) => this.logger.error(`job ${job.jobId}: ${(err as Error).message}`));
+    });
+    const onAbort = () => void execution.cancel('job cancelled');
+    signal.addEventListener('abort', onAbort);
+    try {
+      const terminal = await execution.done;
+      await updates;
+      return signal.aborted ? CANCELLED : endOf(terminal);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      queueMicrotask(unsubscribe);
+    }
+  }
+
+  /** The pause an event starts (or null when it ends one); undefined for other events. */
+  private pauseOf(execution: Execution, event: ExecutionEvent): JobPause | null | undefined {
+    switch (event.kind) {
+      case 'interaction_required':
+        if ((event.prompt as Prompt).input_type === 'notification') return undefined;
+        return {
+          status: 'interaction_required',
+          execution_id: execution.id,
+          interaction_id: event.interactionId,
+          prompt: event.prompt,
+          response_url: this.urls.response(execution.id, event.interactionId),
+        };
+      case 'oauth_required':
+        return {
+          status: 'oauth_required',
+          execution_id: execution.id,
+          auth_url: event.authUrl,
+          oauth_state: event.state,
+        };
+      case 'interaction_resolved':
+      case 'oauth_resolved':
+        return null;
+      default:
+        return undefined;
+    }
+  }
+
+  private async runEvaluation(job: Job, signal: AbortSignal): Promise<JobEnd> {
+    if (!this.evaluation) return { status: 'failure', error: 'Evaluation is not available on this server' };
+    const outcome = await this.evaluation.run({
+      jobId: job.jobId,
+      configFile: job.configFile ?? '',
+      reps: job.reps ?? 1,
+      identity: job.identity,
+      signal,
+    });
+    if (signal.aborted) return CANCELLED;
+    return { status: 'success', output: { averages: outcome.averages }, outputPath: outcome.outputPath };
+  }
+
+  /** A worker learns of a cancel from the row (the DELETE reached a server, not this process). */
+  private watchForCancel(id: string, abort: AbortController): () => void {
+    const timer = setInterval(() => {
+      this.store
+        .status(id)
+        .then((status) => {
+          if (status === 'interrupted') abort.abort(new Error('cancelled'));
+        })
+        .catch(() => undefined);
+    }, this.config.general.async.cancel_check_seconds * 1000);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+}

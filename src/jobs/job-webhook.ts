@@ -1,0 +1,137 @@
+import { createHmac } from 'node:crypto';
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import ipaddr from 'ipaddr.js';
+import type { AsyncConfig } from '../config/async.schema';
+import { ServerConfig } from '../config/server-config';
+import { OutboundPolicy } from '../core/outbound/outbound-policy';
+import { outboundRequest } from '../core/outbound/outbound-request';
+import { redactUrl } from '../core/outbound/redact-url';
+import { jobStatusBody, type Job } from './job-record';
+
+export const SIGNATURE_HEADER = 'X-Interlude-Signature';
+
+/** Whether `host` is listed in `allowed` (names, `*.example.com` for subdomains, IP addresses). */
+export function hostListed(host: string, allowed: string[]): boolean {
+  const name = host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
+  return allowed.some((entry) => {
+    const want = entry.trim().toLowerCase();
+    if (want.startsWith('*.')) return name.endsWith(want.slice(1));
+    if (ipaddr.isValid(want) && ipaddr.isValid(name)) {
+      return ipaddr.process(want).toString() === ipaddr.process(name).toString();
+    }
+    return want === name;
+  });
+}
+
+/** Why a job's own `webhook_url` is refused, or null when it may be used. */
+export function webhookUrlProblem(url: string, settings: AsyncConfig): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'webhook_url is not a URL';
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'webhook_url must be http(s)';
+  if (parsed.username || parsed.password) return 'webhook_url may not carry credentials';
+  if (!hostListed(parsed.hostname, settings.webhook_allow_hosts)) {
+    return `webhook_url host ${parsed.hostname} is not in general.async.webhook_allow_hosts`;
+  }
+  return null;
+}
+
+/**
+ * POSTs a finished job's status body to the server's webhook and the job's own. Retried with
+ * exponential back-off on network errors, 429 and 5xx; signed with an HMAC when a secret is set.
+ * Nothing waits for it; shutdown waits for the calls under way.
+ */
+@Injectable()
+export class JobWebhook implements OnApplicationShutdown {
+  private readonly logger = new Logger('JobWebhook');
+  private readonly settings: AsyncConfig;
+  /** The server's webhook: the operator's choice, under `general.outbound` as every outbound call. */
+  private readonly serverPolicy: OutboundPolicy;
+  /** Jobs' webhooks: their hosts were checked against the allow-list, which may name private hosts. */
+  private readonly jobPolicy: OutboundPolicy;
+  private readonly inFlight = new Set<Promise<void>>();
+  private closing = new AbortController();
+
+  constructor(config: ServerConfig) {
+    this.settings = config.general.async;
+    const outbound = config.general.outbound;
+    this.serverPolicy = new OutboundPolicy(outbound);
+    this.jobPolicy = new OutboundPolicy({
+      ...outbound,
+      allow_hosts: [...outbound.allow_hosts, ...this.settings.webhook_allow_hosts],
+    });
+  }
+
+  finished(job: Job): void {
+    const targets: [string, OutboundPolicy][] = [];
+    if (this.settings.webhook_url) targets.push([this.settings.webhook_url, this.serverPolicy]);
+    if (job.webhookUrl) targets.push([job.webhookUrl, this.jobPolicy]);
+    if (targets.length === 0) return;
+    const body = JSON.stringify({ event: 'job.finished', kind: job.kind, ...jobStatusBody(job) });
+    for (const [url, policy] of targets) {
+      const call = this.deliver(url, policy, body, job.jobId).finally(() => this.inFlight.delete(call));
+      this.inFlight.add(call);
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    // Calls under way finish their current attempt; no retry is started once the server stops.
+    this.closing.abort();
+    await Promise.allSettled([...this.inFlight]);
+    this.closing = new AbortController();
+  }
+
+  private async deliver(url: string, policy: OutboundPolicy, body: string, jobId: string): Promise<void> {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (this.settings.webhook_secret) {
+      const mac = createHmac('sha256', this.settings.webhook_secret).update(body).digest('hex');
+      headers[SIGNATURE_HEADER] = `sha256=${mac}`;
+    }
+    const max = this.settings.webhook_max_attempts;
+    for (let attempt = 1; ; attempt++) {
+      let reason: string;
+      try {
+        const res = await outboundRequest(policy, url, {
+          method: 'POST',
+          headers,
+          body,
+          timeoutSeconds: this.settings.webhook_timeout_seconds,
+          maxBytes: 64 * 1024,
+          overflow: 'truncate',
+        });
+        if (res.status >= 200 && res.status < 300) return;
+        reason = `answered ${res.status}`;
+        if (res.status < 500 && res.status !== 429 && res.status !== 408) {
+          this.logger.warn(`Webhook ${redactUrl(new URL(url))} ${reason} for job ${jobId}; not retried`);
+          return;
+        }
+      } catch (err) {
+        reason = String((err as Error).message);
+      }
+      if (attempt >= max || this.closing.signal.aborted) {
+        this.logger.warn(
+          `Webhook ${redactUrl(new URL(url))} failed for job ${jobId} after ${attempt} attempts (${reason})`,
+        );
+        return;
+      }
+      await this.pause(this.settings.webhook_backoff_seconds * 1000 * 2 ** (attempt - 1));
+    }
+  }
+
+  private pause(ms: number): Promise<void> {
+    const signal = this.closing.signal;
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+}

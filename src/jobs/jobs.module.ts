@@ -1,0 +1,72 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { RouterModule } from '@nestjs/core';
+import type { AppConfig } from '../config/config.loader';
+import type { Routes } from '../core/http/route-paths';
+import { DatabaseModule } from '../db/database.module';
+import { ExecutionsModule } from '../executions/executions.module';
+import {
+  AsyncJobListController,
+  AsyncJobsController,
+  LegacyAsyncJobsController,
+} from './async-jobs.controller';
+import { AsyncJobsService } from './async-jobs.service';
+import { EvaluateController } from './evaluate.controller';
+import { JobEvents } from './job-events';
+import { JobExpiry } from './job-expiry';
+import { jobQueueProviders } from './job-queue.provider';
+import { JobRunner } from './job-runner';
+import { JobStore } from './job.store';
+import { JobWebhook } from './job-webhook';
+
+/** The job rows, the runner and the webhook: what a server and a worker both need. */
+@Module({
+  imports: [DatabaseModule, ExecutionsModule],
+  providers: [JobStore, JobEvents, JobWebhook, JobRunner],
+  exports: [JobStore, JobEvents, JobWebhook, JobRunner],
+})
+export class JobsCoreModule {}
+
+/** `<workflow path>/async…` (mounted there by RouterModule). */
+@Module({ controllers: [AsyncJobsController, AsyncJobListController] })
+class WorkflowAsyncRoutes {}
+
+/** `<legacy workflow path>/async…`: NeMo Agent Toolkit's legacy routes (submit and poll). */
+@Module({ controllers: [LegacyAsyncJobsController] })
+class LegacyAsyncRoutes {}
+
+/** The async job routes of the server, on the queue `general.async.queue` names. */
+@Module({})
+export class JobsServiceModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: JobsServiceModule,
+      imports: [JobsCoreModule],
+      providers: [...jobQueueProviders(config.settings.general.async.queue), AsyncJobsService, JobExpiry],
+      exports: [AsyncJobsService],
+    };
+  }
+}
+
+/**
+ * Async jobs and the evaluation endpoint: `/v1/workflow/async…` and `/generate/async…` (the configured
+ * workflow paths plus `/async`), `/evaluate…`.
+ */
+@Module({})
+export class JobsModule {
+  static forRoot(config: AppConfig, routes: Routes): DynamicModule {
+    const service = JobsServiceModule.forRoot(config);
+    const mounts = [
+      ...(routes.workflow ? [{ path: routes.workflow, module: WorkflowAsyncRoutes }] : []),
+      ...(routes.legacyWorkflow ? [{ path: routes.legacyWorkflow, module: LegacyAsyncRoutes }] : []),
+    ];
+    return {
+      module: JobsModule,
+      imports: [
+        service,
+        ...mounts.map((m) => ({ module: m.module, imports: [service] })),
+        RouterModule.register(mounts),
+      ],
+      controllers: [EvaluateController],
+    };
+  }
+}
