@@ -37,12 +37,6 @@ export function redisConnection(url: string): Record<string, unknown> {
 }
 
 function redisUrlOf(settings: AsyncConfig, env: NodeJS.ProcessEnv): string {
-  try {
-    // BullMQ loads its Redis client (a peer dependency since BullMQ 6) only when it connects.
-    require.resolve('ioredis');
-  } catch {
-    throw new Error('general.async.queue is redis: install the ioredis package (npm install ioredis)');
-  }
   const url = settings.redis_url ?? env.REDIS_URL;
   if (!url) throw new Error('general.async.queue is redis: set general.async.redis_url or REDIS_URL');
   return url;
