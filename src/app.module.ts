@@ -13,6 +13,7 @@ import { McpModule } from './mcp/mcp.module';
 import { MonitoringModule } from './monitoring/monitoring.module';
 import { OpenAiModule } from './openai/openai.module';
 import { resolveRoutes, routeTable } from './routes';
+import { UiModule } from './ui/ui.module';
 import { WorkflowsModule } from './workflows/workflows.module';
 
 /**
@@ -37,6 +38,7 @@ export class AppModule {
         FeedbackModule,
         McpModule,
         MonitoringModule.forRoot({ perUserMonitoring: config.settings.general.enable_per_user_monitoring }),
+        ...(frontEnd.ui_path !== null ? [UiModule.forRoot(frontEnd.ui_path)] : []),
       ],
       providers: [
         {

@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { ExecutionsModule } from '../executions/executions.module';
 import { OAuthModule } from '../oauth/oauth.module';
+import { ExecutionList } from './execution-list';
 import { ExecutionsController } from './executions.controller';
 import { InteractionsController } from './interactions.controller';
 import { createOAuthCallbackController } from './oauth-callback.controller';
@@ -15,6 +16,7 @@ export class HttpInteractiveModule {
     return {
       module: HttpInteractiveModule,
       imports: [ExecutionsModule, OAuthModule],
+      providers: [ExecutionList],
       controllers: [
         ExecutionsController,
         InteractionsController,
