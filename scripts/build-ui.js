@@ -17,7 +17,7 @@ async function buildUi({ out = OUT, minify = true } = {}) {
     format: 'iife',
     target: ['chrome110', 'firefox110', 'safari16'],
     entryNames: '[name]-[hash]',
-    outdir: out,
+    outdir: path.join(out, 'assets'),
     metafile: true,
     legalComments: 'none',
     logLevel: 'warning',

@@ -38,7 +38,15 @@ export class AppModule {
         FeedbackModule,
         McpModule,
         MonitoringModule.forRoot({ perUserMonitoring: config.settings.general.enable_per_user_monitoring }),
-        ...(frontEnd.ui_path !== null ? [UiModule.forRoot(frontEnd.ui_path)] : []),
+        ...(frontEnd.ui_path !== null
+          ? [
+              UiModule.forRoot(frontEnd.ui_path, {
+                rootPath: frontEnd.root_path,
+                websocket: routes.websocket,
+                workflow: routes.workflow ?? routes.legacyWorkflow,
+              }),
+            ]
+          : []),
       ],
       providers: [
         {

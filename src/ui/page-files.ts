@@ -24,6 +24,15 @@ function publicDir(): string | null {
   return candidates.find((dir) => existsSync(join(dir, 'index.html'))) ?? null;
 }
 
+/** What index.html learns from the config: where the server's routes are. */
+export interface PagePaths {
+  rootPath: string;
+  websocket: string | null;
+  workflow: string | null;
+}
+
+const escapeAttribute = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
 /**
  * The page's files, loaded at start-up into memory (a few hundred KiB): only these names are ever
  * served, so no request path reaches the file system.
@@ -31,9 +40,14 @@ function publicDir(): string | null {
 export class PageFiles {
   private readonly files = new Map<string, PageFile>();
 
-  constructor(dir: string | null = publicDir()) {
+  constructor(paths: PagePaths, dir: string | null = publicDir()) {
     if (dir === null) return;
-    this.load(dir, 'index.html', false);
+    this.load(dir, 'index.html', false, 'index.html', (html) =>
+      html
+        .replace('%ROOT_PATH%', escapeAttribute(paths.rootPath))
+        .replace('%WEBSOCKET_PATH%', escapeAttribute(paths.websocket ?? ''))
+        .replace('%WORKFLOW_PATH%', escapeAttribute(paths.workflow ?? '')),
+    );
     this.load(dir, 'icon.svg', false);
     const assets = join(dir, 'assets');
     if (existsSync(assets)) {
@@ -49,11 +63,17 @@ export class PageFiles {
     return this.files.get(name);
   }
 
-  private load(dir: string, name: string, immutable: boolean, key = name): void {
+  private load(
+    dir: string,
+    name: string,
+    immutable: boolean,
+    key = name,
+    transform?: (text: string) => string,
+  ): void {
     const type = TYPES[extname(name)];
     const path = join(dir, name);
     if (!type || !existsSync(path)) return;
-    const body = readFileSync(path);
+    const body = transform ? Buffer.from(transform(readFileSync(path, 'utf8'))) : readFileSync(path);
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
     this.files.set(key, { body, type, etag, immutable });
   }
