@@ -7,7 +7,6 @@ import {
   ApiOperation,
   ApiParam,
   ApiProduces,
-  ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -23,8 +22,6 @@ import { sseRendererOf } from '../http-executions/sse-face';
 import { statusBody } from './execution-status';
 import { streamExecution } from '../http-executions/execution-stream';
 import { ExecutionUrls } from '../http-executions/execution-urls';
-import { ExecutionListDto } from './dto/execution-list.dto';
-import { ExecutionList, MAX_LIST_LIMIT, type ListQuery } from './execution-list';
 
 @ApiTags('Executions')
 @ApiParam({ name: 'id', description: 'The execution id from a 202 body or an X-Execution-Id header' })
@@ -37,21 +34,8 @@ export class ExecutionsController {
     private readonly executions: ExecutionService,
     private readonly renderers: FaceRenderers,
     private readonly config: ServerConfig,
-    private readonly waiting: ExecutionList,
   ) {
     this.urls = new ExecutionUrls(config.frontEnd.root_path);
-  }
-
-  @Get()
-  @ApiOperation({
-    summary: "The caller's executions waiting for a person (approvals inbox), newest first, paginated",
-  })
-  @ApiQuery({ name: 'status', required: false, example: 'interaction_required|oauth_required' })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_LIST_LIMIT } })
-  @ApiQuery({ name: 'cursor', required: false, description: 'The next_cursor of the previous page' })
-  @ApiOkResponse({ type: ExecutionListDto })
-  list(@CurrentIdentity() identity: Identity, @Query() query: ListQuery): Promise<ExecutionListDto> {
-    return this.waiting.list(identity, query);
   }
 
   @Get(':id')

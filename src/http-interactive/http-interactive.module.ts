@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { ExecutionsModule } from '../executions/executions.module';
 import { OAuthModule } from '../oauth/oauth.module';
 import { ExecutionList } from './execution-list';
+import { ExecutionListController } from './execution-list.controller';
 import { ExecutionsController } from './executions.controller';
 import { InteractionsController } from './interactions.controller';
 import { createOAuthCallbackController } from './oauth-callback.controller';
@@ -18,6 +19,7 @@ export class HttpInteractiveModule {
       imports: [ExecutionsModule, OAuthModule],
       providers: [ExecutionList],
       controllers: [
+        ExecutionListController,
         ExecutionsController,
         InteractionsController,
         createOAuthCallbackController(oauth2CallbackPath),
