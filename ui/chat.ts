@@ -194,8 +194,11 @@ export class Chat {
           });
     this.prompts.set(message.id, { view: prompt, turn: turn.id });
     view.prompts.append(prompt.element);
-    const focusIsFree = document.activeElement === document.body || document.activeElement === this.ui.input;
-    if (focusIsFree) prompt.focus();
+    // A new question takes keyboard focus unless the person is busy elsewhere (a notification only informs).
+    const active = document.activeElement;
+    const focusIsFree =
+      !active || active === document.body || active === this.ui.input || Boolean(active.closest('.prompt'));
+    if (focusIsFree && content.input_type !== 'notification') prompt.focus();
     this.ui.announce(`The workflow asks: ${String(content.text ?? '')}`);
   }
 
