@@ -49,6 +49,7 @@ export async function openPage(
     colorScheme: options.colorScheme ?? 'light',
   });
   const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
   const watch: PageWatch = { errors: [], foreignRequests: [], dialogs: [] };
   const origin = new URL(url).origin;
   page.on('pageerror', (err) => watch.errors.push(err.message));
