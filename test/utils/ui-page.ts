@@ -42,11 +42,12 @@ export interface PageWatch {
 export async function openPage(
   browser: Browser,
   url: string,
-  options: { colorScheme?: 'light' | 'dark' } = {},
+  options: { colorScheme?: 'light' | 'dark'; bypassCSP?: boolean } = {},
 ): Promise<{ context: BrowserContext; page: Page; watch: PageWatch }> {
   const context = await browser.newContext({
     viewport: { width: 1100, height: 800 },
     colorScheme: options.colorScheme ?? 'light',
+    bypassCSP: options.bypassCSP ?? false,
   });
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
@@ -92,4 +93,18 @@ export function openPrompt(page: Page, inputType: string) {
 /** The last assistant answer's rendered text. */
 export function lastAnswer(page: Page) {
   return page.locator('article.turn').last().locator('.answer');
+}
+
+/**
+ * axe-core's serious and critical violations on the page as it is now (needs a context opened with
+ * bypassCSP: axe is injected as a script the page's CSP would refuse).
+ */
+export async function seriousA11yViolations(page: Page): Promise<{ id: string; nodes: string[] }[]> {
+  if (!(await page.evaluate('typeof window.axe !== "undefined"'))) {
+    await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+  }
+  return (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) =>
+    r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.target.join(' ')) })))`)) as { id: string; nodes: string[] }[];
 }
