@@ -26,8 +26,10 @@ export function oauthView(authUrl: string): PromptView {
     button.disabled = true;
     status.textContent = 'The authorization link is not a web address.';
   }
+  let authorized = false;
   const listener = (event: MessageEvent) => {
     if (event.origin !== location.origin || (event.data as { type?: unknown })?.type !== 'AUTH_SUCCESS') return;
+    authorized = true;
     status.textContent = 'Authorized; the workflow goes on.';
     button.disabled = true;
     window.removeEventListener('message', listener);
@@ -43,7 +45,7 @@ export function oauthView(authUrl: string): PromptView {
     focus: () => button.focus(),
     close: (note) => {
       button.disabled = true;
-      status.textContent = note;
+      if (!authorized) status.textContent = note;
       window.removeEventListener('message', listener);
     },
   };

@@ -32,7 +32,7 @@ export class UiController {
         serialize(SESSION_COOKIE, randomUUID(), {
           path: '/',
           httpOnly: true,
-          sameSite: 'strict',
+          sameSite: 'lax',
           maxAge: 30 * 24 * 3600,
         }),
       );

@@ -20,7 +20,7 @@ describe('the built-in page is served at general.front_end.ui_path', () => {
     expect(res.headers.get('content-security-policy')).toBe(PAGE_CSP);
     expect(res.headers.get('cache-control')).toBe('no-cache');
     expect(res.headers.get('x-frame-options')).toBe('DENY');
-    expect(res.headers.get('set-cookie')).toMatch(/^nat-session=[0-9a-f-]{36}; Max-Age=2592000; Path=\/; HttpOnly; SameSite=Strict$/);
+    expect(res.headers.get('set-cookie')).toMatch(/^nat-session=[0-9a-f-]{36}; Max-Age=2592000; Path=\/; HttpOnly; SameSite=Lax$/);
     const html = await res.text();
     expect(html).toContain('data-websocket-path="/websocket"');
     expect(html).toContain('data-workflow-path="/v1/workflow"');
