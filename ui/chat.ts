@@ -102,7 +102,11 @@ export class Chat {
   stop(): void {
     const turn = this.running();
     if (!turn) return;
-    this.socket?.send({ type: 'stop_message', id: crypto.randomUUID(), conversation_id: this.conversation.id });
+    this.socket?.send({
+      type: 'stop_message',
+      id: crypto.randomUUID(),
+      conversation_id: this.conversation.id,
+    });
     turn.status = 'stopped';
     this.end(turn);
     this.ui.announce('Stopped');

@@ -88,7 +88,9 @@ export class ConversationStore {
   private read(): Conversation[] {
     try {
       const parsed = JSON.parse(this.storage.getItem(KEY) ?? '[]') as unknown;
-      return Array.isArray(parsed) ? (parsed.filter((c) => c && typeof c.id === 'string') as Conversation[]) : [];
+      return Array.isArray(parsed)
+        ? (parsed.filter((c) => c && typeof c.id === 'string') as Conversation[])
+        : [];
     } catch {
       return [];
     }

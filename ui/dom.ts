@@ -13,7 +13,8 @@ export function h<K extends keyof HTMLElementTagNameMap>(
     if (value === null || value === undefined || value === false) continue;
     el.setAttribute(name, value === true ? '' : String(value));
   }
-  for (const child of children) if (child !== null && child !== undefined && child !== false) el.append(child);
+  for (const child of children)
+    if (child !== null && child !== undefined && child !== false) el.append(child);
   return el;
 }
 
@@ -57,8 +58,17 @@ export function icon(name: keyof typeof ICONS | string): SVGSVGElement {
 }
 
 /** A button showing an icon, named for screen readers by `label`. */
-export function iconButton(name: string, label: string, onClick: () => void, attrs: Attrs = {}): HTMLButtonElement {
-  const button = h('button', { type: 'button', class: 'icon-button', 'aria-label': label, title: label, ...attrs }, icon(name));
+export function iconButton(
+  name: string,
+  label: string,
+  onClick: () => void,
+  attrs: Attrs = {},
+): HTMLButtonElement {
+  const button = h(
+    'button',
+    { type: 'button', class: 'icon-button', 'aria-label': label, title: label, ...attrs },
+    icon(name),
+  );
   on(button, 'click', onClick);
   return button;
 }

@@ -59,7 +59,12 @@ export class Inbox {
     const li = h(
       'li',
       { class: 'inbox-item', 'data-execution-id': item.execution_id },
-      h('p', { class: 'inbox-meta' }, `Execution ${item.execution_id.slice(0, 8)} · started `, h('time', { datetime: item.created_at }, started.toLocaleString())),
+      h(
+        'p',
+        { class: 'inbox-meta' },
+        `Execution ${item.execution_id.slice(0, 8)} · started `,
+        h('time', { datetime: item.created_at }, started.toLocaleString()),
+      ),
     );
     if (item.status === 'oauth_required') {
       li.append(oauthView(item.auth_url ?? '').element);

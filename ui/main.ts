@@ -28,7 +28,13 @@ function start(): void {
   };
 
   const saved = localStorage.getItem(THEME_KEY);
-  applyTheme(saved === 'dark' || saved === 'light' ? saved : matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
+  applyTheme(
+    saved === 'dark' || saved === 'light'
+      ? saved
+      : matchMedia('(prefers-color-scheme: dark)').matches
+        ? 'dark'
+        : 'light',
+  );
   on($('theme'), 'click', () => {
     const next: Theme = document.documentElement.dataset.theme === 'dark' ? 'light' : 'dark';
     localStorage.setItem(THEME_KEY, next);
@@ -66,10 +72,18 @@ function start(): void {
         .list()
         .filter((c) => c.turns.length > 0)
         .map((c) => {
-          const select = h('button', { type: 'button', class: 'conversation-title', 'aria-current': c.id === current ? 'true' : null }, c.title);
+          const select = h(
+            'button',
+            { type: 'button', class: 'conversation-title', 'aria-current': c.id === current ? 'true' : null },
+            c.title,
+          );
           on(select, 'click', () => openConversation(c.id));
           const rename = iconButton('edit', `Rename ${c.title}`, () => {
-            const input = h('input', { type: 'text', value: c.title, 'aria-label': `New name for ${c.title}` });
+            const input = h('input', {
+              type: 'text',
+              value: c.title,
+              'aria-label': `New name for ${c.title}`,
+            });
             on(input, 'keydown', (event) => {
               if (event.key === 'Enter') {
                 store.rename(c.id, input.value);
@@ -93,8 +107,18 @@ function start(): void {
     );
   }
 
-  const inbox = new Inbox($('inbox'), $('inbox-status'), $<HTMLButtonElement>('inbox-more'), $<HTMLButtonElement>('inbox-refresh'));
-  const settings = new Settings($<HTMLFormElement>('identity'), $('schema'), $('identity-saved'), pathOrNull(body.workflowPath));
+  const inbox = new Inbox(
+    $('inbox'),
+    $('inbox-status'),
+    $<HTMLButtonElement>('inbox-more'),
+    $<HTMLButtonElement>('inbox-refresh'),
+  );
+  const settings = new Settings(
+    $<HTMLFormElement>('identity'),
+    $('schema'),
+    $('identity-saved'),
+    pathOrNull(body.workflowPath),
+  );
 
   const views = ['chat', 'inbox', 'settings'];
   function show(view: string): void {

@@ -10,7 +10,19 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
 });
 
 const SANITIZE = {
-  FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'iframe', 'object', 'embed', 'svg', 'math'],
+  FORBID_TAGS: [
+    'style',
+    'form',
+    'input',
+    'button',
+    'textarea',
+    'select',
+    'iframe',
+    'object',
+    'embed',
+    'svg',
+    'math',
+  ],
   FORBID_ATTR: ['style', 'id', 'name', 'srcset'],
   ALLOW_DATA_ATTR: false,
   RETURN_DOM_FRAGMENT: true as const,

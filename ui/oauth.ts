@@ -17,7 +17,11 @@ export function oauthView(authUrl: string): PromptView {
   }
   const element = h(
     'section',
-    { class: 'prompt prompt-oauth', 'aria-label': 'Authorization needed', 'data-input-type': 'oauth_consent' },
+    {
+      class: 'prompt prompt-oauth',
+      'aria-label': 'Authorization needed',
+      'data-input-type': 'oauth_consent',
+    },
     h('p', { class: 'prompt-text' }, 'The workflow needs your authorization to go on.'),
     h('div', { class: 'prompt-actions' }, button),
     status,
@@ -28,7 +32,8 @@ export function oauthView(authUrl: string): PromptView {
   }
   let authorized = false;
   const listener = (event: MessageEvent) => {
-    if (event.origin !== location.origin || (event.data as { type?: unknown })?.type !== 'AUTH_SUCCESS') return;
+    if (event.origin !== location.origin || (event.data as { type?: unknown })?.type !== 'AUTH_SUCCESS')
+      return;
     authorized = true;
     status.textContent = 'Authorized; the workflow goes on.';
     button.disabled = true;
@@ -38,7 +43,9 @@ export function oauthView(authUrl: string): PromptView {
   on(button, 'click', () => {
     if (!safeUrl) return;
     const popup = window.open(safeUrl, 'interlude-oauth', 'popup,width=520,height=680');
-    status.textContent = popup ? 'Waiting for the authorization window…' : 'The popup was blocked: allow popups for this page.';
+    status.textContent = popup
+      ? 'Waiting for the authorization window…'
+      : 'The popup was blocked: allow popups for this page.';
   });
   return {
     element,

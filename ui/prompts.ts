@@ -164,7 +164,8 @@ export function promptView(
 
   return {
     element: form,
-    focus: () => (form.querySelector('input, textarea, select, button:not([disabled])') as HTMLElement | null)?.focus(),
+    focus: () =>
+      (form.querySelector('input, textarea, select, button:not([disabled])') as HTMLElement | null)?.focus(),
     close: (note: string) => {
       if (!done) finish(note, 'closed');
     },
@@ -199,7 +200,10 @@ function controls(
       });
       body.append(area);
       actions.append(submitButton('Send'));
-      return () => (area.value.trim() === '' && prompt.required !== false ? 'Please write an answer.' : { kind: 'text', text: area.value });
+      return () =>
+        area.value.trim() === '' && prompt.required !== false
+          ? 'Please write an answer.'
+          : { kind: 'text', text: area.value };
     }
     case 'binary_choice': {
       for (const option of options) {
@@ -212,7 +216,11 @@ function controls(
     case 'radio':
     case 'checkbox': {
       const multiple = prompt.input_type === 'checkbox';
-      const group = h('fieldset', { class: 'choices' }, h('legend', { class: 'visually-hidden' }, prompt.text ?? 'Options'));
+      const group = h(
+        'fieldset',
+        { class: 'choices' },
+        h('legend', { class: 'visually-hidden' }, prompt.text ?? 'Options'),
+      );
       const name = uid('prompt-choice');
       const inputs = options.map((option) => {
         const id = uid('prompt-option');
@@ -225,7 +233,8 @@ function controls(
             { class: 'choice-row' },
             input,
             h('label', { for: id }, option.label),
-            descriptionId && h('span', { id: descriptionId, class: 'choice-description' }, option.description ?? ''),
+            descriptionId &&
+              h('span', { id: descriptionId, class: 'choice-description' }, option.description ?? ''),
           ),
         );
         return { input, option };
@@ -241,7 +250,9 @@ function controls(
       return () => {
         const picked = inputs.filter((i) => i.input.checked).map((i) => i.option);
         if (multiple) {
-          return picked.length === 0 && prompt.required !== false ? 'Select at least one option.' : { kind: 'options', options: picked };
+          return picked.length === 0 && prompt.required !== false
+            ? 'Select at least one option.'
+            : { kind: 'options', options: picked };
         }
         if (picked[0]) return { kind: 'option', option: picked[0] };
         if (other && other.value.trim() !== '') return { kind: 'text', text: other.value };

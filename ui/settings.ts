@@ -31,7 +31,10 @@ export class Settings {
         token: (form.elements.namedItem('token') as HTMLInputElement).value.trim(),
       };
       saveCredentials(credentials);
-      saved.textContent = credentials.kind === 'none' || !credentials.token ? 'Using the browser session.' : 'Saved for this tab.';
+      saved.textContent =
+        credentials.kind === 'none' || !credentials.token
+          ? 'Using the browser session.'
+          : 'Saved for this tab.';
     });
   }
 
@@ -78,7 +81,11 @@ function describe(doc: OpenApi, schema: Schema): HTMLElement {
     'table',
     { class: 'schema' },
     h('caption', { class: 'visually-hidden' }, 'Workflow input fields'),
-    h('thead', {}, h('tr', {}, ...['Field', 'Type', 'Required', 'Description'].map((c) => h('th', { scope: 'col' }, c)))),
+    h(
+      'thead',
+      {},
+      h('tr', {}, ...['Field', 'Type', 'Required', 'Description'].map((c) => h('th', { scope: 'col' }, c))),
+    ),
     h('tbody', {}, ...rows),
   );
 }

@@ -61,7 +61,13 @@ export class ChatSocket {
       const credentials = loadCredentials();
       if (credentials.kind !== 'none') {
         const method = credentials.kind === 'api_key' ? 'api_key' : 'jwt';
-        ws.send(JSON.stringify({ type: 'auth_message', id: crypto.randomUUID(), payload: { method, token: credentials.token } }));
+        ws.send(
+          JSON.stringify({
+            type: 'auth_message',
+            id: crypto.randomUUID(),
+            payload: { method, token: credentials.token },
+          }),
+        );
       }
       for (const text of this.outbox.splice(0)) ws.send(text);
       this.events.open(!this.opened);

@@ -30,7 +30,12 @@ export class TurnView {
     readonly turn: Turn,
     private readonly on_: TurnActions,
   ) {
-    const question = h('div', { class: 'message user' }, h('span', { class: 'visually-hidden' }, 'You said: '), turn.question);
+    const question = h(
+      'div',
+      { class: 'message user' },
+      h('span', { class: 'visually-hidden' }, 'You said: '),
+      turn.question,
+    );
     this.stepsSummary = h('summary', {}, 'Steps');
     this.steps = h('ol', { class: 'steps' });
     this.stepsBox = h('details', { class: 'timeline', hidden: true }, this.stepsSummary, this.steps);
@@ -50,7 +55,12 @@ export class TurnView {
       this.state,
       this.actions,
     );
-    this.element = h('article', { class: 'turn', 'data-turn-id': turn.id, 'aria-label': `Question: ${turn.question.slice(0, 80)}` }, question, reply);
+    this.element = h(
+      'article',
+      { class: 'turn', 'data-turn-id': turn.id, 'aria-label': `Question: ${turn.question.slice(0, 80)}` },
+      question,
+      reply,
+    );
     for (const step of turn.steps) this.renderStep(step);
     this.refresh();
   }
@@ -87,7 +97,8 @@ export class TurnView {
         this.error.append(h('span', { class: 'error-type' }, ` (${turn.error.message})`));
       }
     }
-    this.state.textContent = turn.status === 'running' ? 'Working…' : turn.status === 'stopped' && !turn.error ? 'Stopped' : '';
+    this.state.textContent =
+      turn.status === 'running' ? 'Working…' : turn.status === 'stopped' && !turn.error ? 'Stopped' : '';
     this.element.setAttribute('aria-busy', String(turn.status === 'running'));
     this.renderActions();
   }
@@ -115,10 +126,15 @@ export class TurnView {
       view = { summary, body };
       this.stepViews.set(step.id, view);
     }
-    view.summary.replaceChildren(h('span', { class: 'step-name' }, step.name), h('span', { class: 'step-duration' }, seconds(step.end - step.start)));
+    view.summary.replaceChildren(
+      h('span', { class: 'step-name' }, step.name),
+      h('span', { class: 'step-duration' }, seconds(step.end - step.start)),
+    );
     renderMarkdown(view.body, step.payload);
     const steps = this.turn.steps;
-    const total = steps.length ? Math.max(...steps.map((s) => s.end)) - Math.min(...steps.map((s) => s.start)) : 0;
+    const total = steps.length
+      ? Math.max(...steps.map((s) => s.end)) - Math.min(...steps.map((s) => s.start))
+      : 0;
     this.stepsSummary.textContent = `${steps.length} intermediate step${steps.length === 1 ? '' : 's'} · ${seconds(total)}`;
   }
 
@@ -152,7 +168,10 @@ export class TurnView {
     const { turn } = this;
     const note = h('span', { class: 'feedback-note', role: 'status' });
     const send = async (body: Record<string, unknown>, done: () => void) => {
-      const res = await api(serverPath('/feedback'), { method: 'POST', body: { observability_trace_id: traceId, ...body } });
+      const res = await api(serverPath('/feedback'), {
+        method: 'POST',
+        body: { observability_trace_id: traceId, ...body },
+      });
       if (!res.ok) {
         note.textContent = `Feedback not saved: ${await problemOf(res)}`;
         return;
@@ -162,12 +181,15 @@ export class TurnView {
       note.textContent = 'Thanks for the feedback';
     };
     const thumb = (reaction: 'up' | 'down') => {
-      const button = iconButton(reaction, reaction === 'up' ? 'Good answer' : 'Bad answer', () =>
-        void send({ reaction_type: reaction === 'up' ? '👍' : '👎' }, () => {
-          turn.reaction = reaction;
-          up.setAttribute('aria-pressed', String(turn.reaction === 'up'));
-          down.setAttribute('aria-pressed', String(turn.reaction === 'down'));
-        }),
+      const button = iconButton(
+        reaction,
+        reaction === 'up' ? 'Good answer' : 'Bad answer',
+        () =>
+          void send({ reaction_type: reaction === 'up' ? '👍' : '👎' }, () => {
+            turn.reaction = reaction;
+            up.setAttribute('aria-pressed', String(turn.reaction === 'up'));
+            down.setAttribute('aria-pressed', String(turn.reaction === 'down'));
+          }),
       );
       button.setAttribute('aria-pressed', String(turn.reaction === reaction));
       return button;

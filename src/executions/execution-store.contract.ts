@@ -143,7 +143,9 @@ export function executionStoreContract(
       const last = first[first.length - 1];
       const second = await store.listOwned('alice', { ...query, after: last });
       expect(second.map((r) => r.id)).toEqual(['a']);
-      expect((await store.listOwned('alice', { ...query, statuses: ['running'] })).map((r) => r.id)).toEqual(['f']);
+      expect((await store.listOwned('alice', { ...query, statuses: ['running'] })).map((r) => r.id)).toEqual([
+        'f',
+      ]);
     });
 
     it('evicts only finished records whose time is up', async () => {

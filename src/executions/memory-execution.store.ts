@@ -65,7 +65,10 @@ export class MemoryExecutionStore extends ExecutionStore {
       b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
     return [...this.records.values()]
       .filter((r) => r.ownerId === ownerId && query.statuses.includes(r.status))
-      .filter((r) => !after || r.createdAt < after.createdAt || (r.createdAt === after.createdAt && r.id < after.id))
+      .filter(
+        (r) =>
+          !after || r.createdAt < after.createdAt || (r.createdAt === after.createdAt && r.id < after.id),
+      )
       .sort(newerFirst)
       .slice(0, query.limit)
       .map((r) => ({ ...r, interactions: { ...r.interactions } }));

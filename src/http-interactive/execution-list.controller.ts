@@ -21,7 +21,11 @@ export class ExecutionListController {
     description: 'interaction_required, oauth_required, or both separated by | (the default)',
     example: 'interaction_required|oauth_required',
   })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_LIST_LIMIT } })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: MAX_LIST_LIMIT },
+  })
   @ApiQuery({ name: 'cursor', required: false, description: 'The next_cursor of the previous page' })
   @ApiOkResponse({ type: ExecutionListDto })
   @ApiBadRequestResponse({ type: DetailBodyDto, description: 'A status, limit or cursor it cannot use' })

@@ -6,11 +6,17 @@ const ALICE = { cookie: 'nat-session=alice' };
 const BOB = { authorization: 'Bearer nvapi-bob' };
 
 interface Listed {
-  data: { execution_id: string; status: string; prompt?: { text: string }; response_url?: string; status_url: string }[];
+  data: {
+    execution_id: string;
+    status: string;
+    prompt?: { text: string };
+    response_url?: string;
+    status_url: string;
+  }[];
   next_cursor: string | null;
 }
 
-describe('GET /executions: the caller\'s executions waiting for a person (the approvals inbox)', () => {
+describe("GET /executions: the caller's executions waiting for a person (the approvals inbox)", () => {
   let t: TestApp;
   beforeAll(async () => (t = await startApp(ASKS)));
   afterAll(() => t.close());
@@ -26,7 +32,7 @@ describe('GET /executions: the caller\'s executions waiting for a person (the ap
     return { status: res.status, body: (await res.json()) as Listed & { detail?: string } };
   };
 
-  it('lists only the caller\'s own, newest first, a page at a time, with the prompt and where to answer it', async () => {
+  it("lists only the caller's own, newest first, a page at a time, with the prompt and where to answer it", async () => {
     const first = await start(ALICE, 'one');
     const second = await start(ALICE, 'two');
     const third = await start(ALICE, 'three');
@@ -40,7 +46,9 @@ describe('GET /executions: the caller\'s executions waiting for a person (the ap
       prompt: { input_type: 'text', text: 'Name?' },
       status_url: `/executions/${third}`,
     });
-    expect(page1.body.data[0].response_url).toMatch(new RegExp(`^/executions/${third}/interactions/[^/]+/response$`));
+    expect(page1.body.data[0].response_url).toMatch(
+      new RegExp(`^/executions/${third}/interactions/[^/]+/response$`),
+    );
     expect(page1.body.next_cursor).toEqual(expect.any(String));
 
     const page2 = await list(ALICE, `?limit=2&cursor=${page1.body.next_cursor}`);
@@ -71,7 +79,11 @@ describe('GET /executions: the caller\'s executions waiting for a person (the ap
     ['a limit out of range', '?limit=0', 'limit must be an integer from 1 to 100'],
     ['a limit that is no number', '?limit=ten', 'limit must be an integer from 1 to 100'],
     ['a cursor it never handed out', '?cursor=bm9wZQ', 'cursor is not one this server handed out'],
-    ['a parameter given twice', '?status=oauth_required&status=interaction_required', 'status must be given once'],
+    [
+      'a parameter given twice',
+      '?status=oauth_required&status=interaction_required',
+      'status must be given once',
+    ],
   ])('%s is 400 with the reason', async (_what, query, detail) => {
     const res = await list(ALICE, query);
     expect(res.status).toBe(400);
@@ -82,6 +94,10 @@ describe('GET /executions: the caller\'s executions waiting for a person (the ap
     const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as {
       paths: Record<string, { get?: { parameters?: { name: string }[] } }>;
     };
-    expect(doc.paths['/executions']?.get?.parameters?.map((p) => p.name).sort()).toEqual(['cursor', 'limit', 'status']);
+    expect(doc.paths['/executions']?.get?.parameters?.map((p) => p.name).sort()).toEqual([
+      'cursor',
+      'limit',
+      'status',
+    ]);
   });
 });

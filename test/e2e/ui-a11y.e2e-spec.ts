@@ -35,7 +35,7 @@ requires('chromium')('the page: accessibility (axe-core)', () => {
     expect(await seriousA11yViolations(page)).toEqual([]);
   }, 60_000);
 
-  it('has none in the inbox (this chat\'s waiting prompt listed there) and the settings', async () => {
+  it("has none in the inbox (this chat's waiting prompt listed there) and the settings", async () => {
     await page.getByRole('button', { name: 'Inbox' }).click();
     await page.locator('li.inbox-item form.prompt[data-input-type="radio"]').waitFor();
     expect(await seriousA11yViolations(page)).toEqual([]);

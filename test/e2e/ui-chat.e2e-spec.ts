@@ -47,10 +47,14 @@ requires('chromium')('the page: chat over the WebSocket face', () => {
     expect(await lastAnswer(page).locator('li').allTextContents()).toEqual(['first point', 'second point']);
     // Streamed: the page showed the answer growing, not only once complete.
     const texts = (await page.evaluate('window.__answerTexts')) as string[];
-    expect(texts.filter((x) => x.startsWith('Here is the summary') && !x.includes('Done with')).length).toBeGreaterThan(3);
+    expect(
+      texts.filter((x) => x.startsWith('Here is the summary') && !x.includes('Done with')).length,
+    ).toBeGreaterThan(3);
 
     const timeline = turn.locator('details.timeline');
-    await expect(timeline.locator('summary').first().textContent()).resolves.toMatch(/^1 intermediate step · \d+\.\d+ s$/);
+    await expect(timeline.locator('summary').first().textContent()).resolves.toMatch(
+      /^1 intermediate step · \d+\.\d+ s$/,
+    );
     await timeline.locator('summary').first().click();
     const step = timeline.locator('li.step summary');
     expect(await step.locator('.step-name').textContent()).toBe('Tool: lookup');
@@ -66,7 +70,9 @@ requires('chromium')('the page: chat over the WebSocket face', () => {
   it('copies an answer, takes feedback on it (POST /feedback with its trace id) and retries it', async () => {
     const turn = page.locator('article.turn').last();
     await turn.getByRole('button', { name: 'Copy answer' }).click();
-    expect(await page.evaluate('navigator.clipboard.readText()')).toContain('Here is **the summary** of the sales data');
+    expect(await page.evaluate('navigator.clipboard.readText()')).toContain(
+      'Here is **the summary** of the sales data',
+    );
 
     await turn.getByRole('button', { name: 'Good answer' }).click();
     await turn.getByText('Thanks for the feedback').waitFor();
@@ -82,18 +88,28 @@ requires('chromium')('the page: chat over the WebSocket face', () => {
       headers: { cookie: `nat-session=${cookie?.value}` },
     });
     const { items } = (await res.json()) as { items: { reaction_type: string; comment: string | null }[] };
-    expect(items.map((i) => i.reaction_type ?? i.comment)).toEqual(expect.arrayContaining(['👍', 'Clear and short']));
+    expect(items.map((i) => i.reaction_type ?? i.comment)).toEqual(
+      expect.arrayContaining(['👍', 'Clear and short']),
+    );
 
     await turn.getByRole('button', { name: 'Retry this question' }).click();
     await expect(page.locator('article.turn').count()).resolves.toBe(2);
-    await page.locator('article.turn').nth(1).getByRole('button', { name: 'Copy answer' }).waitFor({ timeout: 15_000 });
-    expect(await page.locator('article.turn').nth(1).locator('.message.user').textContent()).toContain('the sales data');
+    await page
+      .locator('article.turn')
+      .nth(1)
+      .getByRole('button', { name: 'Copy answer' })
+      .waitFor({ timeout: 15_000 });
+    expect(await page.locator('article.turn').nth(1).locator('.message.user').textContent()).toContain(
+      'the sales data',
+    );
   }, 30_000);
 
   it('stop cancels the run on the server mid-stream and keeps what was streamed', async () => {
     await ask(page, 'a long story');
     const turn = page.locator('article.turn').last();
-    await turn.locator('.answer', { hasText: 'Here is the summary of a long story' }).waitFor({ timeout: 10_000 });
+    await turn
+      .locator('.answer', { hasText: 'Here is the summary of a long story' })
+      .waitFor({ timeout: 10_000 });
     await page.getByRole('button', { name: 'Stop' }).click();
     // The server's answer to the stop: the run was cancelled (error_message from the cancelled execution).
     await turn.getByRole('alert').filter({ hasText: 'stopped by the user' }).waitFor({ timeout: 5_000 });
@@ -146,7 +162,8 @@ async function expectText(locator: import('playwright-core').Locator, text: stri
 async function expectValue(locator: import('playwright-core').Locator, value: string): Promise<void> {
   const deadline = Date.now() + 5_000;
   while ((await locator.inputValue()) !== value) {
-    if (Date.now() > deadline) throw new Error(`value is "${await locator.inputValue()}", expected "${value}"`);
+    if (Date.now() > deadline)
+      throw new Error(`value is "${await locator.inputValue()}", expected "${value}"`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

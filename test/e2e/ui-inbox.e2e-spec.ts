@@ -83,7 +83,11 @@ requires('chromium')('the page: approvals inbox', () => {
     await item.waitFor();
     // Answered elsewhere first (another tab, a script): the inbox's answer comes second and gets 400.
     const { response_url } = (await statusOf(id)) as { response_url: string };
-    const first = await postJson(`${t.url}${response_url}`, { response: { type: 'radio', selected_option: { id: 'no' } } }, session);
+    const first = await postJson(
+      `${t.url}${response_url}`,
+      { response: { type: 'radio', selected_option: { id: 'no' } } },
+      session,
+    );
     expect(first.status).toBe(204);
     await item.getByRole('radio', { name: 'Approve' }).check();
     await item.getByRole('button', { name: 'Send' }).click();

@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { requires } from '../utils/requires';
 import { startApp, type TestApp } from '../utils/test-app';
-import { ask, lastAnswer, launchChromium, openPage, openPrompt, screenshot, type PageWatch } from '../utils/ui-page';
+import {
+  ask,
+  lastAnswer,
+  launchChromium,
+  openPage,
+  openPrompt,
+  screenshot,
+  type PageWatch,
+} from '../utils/ui-page';
 
 // The shipped example: every prompt type, one after the other (notification, text, yes/no, radio,
 // checkbox, dropdown with a countdown and cancel).
@@ -48,7 +56,9 @@ requires('chromium')('the page: every prompt type as a form', () => {
 
     const text = openPrompt(page, 'text');
     await text.waitFor();
-    expect(await text.getByRole('textbox', { name: 'Your answer' }).getAttribute('placeholder')).toBe('A name or a team');
+    expect(await text.getByRole('textbox', { name: 'Your answer' }).getAttribute('placeholder')).toBe(
+      'A name or a team',
+    );
     await screenshot(page, 'prompt-text');
     await text.getByRole('textbox', { name: 'Your answer' }).fill('the board\nand the auditors');
     await text.getByRole('button', { name: 'Send' }).click();
@@ -80,7 +90,9 @@ requires('chromium')('the page: every prompt type as a form', () => {
     await dropdown.getByRole('button', { name: 'Send' }).click();
 
     await lastAnswer(page)
-      .filter({ hasText: 'for the board\nand the auditors: sections Sales, Hiring, Q4 no, sent by SMS as Excel.' })
+      .filter({
+        hasText: 'for the board\nand the auditors: sections Sales, Hiring, Q4 no, sent by SMS as Excel.',
+      })
       .waitFor({ timeout: 10_000 });
     const answered = await page.locator('article.turn').last().locator('.prompt-outcome').allTextContents();
     expect(answered).toEqual([
@@ -143,7 +155,9 @@ requires('chromium')('the page: every prompt type as a form', () => {
     await tabTo(page, 'Cancel');
     await page.keyboard.press('Enter');
     await lastAnswer(page).filter({ hasText: 'Report on "budget" cancelled.' }).waitFor({ timeout: 10_000 });
-    expect(await page.locator('article.turn').last().locator('.prompt-outcome').last().textContent()).toBe('Cancelled');
+    expect(await page.locator('article.turn').last().locator('.prompt-outcome').last().textContent()).toBe(
+      'Cancelled',
+    );
     expect(watch.errors).toEqual([]);
     expect(watch.foreignRequests).toEqual([]);
   }, 60_000);

@@ -64,7 +64,9 @@ requires('chromium')('the page survives a reload', () => {
   it('a countdown that runs out closes the prompt with its error, and the run fails in place', async () => {
     const choice = page.locator('form.prompt[data-input-type="binary_choice"]');
     // The 2 s countdown: the form closes itself with the prompt's own error message.
-    await choice.locator('.prompt-outcome', { hasText: 'The approval window closed.' }).waitFor({ timeout: 10_000 });
+    await choice
+      .locator('.prompt-outcome', { hasText: 'The approval window closed.' })
+      .waitFor({ timeout: 10_000 });
     expect(await choice.getByRole('button', { name: 'Send' }).isDisabled()).toBe(true);
     // The server timed it out too: the run failed, and the page shows why where the answer would be.
     const error = page.locator('article.turn').last().locator('.turn-error');

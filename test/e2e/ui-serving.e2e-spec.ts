@@ -20,7 +20,9 @@ describe('the built-in page is served at general.front_end.ui_path', () => {
     expect(res.headers.get('content-security-policy')).toBe(PAGE_CSP);
     expect(res.headers.get('cache-control')).toBe('no-cache');
     expect(res.headers.get('x-frame-options')).toBe('DENY');
-    expect(res.headers.get('set-cookie')).toMatch(/^nat-session=[0-9a-f-]{36}; Max-Age=2592000; Path=\/; HttpOnly; SameSite=Lax$/);
+    expect(res.headers.get('set-cookie')).toMatch(
+      /^nat-session=[0-9a-f-]{36}; Max-Age=2592000; Path=\/; HttpOnly; SameSite=Lax$/,
+    );
     const html = await res.text();
     expect(html).toContain('data-websocket-path="/websocket"');
     expect(html).toContain('data-workflow-path="/v1/workflow"');
@@ -50,7 +52,9 @@ describe('the built-in page is served at general.front_end.ui_path', () => {
       const res = await fetch(`${t.url}${path}`);
       expect([path, res.status]).toEqual([path, 404]);
       expect(await res.json()).toEqual({ detail: 'Not Found' });
-      expect(res.headers.get('content-security-policy')).toBe("default-src 'none';base-uri 'none';form-action 'none';frame-ancestors 'none'");
+      expect(res.headers.get('content-security-policy')).toBe(
+        "default-src 'none';base-uri 'none';form-action 'none';frame-ancestors 'none'",
+      );
     }
     const post = await fetch(`${t.url}/`, { method: 'POST' });
     expect(post.status).toBe(404);
@@ -62,17 +66,23 @@ describe('the built-in page is served at general.front_end.ui_path', () => {
 
   it('is left out of the OpenAPI document', async () => {
     const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
-    expect(Object.keys(doc.paths).filter((p) => p === '/' || p.startsWith('/assets') || p === '/icon.svg')).toEqual([]);
+    expect(
+      Object.keys(doc.paths).filter((p) => p === '/' || p.startsWith('/assets') || p === '/icon.svg'),
+    ).toEqual([]);
   });
 
   it('moves with ui_path, and null turns it off', async () => {
-    const moved = await startApp(withFrontEnd("    ui_path: /console\n    workflow: { websocket_path: null }"));
+    const moved = await startApp(
+      withFrontEnd('    ui_path: /console\n    workflow: { websocket_path: null }'),
+    );
     const off = await startApp(withFrontEnd('    ui_path: null'));
     try {
       const page = await fetch(`${moved.url}/console`);
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('data-websocket-path=""');
-      expect((await fetch(`${moved.url}/console/icon.svg`)).headers.get('content-type')).toBe('image/svg+xml');
+      expect((await fetch(`${moved.url}/console/icon.svg`)).headers.get('content-type')).toBe(
+        'image/svg+xml',
+      );
       expect((await fetch(`${moved.url}/`)).status).toBe(404);
       const none = await fetch(`${off.url}/`);
       expect(none.status).toBe(404);
@@ -84,8 +94,8 @@ describe('the built-in page is served at general.front_end.ui_path', () => {
   });
 
   it('a ui_path that is no absolute path is a config error', () => {
-    expect(problemAt(errorOf(withFrontEnd('    ui_path: console')), 'general.front_end.ui_path').message).toContain(
-      'must be an absolute URL path',
-    );
+    expect(
+      problemAt(errorOf(withFrontEnd('    ui_path: console')), 'general.front_end.ui_path').message,
+    ).toContain('must be an absolute URL path');
   });
 });

@@ -87,7 +87,9 @@ export async function ask(page: Page, text: string): Promise<void> {
 
 /** The prompt form of `input_type` that is waiting (not yet answered). */
 export function openPrompt(page: Page, inputType: string) {
-  return page.locator(`form.prompt[data-input-type="${inputType}"]:not(.prompt-answered):not(.prompt-closed)`);
+  return page.locator(
+    `form.prompt[data-input-type="${inputType}"]:not(.prompt-answered):not(.prompt-closed)`,
+  );
 }
 
 /** The last assistant answer's rendered text. */
@@ -106,5 +108,8 @@ export async function seriousA11yViolations(page: Page): Promise<{ id: string; n
   return (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) =>
     r.violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.target.join(' ')) })))`)) as { id: string; nodes: string[] }[];
+      .map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.target.join(' ')) })))`)) as {
+    id: string;
+    nodes: string[];
+  }[];
 }
