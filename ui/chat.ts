@@ -144,6 +144,9 @@ export class Chat {
     }
     const view = this.viewOf(turn);
     const content = message.content ?? {};
+    if (message.type === 'system_response_message' || message.type === 'system_intermediate_message') {
+      this.passPrompts(turn);
+    }
     const at = Date.parse(message.timestamp ?? '') || Date.now();
     switch (message.type) {
       case 'system_response_message':
@@ -204,6 +207,16 @@ export class Chat {
       !active || active === document.body || active === this.ui.input || Boolean(active.closest('.prompt'));
     if (focusIsFree && content.input_type !== 'notification') prompt.focus();
     this.ui.announce(`The workflow asks: ${String(content.text ?? '')}`);
+  }
+
+  /** Output after a consent means the run went on: the consent was given (maybe before its popup said so). */
+  private passPrompts(turn: Turn): void {
+    for (const [id, prompt] of this.prompts) {
+      if (prompt.turn === turn.id && prompt.view.passed) {
+        prompt.view.passed();
+        this.prompts.delete(id);
+      }
+    }
   }
 
   private showError(turn: Turn, view: TurnView, message: ServerMessage): void {

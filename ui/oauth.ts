@@ -31,13 +31,17 @@ export function oauthView(authUrl: string): PromptView {
     status.textContent = 'The authorization link is not a web address.';
   }
   let authorized = false;
-  const listener = (event: MessageEvent) => {
-    if (event.origin !== location.origin || (event.data as { type?: unknown })?.type !== 'AUTH_SUCCESS')
-      return;
+  const done = () => {
     authorized = true;
     status.textContent = 'Authorized; the workflow goes on.';
     button.disabled = true;
     window.removeEventListener('message', listener);
+  };
+  // The callback page's message, or the run going on (whichever comes first), tells it is done.
+  const listener = (event: MessageEvent) => {
+    if (event.origin !== location.origin || (event.data as { type?: unknown })?.type !== 'AUTH_SUCCESS')
+      return;
+    done();
   };
   window.addEventListener('message', listener);
   on(button, 'click', () => {
@@ -50,6 +54,9 @@ export function oauthView(authUrl: string): PromptView {
   return {
     element,
     focus: () => button.focus(),
+    passed: () => {
+      if (!authorized) done();
+    },
     close: (note) => {
       button.disabled = true;
       if (!authorized) status.textContent = note;

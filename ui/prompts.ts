@@ -82,6 +82,8 @@ export interface PromptView {
   focus(): void;
   /** The server no longer waits for this prompt (answered elsewhere, run ended). */
   close(note: string): void;
+  /** The run went on past this prompt (an OAuth consent completes in another window). */
+  passed?(): void;
 }
 
 /**
