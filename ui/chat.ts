@@ -143,6 +143,7 @@ export class Chat {
       return;
     }
     const view = this.viewOf(turn);
+    this.followOutput();
     const content = message.content ?? {};
     if (message.type === 'system_response_message' || message.type === 'system_intermediate_message') {
       this.passPrompts(turn);
@@ -201,12 +202,20 @@ export class Chat {
           });
     this.prompts.set(message.id, { view: prompt, turn: turn.id });
     view.prompts.append(prompt.element);
+    prompt.element.scrollIntoView({ block: 'nearest' });
     // A new question takes keyboard focus unless the person is busy elsewhere (a notification only informs).
     const active = document.activeElement;
     const focusIsFree =
       !active || active === document.body || active === this.ui.input || Boolean(active.closest('.prompt'));
     if (focusIsFree && content.input_type !== 'notification') prompt.focus();
     this.ui.announce(`The workflow asks: ${String(content.text ?? '')}`);
+  }
+
+  /** Keeps the newest output in sight while the person is reading at the bottom (not when scrolled up). */
+  private followOutput(): void {
+    const atBottom = window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 120;
+    if (atBottom)
+      requestAnimationFrame(() => window.scrollTo({ top: document.documentElement.scrollHeight }));
   }
 
   /** Output after a consent means the run went on: the consent was given (maybe before its popup said so). */

@@ -32,6 +32,7 @@ export class UiController {
         serialize(SESSION_COOKIE, randomUUID(), {
           path: '/',
           httpOnly: true,
+          secure: req.secure,
           sameSite: 'lax',
           maxAge: 30 * 24 * 3600,
         }),

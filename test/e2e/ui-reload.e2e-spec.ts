@@ -67,7 +67,7 @@ requires('chromium')('the page survives a reload', () => {
     await choice
       .locator('.prompt-outcome', { hasText: 'The approval window closed.' })
       .waitFor({ timeout: 10_000 });
-    expect(await choice.getByRole('button', { name: 'Send' }).isDisabled()).toBe(true);
+    expect(await choice.getByRole('button').count()).toBe(0);
     // The server timed it out too: the run failed, and the page shows why where the answer would be.
     const error = page.locator('article.turn').last().locator('.turn-error');
     await error.waitFor({ timeout: 10_000 });
