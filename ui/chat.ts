@@ -1,5 +1,5 @@
 import type { Conversation, ConversationStore, Turn } from './conversations';
-import { h, on } from './dom';
+import { on } from './dom';
 import { answerText, promptView, type PromptContent, type PromptView } from './prompts';
 import { oauthView } from './oauth';
 import { ChatSocket, type ServerMessage } from './socket';
@@ -72,7 +72,13 @@ export class Chat {
   }
 
   ask(text: string): void {
-    if (text.trim() === '' || this.running() || !this.socket) return;
+    if (text.trim() === '' || !this.socket) return;
+    // The server cancels a run still going when a new message comes (NAT's rule): so does the page.
+    const previous = this.running();
+    if (previous) {
+      previous.status = 'stopped';
+      this.end(previous);
+    }
     const history = this.conversation.turns
       .filter((t) => t.status === 'done')
       .flatMap((t) => [
@@ -113,7 +119,6 @@ export class Chat {
   }
 
   private retry(turn: Turn): void {
-    if (this.running()) return;
     this.ask(turn.question);
   }
 
@@ -261,14 +266,10 @@ export class Chat {
   }
 
   private updateControls(): void {
-    const running = Boolean(this.running());
-    this.ui.stop.disabled = !running;
-    (this.ui.form.querySelector('button[type=submit]') as HTMLButtonElement).disabled = running;
+    this.ui.stop.disabled = !this.running();
   }
 
   private save(): void {
     this.store.save(this.conversation);
   }
 }
-
-export const emptyChat = () => h('p', { class: 'empty' }, 'Ask something to start.');

@@ -120,6 +120,21 @@ requires('chromium')('the page: chat over the WebSocket face', () => {
     expect(await page.getByRole('button', { name: 'Send', exact: true }).isEnabled()).toBe(true);
   }, 30_000);
 
+  it('a new question while a run streams replaces it (the server cancels the old run, as NAT does)', async () => {
+    const before = await page.locator('article.turn').count();
+    await ask(page, 'first thoughts');
+    const first = page.locator('article.turn').nth(before);
+    await first
+      .locator('.answer', { hasText: 'Here is the summary of first thoughts' })
+      .waitFor({ timeout: 10_000 });
+    await ask(page, 'second thoughts');
+    await first.locator('.turn-state', { hasText: 'Stopped' }).waitFor();
+    const second = page.locator('article.turn').nth(before + 1);
+    await second.getByRole('button', { name: 'Copy answer' }).waitFor({ timeout: 15_000 });
+    expect(await second.locator('.answer').textContent()).toContain('Done with second thoughts.');
+    expect(await first.locator('.answer').textContent()).not.toContain('Done with');
+  }, 30_000);
+
   it('keeps conversations in the browser: listed, renamed and deleted by keyboard', async () => {
     const list = page.getByRole('complementary', { name: 'Conversations' });
     await list.getByRole('button', { name: 'the sales data', exact: true }).waitFor();
@@ -135,7 +150,7 @@ requires('chromium')('the page: chat over the WebSocket face', () => {
     expect(new URL(page.url()).searchParams.get('conversation_id')).not.toBe(conversationId);
     await expect(page.locator('article.turn').count()).resolves.toBe(0);
     await list.getByRole('button', { name: 'Sales', exact: true }).click();
-    await expect(page.locator('article.turn').count()).resolves.toBe(3);
+    await expect(page.locator('article.turn').count()).resolves.toBe(5);
 
     await list.getByRole('button', { name: 'Delete Sales' }).focus();
     await page.keyboard.press('Enter');
