@@ -14,6 +14,7 @@ import { McpModule } from './mcp/mcp.module';
 import { MonitoringModule } from './monitoring/monitoring.module';
 import { OpenAiModule } from './openai/openai.module';
 import { resolveRoutes, routeTable } from './routes';
+import { UiModule } from './ui/ui.module';
 import { WorkflowsModule } from './workflows/workflows.module';
 
 /**
@@ -39,6 +40,15 @@ export class AppModule {
         McpModule,
         MonitoringModule.forRoot({ perUserMonitoring: config.settings.general.enable_per_user_monitoring }),
         JobsModule.forRoot(config, routes),
+        ...(frontEnd.ui_path !== null
+          ? [
+              UiModule.forRoot(frontEnd.ui_path, {
+                rootPath: frontEnd.root_path,
+                websocket: routes.websocket,
+                workflow: routes.workflow ?? routes.legacyWorkflow,
+              }),
+            ]
+          : []),
       ],
       providers: [
         {

@@ -87,6 +87,8 @@ export class FrontEndConfig extends NatFrontEndFields {
   @Optional() @IsBoolean() disable_legacy_routes = false;
   @Optional() @IsBoolean() enable_interactive_extensions = false;
   @Optional() @IsString() @IsRoutePath() oauth2_callback_path = '/auth/redirect';
+  /** Where the built-in page (chat, prompts, approvals inbox) is served; null turns it off. */
+  @ValidateIf((o: object) => nullable(o, 'ui_path')) @IsString() @IsRoutePath() ui_path: string | null = '/';
   @Optional() @ValidateNested() @Type(() => CorsConfig) cors = new CorsConfig();
   @Optional() @Min(1) @IsInt() max_body_bytes = 10 * 1024 * 1024;
   /** The body limit of streaming routes (`/stream`, `/full`, streamed chat completions). */

@@ -131,6 +131,23 @@ export function executionStoreContract(
       expect(await store.get(anon.id)).toBeUndefined();
     });
 
+    it("lists one owner's executions in the asked statuses, newest first, a page at a time", async () => {
+      const waiting = (id: string, ownerId: string | null, createdAt: number) =>
+        aRecord({ id, ownerId, createdAt, status: 'interaction_required' });
+      const mine = [waiting('a', 'alice', 1), waiting('b', 'alice', 3), waiting('c', 'alice', 3)];
+      const others = [waiting('d', 'bob', 4), waiting('e', null, 5), aRecord({ id: 'f', createdAt: 6 })];
+      for (const r of [...mine, ...others]) await store.create(r);
+      const query = { statuses: ['interaction_required', 'oauth_required'] as const, limit: 2 };
+      const first = await store.listOwned('alice', query);
+      expect(first.map((r) => r.id)).toEqual(['c', 'b']);
+      const last = first[first.length - 1];
+      const second = await store.listOwned('alice', { ...query, after: last });
+      expect(second.map((r) => r.id)).toEqual(['a']);
+      expect((await store.listOwned('alice', { ...query, statuses: ['running'] })).map((r) => r.id)).toEqual([
+        'f',
+      ]);
+    });
+
     it('evicts only finished records whose time is up', async () => {
       const old = aRecord();
       const fresh = aRecord();

@@ -1,5 +1,12 @@
 import type { ExecutionRecord } from './execution-record';
-import type { ExecutionTransition, TransitionOutcome } from './execution-state';
+import type { ExecutionStatus, ExecutionTransition, TransitionOutcome } from './execution-state';
+
+/** A page of one owner's executions: newest first, strictly after the cursor `(createdAt, id)`. */
+export interface OwnerExecutionsQuery {
+  statuses: readonly ExecutionStatus[];
+  limit: number;
+  after?: { createdAt: number; id: string };
+}
 
 /**
  * Where executions live between a workflow and the faces that poll it. Abstract class so it is also
@@ -19,6 +26,8 @@ export abstract class ExecutionStore {
   abstract countWaiting(ownerId?: string | null): Promise<number>;
   /** Executions waiting for a person that were started from one client address. */
   abstract countWaitingFrom(clientAddress: string): Promise<number>;
+  /** One owner's executions in the given statuses (the approvals inbox), newest first. */
+  abstract listOwned(ownerId: string, query: OwnerExecutionsQuery): Promise<ExecutionRecord[]>;
   /** Removes finished records whose `expiresAt` has passed; returns their ids. */
   abstract evictExpired(now: number): Promise<string[]>;
 }

@@ -1,4 +1,4 @@
-import { ExecutionStore } from './execution.store';
+import { ExecutionStore, type OwnerExecutionsQuery } from './execution.store';
 import type { ExecutionRecord } from './execution-record';
 import {
   applyTransition,
@@ -57,6 +57,21 @@ export class MemoryExecutionStore extends ExecutionStore {
 
   async countWaitingFrom(clientAddress: string): Promise<number> {
     return this.waitingByAddress.get(clientAddress) ?? 0;
+  }
+
+  async listOwned(ownerId: string, query: OwnerExecutionsQuery): Promise<ExecutionRecord[]> {
+    const { after } = query;
+    const newerFirst = (a: ExecutionRecord, b: ExecutionRecord) =>
+      b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+    return [...this.records.values()]
+      .filter((r) => r.ownerId === ownerId && query.statuses.includes(r.status))
+      .filter(
+        (r) =>
+          !after || r.createdAt < after.createdAt || (r.createdAt === after.createdAt && r.id < after.id),
+      )
+      .sort(newerFirst)
+      .slice(0, query.limit)
+      .map((r) => ({ ...r, interactions: { ...r.interactions } }));
   }
 
   async evictExpired(now: number): Promise<string[]> {

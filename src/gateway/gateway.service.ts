@@ -132,6 +132,14 @@ export class GatewayService implements OnApplicationShutdown {
     this.with(socket, (session) => this.authenticate(session, message));
   }
 
+  /** Beyond NAT: `stop_message` cancels the run this connection shows (the page's stop button). */
+  stop(socket: WebSocket): void {
+    this.with(socket, (session) => {
+      const run = session.run;
+      if (run && !run.isEnded) void run.execution.cancel('stopped by the user');
+    });
+  }
+
   invalidFrame(socket: WebSocket, frame: InvalidFrame): void {
     this.with(socket, (session) => this.reject(session, frame.code, 'Invalid message', frame.details));
   }

@@ -44,6 +44,11 @@ export function createWorkflowGateway(path: string): Type {
       this.gateway.authMessage(socket, message);
     }
 
+    @SubscribeMessage('stop_message')
+    onStop(@ConnectedSocket() socket: WebSocket): void {
+      this.gateway.stop(socket);
+    }
+
     @SubscribeMessage(INVALID_FRAME)
     onInvalidFrame(@ConnectedSocket() socket: WebSocket, @MessageBody() frame: InvalidFrame): void {
       this.gateway.invalidFrame(socket, frame);

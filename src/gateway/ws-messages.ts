@@ -26,7 +26,12 @@ export const isChat = (schema: SchemaType) => schema === 'chat' || schema === 'c
 /** The `*_stream` types stream the answer; the others send it in one message. */
 export const isStreaming = (schema: SchemaType) => schema === 'chat_stream' || schema === 'generate_stream';
 
-export const CLIENT_MESSAGE_TYPES = ['user_message', 'user_interaction_message', 'auth_message'] as const;
+export const CLIENT_MESSAGE_TYPES = [
+  'user_message',
+  'user_interaction_message',
+  'auth_message',
+  'stop_message',
+] as const;
 
 /** The `code` of an `error_message`, as NAT's Error model names them. */
 export type WsErrorCode =

@@ -1,6 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { ExecutionsModule } from '../executions/executions.module';
 import { OAuthModule } from '../oauth/oauth.module';
+import { ExecutionList } from './execution-list';
+import { ExecutionListController } from './execution-list.controller';
 import { ExecutionsController } from './executions.controller';
 import { InteractionsController } from './interactions.controller';
 import { createOAuthCallbackController } from './oauth-callback.controller';
@@ -15,7 +17,9 @@ export class HttpInteractiveModule {
     return {
       module: HttpInteractiveModule,
       imports: [ExecutionsModule, OAuthModule],
+      providers: [ExecutionList],
       controllers: [
+        ExecutionListController,
         ExecutionsController,
         InteractionsController,
         createOAuthCallbackController(oauth2CallbackPath),

@@ -122,6 +122,7 @@ describe('OpenAPI', () => {
         [
           '/auth/redirect',
           '/auth/redirect/start',
+          '/executions',
           '/executions/{id}',
           '/executions/{id}/interactions/{interactionId}/response',
           '/executions/{id}/stream',

@@ -1,0 +1,42 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PageFiles } from './page-files';
+
+describe('PageFiles', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'interlude-page-'));
+    mkdirSync(join(dir, 'assets'));
+    writeFileSync(
+      join(dir, 'index.html'),
+      '<body data-root-path="%ROOT_PATH%" data-websocket-path="%WEBSOCKET_PATH%" data-workflow-path="%WORKFLOW_PATH%">',
+    );
+    writeFileSync(join(dir, 'icon.svg'), '<svg/>');
+    writeFileSync(join(dir, 'assets', 'main-ABC.js'), 'x');
+    writeFileSync(join(dir, 'assets', 'notes.txt'), 'not served');
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('tells the page where the routes are, escaped for an attribute', () => {
+    const files = new PageFiles({ rootPath: '/a"b', websocket: null, workflow: "/v1/it's" }, dir);
+    expect(files.get('index.html')?.body.toString()).toBe(
+      '<body data-root-path="/a&#34;b" data-websocket-path="" data-workflow-path="/v1/it&#39;s">',
+    );
+  });
+
+  it('serves only the built files it knows the type of; hashed assets are immutable', () => {
+    const files = new PageFiles({ rootPath: '', websocket: '/websocket', workflow: null }, dir);
+    expect(files.get('assets/main-ABC.js')).toMatchObject({
+      type: 'text/javascript; charset=utf-8',
+      immutable: true,
+    });
+    expect(files.get('icon.svg')).toMatchObject({ type: 'image/svg+xml', immutable: false });
+    expect(files.get('assets/notes.txt')).toBeUndefined();
+    expect(files.get('../package.json')).toBeUndefined();
+  });
+
+  it('is empty when the page was never built', () => {
+    expect(new PageFiles({ rootPath: '', websocket: null, workflow: null }, null).built).toBe(false);
+  });
+});

@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import { Controller, Get, Param, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { parse as parseCookies, serialize } from 'cookie';
+import type { Request, Response } from 'express';
+import { AppError, ErrorCode } from '../core/errors/app-error';
+import { PageFiles } from './page-files';
+import { sendPageFile } from './page-headers';
+
+/** The session cookie the WebSocket face and every HTTP face read the user from (NAT's name). */
+const SESSION_COOKIE = 'nat-session';
+const SESSION_VALUE = /^[A-Za-z0-9._~-]{1,128}$/;
+
+/** The built-in page, mounted at `general.front_end.ui_path` by UiModule. */
+@ApiExcludeController()
+@Controller()
+export class UiController {
+  constructor(private readonly files: PageFiles) {}
+
+  @Get()
+  index(@Req() req: Request, @Res() res: Response): void {
+    const file = this.files.get('index.html');
+    if (!file) {
+      throw new AppError(ErrorCode.NotFound, 'The page is not built: run `npm run build`');
+    }
+    // A browser's first visit gets a session of its own; reloads keep it, so its runs are found again.
+    const cookies = parseCookies(req.headers.cookie ?? '');
+    const current = cookies[SESSION_COOKIE];
+    if (current === undefined || !SESSION_VALUE.test(current)) {
+      res.setHeader(
+        'Set-Cookie',
+        serialize(SESSION_COOKIE, randomUUID(), {
+          path: '/',
+          httpOnly: true,
+          secure: req.secure,
+          sameSite: 'lax',
+          maxAge: 30 * 24 * 3600,
+        }),
+      );
+    }
+    sendPageFile(req, res, file);
+  }
+
+  @Get('icon.svg')
+  icon(@Req() req: Request, @Res() res: Response): void {
+    this.send(req, res, 'icon.svg');
+  }
+
+  @Get('assets/:name')
+  asset(@Req() req: Request, @Res() res: Response, @Param('name') name: string): void {
+    this.send(req, res, `assets/${name}`);
+  }
+
+  private send(req: Request, res: Response, name: string): void {
+    const file = this.files.get(name);
+    if (!file) throw new AppError(ErrorCode.NotFound, 'Not Found');
+    sendPageFile(req, res, file);
+  }
+}

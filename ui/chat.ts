@@ -1,0 +1,275 @@
+import type { Conversation, ConversationStore, Turn } from './conversations';
+import { on } from './dom';
+import { answerText, promptView, type PromptContent, type PromptView } from './prompts';
+import { oauthView } from './oauth';
+import { ChatSocket, type ServerMessage } from './socket';
+import { TurnView } from './turn-view';
+
+export interface ChatElements {
+  log: HTMLElement;
+  form: HTMLFormElement;
+  input: HTMLTextAreaElement;
+  stop: HTMLButtonElement;
+  connection: HTMLElement;
+  announce(text: string): void;
+  /** The conversation list changed (a title, a new conversation). */
+  listChanged(): void;
+}
+
+/**
+ * The chat over the WebSocket face: one socket per open conversation, each server message routed to
+ * the turn it answers (`parent_id`), prompts shown as forms, stop/retry/copy on the turns.
+ */
+export class Chat {
+  private conversation!: Conversation;
+  private socket: ChatSocket | null = null;
+  private readonly views = new Map<string, TurnView>();
+  private readonly prompts = new Map<string, { view: PromptView; turn: string }>();
+
+  constructor(
+    private readonly store: ConversationStore,
+    private readonly ui: ChatElements,
+    private readonly websocketPath: string | null,
+  ) {
+    on(ui.form, 'submit', (event) => {
+      event.preventDefault();
+      this.ask(ui.input.value);
+    });
+    on(ui.input, 'keydown', (event) => {
+      if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        ui.form.requestSubmit();
+      }
+    });
+    on(ui.stop, 'click', () => this.stop());
+  }
+
+  get conversationId(): string {
+    return this.conversation.id;
+  }
+
+  /** Shows a conversation and connects for it (taking over a run still waiting there). */
+  open(id: string): void {
+    this.socket?.close();
+    this.views.clear();
+    this.prompts.clear();
+    this.conversation = this.store.open(id);
+    this.ui.log.replaceChildren(...this.conversation.turns.map((t) => this.viewOf(t).element));
+    this.updateControls();
+    if (this.websocketPath === null) {
+      this.ui.connection.textContent = 'This server has no WebSocket route: the chat is off.';
+      return;
+    }
+    this.socket = new ChatSocket(this.websocketPath, id, {
+      message: (m) => this.receive(m),
+      open: () => {
+        this.ui.connection.textContent = '';
+      },
+      closed: (reason, retrying) => {
+        this.ui.connection.textContent = retrying ? `Reconnecting… (${reason})` : `Disconnected: ${reason}`;
+      },
+    });
+  }
+
+  ask(text: string): void {
+    if (text.trim() === '' || !this.socket) return;
+    // The server cancels a run still going when a new message comes (NAT's rule): so does the page.
+    const previous = this.running();
+    if (previous) {
+      previous.status = 'stopped';
+      this.end(previous);
+    }
+    const history = this.conversation.turns
+      .filter((t) => t.status === 'done')
+      .flatMap((t) => [
+        { role: 'user', content: t.question },
+        { role: 'assistant', content: t.answer },
+      ]);
+    const turn: Turn = { id: crypto.randomUUID(), question: text, answer: '', steps: [], status: 'running' };
+    if (this.conversation.turns.length === 0) {
+      this.conversation.title = text.slice(0, 60);
+    }
+    this.conversation.turns.push(turn);
+    this.ui.log.append(this.viewOf(turn).element);
+    this.ui.input.value = '';
+    this.save();
+    this.ui.listChanged();
+    this.updateControls();
+    this.socket.send({
+      type: 'user_message',
+      schema_type: 'chat_stream',
+      id: turn.id,
+      conversation_id: this.conversation.id,
+      content: { messages: [...history, { role: 'user', content: text }] },
+    });
+  }
+
+  /** Cancels the running turn on the server (`stop_message`); its answer so far stays. */
+  stop(): void {
+    const turn = this.running();
+    if (!turn) return;
+    this.socket?.send({
+      type: 'stop_message',
+      id: crypto.randomUUID(),
+      conversation_id: this.conversation.id,
+    });
+    turn.status = 'stopped';
+    this.end(turn);
+    this.ui.announce('Stopped');
+  }
+
+  private retry(turn: Turn): void {
+    this.ask(turn.question);
+  }
+
+  private running(): Turn | undefined {
+    return this.conversation.turns.find((t) => t.status === 'running');
+  }
+
+  private viewOf(turn: Turn): TurnView {
+    let view = this.views.get(turn.id);
+    if (!view) {
+      view = new TurnView(turn, {
+        retry: (t) => this.retry(t),
+        changed: () => this.save(),
+        announce: (text) => this.ui.announce(text),
+      });
+      this.views.set(turn.id, view);
+    }
+    return view;
+  }
+
+  private receive(message: ServerMessage): void {
+    const turn =
+      this.conversation.turns.find((t) => t.id === message.parent_id) ??
+      (message.type === 'error_message' ? undefined : this.running());
+    if (!turn) {
+      if (message.type === 'error_message') this.showStrayError(message);
+      return;
+    }
+    const view = this.viewOf(turn);
+    this.followOutput();
+    const content = message.content ?? {};
+    if (message.type === 'system_response_message' || message.type === 'system_intermediate_message') {
+      this.passPrompts(turn);
+    }
+    const at = Date.parse(message.timestamp ?? '') || Date.now();
+    switch (message.type) {
+      case 'system_response_message':
+        if (typeof content.text === 'string' && content.text !== '') view.appendText(content.text);
+        if (message.status === 'complete' && turn.status === 'running') {
+          turn.status = turn.error ? 'failed' : 'done';
+          this.end(turn);
+          this.ui.announce('Answer complete');
+        }
+        break;
+      case 'system_intermediate_message':
+        view.upsertStep(message.id, String(content.name ?? 'step'), String(content.payload ?? ''), at);
+        break;
+      case 'system_interaction_message':
+        this.showPrompt(turn, view, message);
+        break;
+      case 'error_message':
+        this.showError(turn, view, message);
+        break;
+      case 'observability_trace_message':
+        if (typeof content.observability_trace_id === 'string') turn.traceId = content.observability_trace_id;
+        view.refresh();
+        break;
+      default:
+        return;
+    }
+    this.save();
+  }
+
+  private showPrompt(turn: Turn, view: TurnView, message: ServerMessage): void {
+    // Sent again after a reconnect (with the time it has left): the new form replaces the old one.
+    this.prompts.get(message.id)?.view.element.remove();
+    const content = message.content as unknown as PromptContent;
+    const prompt =
+      content.input_type === 'oauth_consent'
+        ? oauthView(String((message.content as { text?: unknown }).text ?? ''))
+        : promptView(content, async (answer) => {
+            // Notifications are shown, never waited on: nothing to send.
+            if (content.input_type === 'notification') return null;
+            this.socket?.send({
+              type: 'user_interaction_message',
+              id: crypto.randomUUID(),
+              thread_id: 'default',
+              parent_id: message.id,
+              conversation_id: this.conversation.id,
+              content:
+                answer.kind === 'cancel'
+                  ? { cancel: true }
+                  : { messages: [{ role: 'user', content: [{ type: 'text', text: answerText(answer) }] }] },
+            });
+            return null;
+          });
+    this.prompts.set(message.id, { view: prompt, turn: turn.id });
+    view.prompts.append(prompt.element);
+    prompt.element.scrollIntoView({ block: 'nearest' });
+    // A new question takes keyboard focus unless the person is busy elsewhere (a notification only informs).
+    const active = document.activeElement;
+    const focusIsFree =
+      !active || active === document.body || active === this.ui.input || Boolean(active.closest('.prompt'));
+    if (focusIsFree && content.input_type !== 'notification') prompt.focus();
+    this.ui.announce(`The workflow asks: ${String(content.text ?? '')}`);
+  }
+
+  /** Keeps the newest output in sight while the person is reading at the bottom (not when scrolled up). */
+  private followOutput(): void {
+    const atBottom = window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 120;
+    if (atBottom)
+      requestAnimationFrame(() => window.scrollTo({ top: document.documentElement.scrollHeight }));
+  }
+
+  /** Output after a consent means the run went on: the consent was given (maybe before its popup said so). */
+  private passPrompts(turn: Turn): void {
+    for (const [id, prompt] of this.prompts) {
+      if (prompt.turn === turn.id && prompt.view.passed) {
+        prompt.view.passed();
+        this.prompts.delete(id);
+      }
+    }
+  }
+
+  private showError(turn: Turn, view: TurnView, message: ServerMessage): void {
+    const content = message.content as { code?: string; message?: string; details?: string };
+    const error = { message: content.message ?? 'Error', details: content.details ?? '' };
+    if (content.code === 'invalid_data_content' || content.code === 'invalid_message') {
+      // A reply the server did not take: shown on the turn, the run goes on.
+      turn.error = { message: 'Reply not accepted', details: error.details };
+      view.refresh();
+      return;
+    }
+    turn.error = error;
+    if (turn.status === 'running') turn.status = 'failed';
+    this.end(turn);
+  }
+
+  private showStrayError(message: ServerMessage): void {
+    const content = message.content as { message?: string; details?: string };
+    this.ui.connection.textContent = `${content.message ?? 'Error'}: ${content.details ?? ''}`;
+  }
+
+  /** A turn that stopped running: its prompts close, its actions appear. */
+  private end(turn: Turn): void {
+    for (const [id, prompt] of this.prompts) {
+      if (prompt.turn === turn.id) {
+        prompt.view.close('No longer waiting for an answer.');
+        this.prompts.delete(id);
+      }
+    }
+    this.viewOf(turn).refresh();
+    this.updateControls();
+    this.save();
+  }
+
+  private updateControls(): void {
+    this.ui.stop.disabled = !this.running();
+  }
+
+  private save(): void {
+    this.store.save(this.conversation);
+  }
+}
