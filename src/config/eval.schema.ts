@@ -106,7 +106,9 @@ export const MAX_REGEX_PATTERN = 1000;
 export class RegexConfig {
   @IsDefined() @IsIn(['regex']) _type!: 'regex';
   @Optional() @IsString() @MaxLength(MAX_REGEX_PATTERN) @MinLength(1) pattern?: string;
-  @Optional() @IsString() @Matches(/^[imsu]{0,4}$/, { message: 'flags may be i, m, s and u' })
+  @Optional()
+  @IsString()
+  @Matches(/^[imsu]{0,4}$/, { message: 'flags may be i, m, s and u' })
   flags = '';
   /** A longer output is an error for that item, not matched. */
   @Optional() @Max(1_000_000) @Min(1) @IsInt() max_input_chars = 20_000;
@@ -139,7 +141,8 @@ export class LlmJudgeConfig {
   @Optional() @Max(200_000) @Min(100) @IsInt() max_chars = 8000;
 }
 
-export type EvaluatorConfig = ExactMatchConfig | ContainsConfig | RegexConfig | TrajectoryConfig | LlmJudgeConfig;
+export type EvaluatorConfig =
+  ExactMatchConfig | ContainsConfig | RegexConfig | TrajectoryConfig | LlmJudgeConfig;
 
 const EVALUATOR_SCHEMAS: Record<EvaluatorType, new () => EvaluatorConfig> = {
   exact_match: ExactMatchConfig,
