@@ -9,6 +9,7 @@ import { ExecutionsModule } from './executions/executions.module';
 import { FeedbackModule } from './feedback/feedback.module';
 import { GatewayModule } from './gateway/gateway.module';
 import { HttpInteractiveModule } from './http-interactive/http-interactive.module';
+import { EvaluateItemRoutesModule } from './jobs/evaluation/evaluate-item.module';
 import { McpModule } from './mcp/mcp.module';
 import { MonitoringModule } from './monitoring/monitoring.module';
 import { OpenAiModule } from './openai/openai.module';
@@ -36,6 +37,7 @@ export class AppModule {
         ...(routes.websocket ? [GatewayModule.forRoot(routes.websocket)] : []),
         FeedbackModule,
         McpModule,
+        EvaluateItemRoutesModule.forRoot(config),
         MonitoringModule.forRoot({ perUserMonitoring: config.settings.general.enable_per_user_monitoring }),
       ],
       providers: [

@@ -181,8 +181,11 @@ export function checkEvalSection(
   const evaluators = new Map<string, EvaluatorConfig>();
   for (const [name, entry] of Object.entries(top.value.evaluators)) {
     const at = [...loc, 'evaluators', name];
-    if (!EVALUATOR_NAME.test(name)) {
-      problems.push({ loc: at, message: 'an evaluator name is letters, digits, _ and - (at most 64)' });
+    if (!EVALUATOR_NAME.test(name) || name === 'workflow') {
+      problems.push({
+        loc: at,
+        message: 'an evaluator name is letters, digits, _ and - (at most 64), and not "workflow"',
+      });
       continue;
     }
     const type = (entry as { _type?: unknown } | null)?._type;
