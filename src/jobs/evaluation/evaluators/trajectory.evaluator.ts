@@ -68,7 +68,7 @@ export function trajectoryEvaluator(name: string, config: TrajectoryConfig): Eva
   return {
     name,
     type: 'trajectory',
-    evaluate(item: EvalInputItem): Promise<EvalOutputItem> {
+    async evaluate(item: EvalInputItem): Promise<EvalOutputItem> {
       const source = config.expected_tools ?? item.expected_trajectory;
       if (source === undefined) {
         throw new EvaluatorError(
@@ -87,7 +87,7 @@ export function trajectoryEvaluator(name: string, config: TrajectoryConfig): Eva
         score = found / expected.length;
       }
       const reasoning = `expected ${list(expected)} (${config.order.replace('_', ' ')}); called ${list(called)}`;
-      return Promise.resolve({ id: item.id, score, reasoning });
+      return { id: item.id, score, reasoning };
     },
   };
 }
