@@ -10,6 +10,8 @@ interface RawRow {
   index: number;
   line?: number;
   value: unknown;
+  /** Why the row could not be read (reported with the other rows' problems, in row order). */
+  unreadable?: string;
 }
 
 const MAX_LISTED = 20;
@@ -29,7 +31,7 @@ function rowsOfJson(text: string, problems: ConfigProblemAt[]): RawRow[] {
   return parsed.map((value, index) => ({ index, value }));
 }
 
-function rowsOfJsonl(text: string, problems: ConfigProblemAt[]): RawRow[] {
+function rowsOfJsonl(text: string): RawRow[] {
   const rows: RawRow[] = [];
   text.split('\n').forEach((raw, i) => {
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
@@ -37,12 +39,8 @@ function rowsOfJsonl(text: string, problems: ConfigProblemAt[]): RawRow[] {
     try {
       rows.push({ index: rows.length, line: i + 1, value: JSON.parse(line) });
     } catch (err) {
-      problems.push({
-        path: `[${rows.length}]`,
-        line: i + 1,
-        message: `not JSON: ${(err as Error).message}`,
-      });
-      rows.push({ index: rows.length, line: i + 1, value: undefined });
+      const unreadable = `not JSON: ${(err as Error).message}`;
+      rows.push({ index: rows.length, line: i + 1, value: undefined, unreadable });
     }
   });
   return rows;
@@ -71,14 +69,11 @@ function rowsOfCsv(text: string, problems: ConfigProblemAt[]): RawRow[] {
     }
     seen.add(name);
   }
+  if (problems.length > 0) return [];
   return body.map((record, index) => {
     if (record.fields.length !== names.length) {
-      problems.push({
-        path: `[${index}]`,
-        line: record.line,
-        message: `${record.fields.length} fields, but the header has ${names.length}`,
-      });
-      return { index, line: record.line, value: undefined };
+      const unreadable = `${record.fields.length} fields, but the header has ${names.length}`;
+      return { index, line: record.line, value: undefined, unreadable };
     }
     const value: Record<string, string> = {};
     names.forEach((name, i) =>
@@ -119,7 +114,10 @@ function itemOf(
     path: key === undefined ? `[${row.index}]` : `[${row.index}].${key}`,
     line: row.line,
   });
-  if (row.value === undefined) return undefined;
+  if (row.unreadable !== undefined) {
+    problems.push({ ...at(), message: row.unreadable });
+    return undefined;
+  }
   if (row.value === null || typeof row.value !== 'object' || Array.isArray(row.value)) {
     problems.push({ ...at(), message: 'a row is an object' });
     return undefined;
@@ -198,7 +196,7 @@ export async function loadDataset(file: string, config: EvalDatasetConfig): Prom
     config._type === 'json'
       ? rowsOfJson(text, problems)
       : config._type === 'jsonl'
-        ? rowsOfJsonl(text, problems)
+        ? rowsOfJsonl(text)
         : rowsOfCsv(text, problems);
   if (rows.length > config.max_items) {
     throw fail([
