@@ -177,9 +177,15 @@ export function checkEvalSection(
 ): { eval?: CheckedEval; problems: { loc: Loc; message: string }[] } {
   const problems: { loc: Loc; message: string }[] = [];
   const top = validatePlain(EvalSection, raw, loc, { forbidUnknown: true });
-  if (!top.ok) return { problems: top.issues.map((i) => ({ loc: i.loc, message: i.msg })) };
+  if (!top.ok) problems.push(...top.issues.map((i) => ({ loc: i.loc, message: i.msg })));
+  // The evaluators are checked even when the general settings have problems: every problem at once.
+  const declared = top.ok ? top.value.evaluators : (raw as { evaluators?: unknown } | null)?.evaluators;
+  const entries =
+    declared !== null && typeof declared === 'object' && !Array.isArray(declared)
+      ? Object.entries(declared)
+      : [];
   const evaluators = new Map<string, EvaluatorConfig>();
-  for (const [name, entry] of Object.entries(top.value.evaluators)) {
+  for (const [name, entry] of entries) {
     const at = [...loc, 'evaluators', name];
     if (!EVALUATOR_NAME.test(name) || name === 'workflow') {
       problems.push({
@@ -221,7 +227,8 @@ export function checkEvalSection(
     }
     evaluators.set(name, config);
   }
-  return problems.length ? { problems } : { eval: { general: top.value.general, evaluators }, problems };
+  if (problems.length > 0 || !top.ok) return { problems };
+  return { eval: { general: top.value.general, evaluators }, problems };
 }
 
 function regexProblem(config: RegexConfig): { field: string; message: string } | undefined {
