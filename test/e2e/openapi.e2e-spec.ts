@@ -122,6 +122,7 @@ describe('OpenAPI', () => {
         [
           '/auth/redirect',
           '/auth/redirect/start',
+          '/evaluate/item',
           '/executions/{id}',
           '/executions/{id}/interactions/{interactionId}/response',
           '/executions/{id}/stream',
