@@ -16,6 +16,9 @@ import { prepareJobFolder, writeJsonFile } from './output-folder';
 
 export const DEFAULT_OUTPUT_ROOT = './.tmp/interlude/eval';
 
+/** Workflow runs one evaluation may make (items × reps); a bigger one is refused before any runs. */
+export const MAX_RUNS = 100_000;
+
 /** The request a job's workflow sees when the job system passes none. */
 const JOB_REQUEST: RequestMetadata = {
   method: 'POST',
@@ -61,7 +64,12 @@ export class DatasetEvaluationRunner extends EvaluationRunner {
   async run(request: EvaluationRequest): Promise<EvaluationOutcome> {
     const { signal } = request;
     const plan = await loadEvaluationFile(request.configFile, this.server.app, this.registry);
-    const items = repeated(await loadDataset(plan.datasetFile, plan.dataset), Math.max(1, request.reps));
+    const dataset = await loadDataset(plan.datasetFile, plan.dataset);
+    const reps = Math.max(1, Math.floor(request.reps));
+    if (dataset.length * reps > MAX_RUNS) {
+      throw new Error(`${dataset.length} items × ${reps} reps is more than ${MAX_RUNS} workflow runs`);
+    }
+    const items = repeated(dataset, reps);
     const evaluators = buildEvaluators(plan.evaluators, this.deps(plan));
     signal.throwIfAborted();
     const folder = await prepareJobFolder(

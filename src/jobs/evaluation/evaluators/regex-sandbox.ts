@@ -39,7 +39,7 @@ export class RegexSandbox {
   private readonly queue: Job[] = [];
   private nextId = 0;
 
-  constructor(private readonly maxQueue = 256) {}
+  constructor(private readonly maxQueue = 1024) {}
 
   test(pattern: string, flags: string, input: string, timeoutMs: number): Promise<boolean> {
     if (this.queue.length >= this.maxQueue) {
