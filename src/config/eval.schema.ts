@@ -65,6 +65,8 @@ export class EvalOutputConfig {
   workflow_output_step_filter?: IntermediateStepType[];
 }
 
+export const DEFAULT_EVAL_OUTPUT_DIR = './.tmp/interlude/eval';
+
 export class EvalGeneralConfig {
   /** Dataset items run at once. */
   @Optional() @Max(64) @Min(1) @IsInt() max_concurrency = 8;
@@ -72,7 +74,7 @@ export class EvalGeneralConfig {
    * In the served config: the folder every evaluation job writes under (`<output_dir>/<job_id>/`).
    * In an evaluation file it is accepted for NAT compatibility and not used by the server.
    */
-  @Optional() @IsString() @MinLength(1) output_dir = './.tmp/interlude/eval';
+  @Optional() @IsString() @MinLength(1) output_dir = DEFAULT_EVAL_OUTPUT_DIR;
   @Optional() @ValidateNested() @Type(() => EvalOutputConfig) output?: EvalOutputConfig;
   @Optional() @ValidateNested() @Type(() => EvalDatasetConfig) dataset?: EvalDatasetConfig;
   /**

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DEFAULT_EVAL_OUTPUT_DIR } from '../../config/eval.schema';
 import { ServerConfig } from '../../config/server-config';
 import { OutboundPolicy } from '../../core/outbound/outbound-policy';
 import { ExecutionService } from '../../executions/execution.service';
@@ -13,8 +14,6 @@ import { buildEvaluators, evaluateItems, type EvaluatorDeps } from './evaluators
 import { RegexSandbox } from './evaluators/regex-sandbox';
 import { runItem, type ItemRun } from './item-run';
 import { prepareJobFolder, writeJsonFile } from './output-folder';
-
-export const DEFAULT_OUTPUT_ROOT = './.tmp/interlude/eval';
 
 /** Workflow runs one evaluation may make (items × reps); a bigger one is refused before any runs. */
 export const MAX_RUNS = 100_000;
@@ -58,7 +57,7 @@ export class DatasetEvaluationRunner extends EvaluationRunner {
 
   /** Where every job's folder is made. */
   get outputRoot(): string {
-    return this.server.app.eval?.general.output_dir ?? DEFAULT_OUTPUT_ROOT;
+    return this.server.app.eval?.general.output_dir ?? DEFAULT_EVAL_OUTPUT_DIR;
   }
 
   async run(request: EvaluationRequest): Promise<EvaluationOutcome> {
