@@ -64,7 +64,7 @@ export class DatasetEvaluationRunner extends EvaluationRunner {
     const { signal } = request;
     const plan = await loadEvaluationFile(request.configFile, this.server.app, this.registry);
     const dataset = await loadDataset(plan.datasetFile, plan.dataset);
-    const reps = Math.max(1, Math.floor(request.reps));
+    const reps = Number.isInteger(request.reps) && request.reps > 1 ? request.reps : 1;
     if (dataset.length * reps > MAX_RUNS) {
       throw new Error(`${dataset.length} items × ${reps} reps is more than ${MAX_RUNS} workflow runs`);
     }
@@ -96,21 +96,18 @@ export class DatasetEvaluationRunner extends EvaluationRunner {
     }));
     await writeJsonFile(folder, 'workflow_output.json', workflowOutput(plan, evaluated, runs));
 
+    // A run that failed is a wrong answer: it scores 0 without asking the evaluator (or its model).
+    const succeeded = evaluated.filter((_, i) => runs[i].error === undefined);
     const averages: Record<string, number | null> = {};
     for (const [name, evaluator] of evaluators) {
-      const output = await evaluateItems(evaluator, evaluated, signal, plan.general.max_concurrency);
-      // A run that failed is a wrong answer, whatever the evaluator makes of its empty output.
-      runs.forEach((run, i) => {
-        if (run.error !== undefined) {
-          output.eval_output_items[i] = {
-            id: evaluated[i].id,
-            score: 0,
-            reasoning: `the workflow failed: ${run.error}`,
-            error: run.error,
-          };
-        }
+      const scored = await evaluateItems(evaluator, succeeded, signal, plan.general.max_concurrency);
+      let next = 0;
+      const outputItems = evaluated.map((item, i) => {
+        const error = runs[i].error;
+        if (error === undefined) return scored.eval_output_items[next++];
+        return { id: item.id, score: 0, reasoning: `the workflow failed: ${error}`, error };
       });
-      output.average_score = averageScore(output.eval_output_items);
+      const output = { average_score: averageScore(outputItems), eval_output_items: outputItems };
       signal.throwIfAborted();
       await writeJsonFile(folder, `${name}_output.json`, output);
       averages[name] = output.average_score;
