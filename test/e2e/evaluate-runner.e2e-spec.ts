@@ -232,6 +232,39 @@ describe('the evaluation runner, item by item', () => {
     }
   });
 
+  it('keeps the step types workflow_output_step_filter names; an object question is the workflow input, checked', async () => {
+    const t = await startApp(served(aFolder()));
+    try {
+      const steps = {
+        workflow: {
+          _type: 'scripted',
+          steps: [{ step: { name: 'lookup', kind: 'tool', payload: 1 } }],
+          output: 'got {{input}}',
+        },
+      };
+      const data = JSON.stringify([
+        { id: 'text', question: 'plain', answer: '' },
+        { id: 'object', question: { input_message: 'structured' }, answer: '' },
+        { id: 'wrong', question: { nothing: 1 }, answer: '' },
+      ]);
+      const dir = filesIn({
+        'eval.yml': evalFile({ output: { workflow_output_step_filter: ['TOOL_END'] } }, steps),
+        'data.json': data,
+      });
+      const outcome = await runEvaluation(t, join(dir, 'eval.yml'));
+      const workflow = outputsIn(outcome.outputPath)['workflow_output.json'] as {
+        generated_answer: string;
+        intermediate_steps: { payload: { event_type: string } }[];
+        error?: string;
+      }[];
+      expect(workflow[0].intermediate_steps.map((s) => s.payload.event_type)).toEqual(['TOOL_END']);
+      expect(workflow.map((w) => w.generated_answer)).toEqual(['got plain', 'got structured', '']);
+      expect(workflow[2].error).toMatch(/^the question is not this workflow's input/);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('a cancelled job stops its running items and rejects with the reason', async () => {
     const t = await startApp(served(aFolder()));
     try {
