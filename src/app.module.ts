@@ -10,6 +10,7 @@ import { FeedbackModule } from './feedback/feedback.module';
 import { GatewayModule } from './gateway/gateway.module';
 import { HttpInteractiveModule } from './http-interactive/http-interactive.module';
 import { JobsModule } from './jobs/jobs.module';
+import { EvaluateItemRoutesModule } from './jobs/evaluation/evaluate-item.module';
 import { McpModule } from './mcp/mcp.module';
 import { MonitoringModule } from './monitoring/monitoring.module';
 import { OpenAiModule } from './openai/openai.module';
@@ -38,6 +39,7 @@ export class AppModule {
         ...(routes.websocket ? [GatewayModule.forRoot(routes.websocket)] : []),
         FeedbackModule,
         McpModule,
+        EvaluateItemRoutesModule.forRoot(config),
         MonitoringModule.forRoot({ perUserMonitoring: config.settings.general.enable_per_user_monitoring }),
         JobsModule.forRoot(config, routes),
         ...(frontEnd.ui_path !== null

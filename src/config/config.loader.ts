@@ -8,6 +8,7 @@ import type { LlmClient } from '../runtime/llm/llm-client';
 import { buildLlm } from '../runtime/llm/llm-builder';
 import { AUTH_PROVIDER_TYPES, OAuth2AuthCodeFlowConfig } from './authentication.schema';
 import { ConfigFile } from './config.schema';
+import { checkEvalSection, type CheckedEval } from './eval.schema';
 import { applyOverrides, type ConfigOverride } from './config-overrides';
 import { interpolate } from './env-interpolation';
 import { applyNatFields } from './nat-compat';
@@ -49,6 +50,8 @@ export interface AppConfig {
   llms: Map<string, LlmClient>;
   /** Fields that configure nothing here, one line each: `file:line: path: ignored: why`. */
   warnings: string[];
+  /** The `eval` section, when the file has one. */
+  eval?: CheckedEval;
 }
 
 interface Built {
@@ -66,7 +69,7 @@ export function formatPath(loc: Loc): string {
   );
 }
 
-function lineOf(doc: Document, counter: LineCounter, loc: Loc): number | undefined {
+export function lineOf(doc: Document, counter: LineCounter, loc: Loc): number | undefined {
   for (let n = loc.length; n >= 0; n--) {
     const node = doc.getIn(loc.slice(0, n), true) as { range?: [number, number, number] } | undefined;
     if (node?.range) return counter.linePos(node.range[0]).line;
@@ -190,6 +193,9 @@ export function parseConfig(
         'needs exactly one of secret, public_key or jwks_url (or verify: false to decode without verifying)',
     });
   }
+  const evaluation =
+    sections.eval === undefined ? undefined : checkEvalSection(sections.eval, Object.keys(entriesOf('llms')));
+  found.push(...(evaluation?.problems ?? []));
   // A missing or non-mapping workflow is already reported by the top-level check.
   if (top.ok || isMapping(sections.workflow)) workflow = build(['workflow'], 'workflow', sections.workflow);
 
@@ -207,6 +213,7 @@ export function parseConfig(
     buildWorkflow: workflow.make,
     functions,
     llms,
+    eval: evaluation?.eval,
     warnings: nat.warnings.map((w) => {
       const line = lineOf(doc, counter, w.loc);
       return `${file}${line ? `:${line}` : ''}: ${formatPath(w.loc)}: ignored: ${w.message}`;

@@ -189,6 +189,8 @@ export class ConfigFile {
   @IsOptional() @IsObject() embedders?: Record<string, unknown>;
   @IsOptional() @IsObject() memory?: Record<string, unknown>;
   @IsOptional() @IsObject() retrievers?: Record<string, unknown>;
+  /** NAT's evaluation section (`eval.general`, `eval.evaluators`), checked by `checkEvalSection`. */
+  @IsOptional() @IsObject() eval?: Record<string, unknown>;
   @IsDefined({ message: 'a workflow section with a _type is required' })
   @IsObject()
   workflow!: ComponentConfig;

@@ -123,6 +123,7 @@ describe('OpenAPI', () => {
           '/auth/redirect',
           '/auth/redirect/start',
           '/executions',
+          '/evaluate/item',
           '/executions/{id}',
           '/executions/{id}/interactions/{interactionId}/response',
           '/executions/{id}/stream',

@@ -1,4 +1,5 @@
 import type { Identity } from '../../core/identity/identity';
+import type { RequestMetadata } from '../../core/request-metadata';
 
 /** One evaluation job as the job runner hands it over (`POST /evaluate`). */
 export interface EvaluationRequest {
@@ -11,6 +12,8 @@ export interface EvaluationRequest {
   identity: Identity;
   /** Fires when the job is cancelled. */
   signal: AbortSignal;
+  /** The submitting request's metadata (headers…), which each item's workflow sees; none by default. */
+  request?: RequestMetadata;
 }
 
 /** What a finished evaluation leaves behind. */

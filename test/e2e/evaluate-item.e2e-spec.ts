@@ -1,0 +1,231 @@
+import { stringify } from 'yaml';
+import { FakeLlm, reply } from '../utils/fake-llm';
+import { postJson } from '../utils/sse';
+import { startApp, type TestApp } from '../utils/test-app';
+
+/** The served config: an echo workflow, a judge model and one evaluator of each type. */
+function servedYaml(llm: FakeLlm, frontEnd: Record<string, unknown> = {}): string {
+  return stringify({
+    general: { front_end: frontEnd },
+    llms: {
+      judge: { _type: 'openai', base_url: llm.url, model_name: 'judge-model', api_key: 'k', max_retries: 0 },
+    },
+    workflow: { _type: 'echo' },
+    eval: {
+      evaluators: {
+        exact: { _type: 'exact_match' },
+        mentions: { _type: 'contains' },
+        number: { _type: 'regex', pattern: '^\\d+(\\.\\d+)?$' },
+        pattern: { _type: 'regex', timeout_ms: 1000 },
+        tools: { _type: 'trajectory', order: 'in_order' },
+        judge: { _type: 'llm_judge', llm_name: 'judge', rubric: 'Same city means correct.' },
+      },
+    },
+  });
+}
+
+const item = (overrides: Record<string, unknown> = {}) => ({
+  id: 'q1',
+  input_obj: 'What is the capital of France?',
+  expected_output_obj: 'Paris',
+  output_obj: 'Paris',
+  ...overrides,
+});
+
+const toolEnd = (name: string) => ({
+  parent_id: 'root',
+  function_ancestry: { function_id: 'f', function_name: 'workflow', parent_id: null, parent_name: null },
+  payload: { event_type: 'TOOL_END', name, event_timestamp: 1, UUID: name },
+});
+
+describe('POST /evaluate/item', () => {
+  let llm: FakeLlm;
+  let t: TestApp;
+  const evaluate = (body: unknown) => postJson(`${t.url}/evaluate/item`, body);
+
+  beforeAll(async () => {
+    llm = await FakeLlm.start();
+    t = await startApp(servedYaml(llm));
+  });
+  afterAll(async () => {
+    await t.close();
+    await llm.close();
+  });
+  afterEach(() => llm.reset());
+
+  it("scores an item with a configured evaluator: NeMo Agent Toolkit's EvaluateItemResponse", async () => {
+    const res = await evaluate({ item: item(), evaluator_name: 'exact' });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({
+      success: true,
+      result: { id: 'q1', score: 1, reasoning: 'the answer equals the expected answer' },
+      error: null,
+    });
+    const miss = await evaluate({ item: item({ output_obj: 'Lyon' }), evaluator_name: 'exact' });
+    expect(miss.json).toMatchObject({
+      success: true,
+      result: { score: 0, reasoning: 'expected "Paris", got "Lyon"' },
+    });
+  });
+
+  it('contains, regex and trajectory score what their names say', async () => {
+    const contains = await evaluate({
+      item: item({ output_obj: 'It is paris, of course.' }),
+      evaluator_name: 'mentions',
+    });
+    expect(contains.json.result).toMatchObject({ score: 1 });
+    const number = await evaluate({ item: item({ output_obj: '42.5' }), evaluator_name: 'number' });
+    expect(number.json.result).toMatchObject({ score: 1 });
+    const notNumber = await evaluate({ item: item({ output_obj: '42 apples' }), evaluator_name: 'number' });
+    expect(notNumber.json.result).toMatchObject({ score: 0 });
+    const tools = await evaluate({
+      item: item({
+        trajectory: [toolEnd('search'), toolEnd('calculator'), toolEnd('weather')],
+        expected_trajectory: ['search', 'weather'],
+      }),
+      evaluator_name: 'tools',
+    });
+    expect(tools.json.result).toEqual({
+      id: 'q1',
+      score: 1,
+      reasoning: 'expected search → weather (in order); called search → calculator → weather',
+    });
+    const outOfOrder = await evaluate({
+      item: item({ trajectory: ['weather', 'search'], expected_trajectory: ['search', 'weather'] }),
+      evaluator_name: 'tools',
+    });
+    expect(outOfOrder.json.result).toMatchObject({ score: 0.5 });
+  });
+
+  it('llm_judge asks the configured model with the rubric and returns its score and reasoning', async () => {
+    llm.script(reply.text('{"score": 0.75, "reasoning": "Right city, but vague."}'));
+    const res = await evaluate({
+      item: item({ output_obj: 'Somewhere near Paris' }),
+      evaluator_name: 'judge',
+    });
+    expect(res.json).toEqual({
+      success: true,
+      result: { id: 'q1', score: 0.75, reasoning: 'Right city, but vague.' },
+      error: null,
+    });
+    const sent = llm.requests[0].body;
+    expect(sent.model).toBe('judge-model');
+    expect(sent.messages[0].content).toContain('Same city means correct.');
+    expect(sent.messages[1].content).toContain('What is the capital of France?');
+    expect(sent.messages[1].content).toContain('Reference answer:\nParis');
+    expect(sent.messages[1].content).toContain('Answer to grade:\nSomewhere near Paris');
+  });
+
+  it('an evaluator that throws answers 200 with success: false and the error', async () => {
+    llm.script(reply.text('I think it is fine.'));
+    const res = await evaluate({ item: item(), evaluator_name: 'judge' });
+    expect(res.status).toBe(200);
+    expect(res.json.success).toBe(false);
+    expect(res.json.result).toBeNull();
+    expect(res.json.error).toMatch(/^Evaluation failed: the judge did not answer with \{"score"/);
+
+    const noTools = await evaluate({ item: item(), evaluator_name: 'tools' });
+    expect(noTools.json).toMatchObject({
+      success: false,
+      error: expect.stringContaining('no expected tools'),
+    });
+  });
+
+  it('a catastrophic pattern is stopped at its time limit and never holds the server', async () => {
+    const pending = evaluate({
+      item: item({ expected_output_obj: '^(a+)+$', output_obj: `${'a'.repeat(40)}!` }),
+      evaluator_name: 'pattern',
+    });
+    const order: string[] = [];
+    void pending.then(() => order.push('evaluation'));
+    const health = await fetch(`${t.url}/health`);
+    order.push('health');
+    expect(health.status).toBe(200);
+    const res = await pending;
+    expect(order).toEqual(['health', 'evaluation']);
+    expect(res.json).toMatchObject({
+      success: false,
+      error: expect.stringContaining('took longer than 1000 ms'),
+    });
+    // The sandbox starts again for the next pattern.
+    const next = await evaluate({
+      item: item({ expected_output_obj: '^P', output_obj: 'Paris' }),
+      evaluator_name: 'pattern',
+    });
+    expect(next.json.result).toMatchObject({ score: 1 });
+  });
+
+  it('an unknown evaluator is 404 naming the available ones', async () => {
+    const res = await evaluate({ item: item(), evaluator_name: 'nope' });
+    expect(res.status).toBe(404);
+    expect(res.json).toEqual({
+      detail: `Evaluator 'nope' not found. Available evaluators: ["exact","mentions","number","pattern","tools","judge"]`,
+    });
+  });
+
+  it.each([
+    ['no item', { evaluator_name: 'exact' }, ['body', 'item']],
+    [
+      'an item without its id',
+      { item: { input_obj: 'q', expected_output_obj: 'a' }, evaluator_name: 'exact' },
+      ['body', 'item', 'id'],
+    ],
+    [
+      'a trajectory that is not a list',
+      { item: item({ trajectory: 'search' }), evaluator_name: 'tools' },
+      ['body', 'item', 'trajectory'],
+    ],
+    [
+      'an evaluator name that is not a string',
+      { item: item(), evaluator_name: 7 },
+      ['body', 'evaluator_name'],
+    ],
+  ])('a bad body (%s) is 422 naming the field', async (_what, body, loc) => {
+    const res = await evaluate(body);
+    expect(res.status).toBe(422);
+    expect((res.json.detail as { loc: unknown[] }[]).map((d) => d.loc)).toContainEqual(loc);
+  });
+
+  it('a body that is not JSON is 422', async () => {
+    const res = await postJson(`${t.url}/evaluate/item`, '{"item": ');
+    expect(res.status).toBe(422);
+    expect(res.json.detail).toEqual([expect.objectContaining({ type: 'json_invalid' })]);
+  });
+});
+
+describe('POST /evaluate/item, configured', () => {
+  let llm: FakeLlm;
+  beforeAll(async () => (llm = await FakeLlm.start()));
+  afterAll(() => llm.close());
+
+  it('a served config without an eval section has no evaluators', async () => {
+    const t = await startApp('workflow:\n  _type: echo\n');
+    try {
+      const res = await postJson(`${t.url}/evaluate/item`, { item: item(), evaluator_name: 'exact' });
+      expect(res.status).toBe(404);
+      expect(res.json.detail).toBe("Evaluator 'exact' not found. Available evaluators: []");
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('serves at front_end.evaluate_item.path, and not at all when it is null', async () => {
+    const moved = await startApp(
+      servedYaml(llm, { evaluate_item: { method: 'POST', path: '/grading/one' } }),
+    );
+    const removed = await startApp(servedYaml(llm, { evaluate_item: { method: 'POST', path: null } }));
+    try {
+      const there = await postJson(`${moved.url}/grading/one`, { item: item(), evaluator_name: 'exact' });
+      expect(there.json).toMatchObject({ success: true, result: { score: 1 } });
+      expect(
+        (await postJson(`${moved.url}/evaluate/item`, { item: item(), evaluator_name: 'exact' })).status,
+      ).toBe(404);
+      expect(
+        (await postJson(`${removed.url}/evaluate/item`, { item: item(), evaluator_name: 'exact' })).status,
+      ).toBe(404);
+    } finally {
+      await moved.close();
+      await removed.close();
+    }
+  });
+});
