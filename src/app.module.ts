@@ -5,6 +5,7 @@ import { ServerConfig } from './config/server-config';
 import { ServerConfigModule } from './config/server-config.module';
 import { CoreModule } from './core/core.module';
 import { AppExceptionFilter } from './core/http/app-exception.filter';
+import { AguiModule } from './agui/agui.module';
 import { ExecutionsModule } from './executions/executions.module';
 import { FeedbackModule } from './feedback/feedback.module';
 import { GatewayModule } from './gateway/gateway.module';
@@ -34,6 +35,7 @@ export class AppModule {
         OpenAiModule.forRoot(config, routes),
         HttpInteractiveModule.forRoot(routes.oauth2Callback),
         ...(routes.websocket ? [GatewayModule.forRoot(routes.websocket)] : []),
+        AguiModule.forRoot(config),
         FeedbackModule,
         McpModule,
         MonitoringModule.forRoot({ perUserMonitoring: config.settings.general.enable_per_user_monitoring }),
