@@ -102,8 +102,8 @@ export class AguiRunService {
         await this.answer(identity, execution, plan.answers);
       }
       const { stop, lastSeq } = await following;
-      if (stop?.kind === 'interrupted') thread.interrupts = stop.interrupts;
-      else if (stop?.kind === 'ended') thread.interrupts = [];
+      if (stop?.kind === 'interrupted') this.threads.setInterrupts(thread, stop.interrupts);
+      else if (stop?.kind === 'ended') this.threads.setInterrupts(thread, []);
       thread.cursor = Math.max(thread.cursor, lastSeq);
       writer.end();
     } finally {

@@ -15,12 +15,16 @@ export interface AguiThread {
   cursor: number;
   /** The interrupts the last run ended with (some may have been answered elsewhere since). */
   interrupts: PendingInterrupt[];
+  /** Ids of earlier interrupts of the thread (bounded): a resume naming one is known, not covering. */
+  earlier: string[];
   /** The last resume accepted: a replay of it re-attaches to what it started (rule 5). */
   lastResume?: { fingerprint: string; executionId: string; afterSeq: number };
   /** A run is streaming on the thread (a second one gets THREAD_BUSY). */
   busy: boolean;
   touchedAt: number;
 }
+
+const MAX_EARLIER = 100;
 
 export class ThreadLimitError extends Error {}
 
@@ -63,12 +67,29 @@ export class AguiThreads {
       return existing;
     }
     this.makeRoom(owner);
-    const thread: AguiThread = { id, owner, cursor: 0, interrupts: [], busy: true, touchedAt: this.now() };
+    const thread: AguiThread = {
+      id,
+      owner,
+      cursor: 0,
+      interrupts: [],
+      earlier: [],
+      busy: true,
+      touchedAt: this.now(),
+    };
     this.threads.set(id, thread);
     let own = this.owners.get(owner);
     if (!own) this.owners.set(owner, (own = new Set()));
     own.add(id);
     return thread;
+  }
+
+  /** The interrupts the thread now waits on; the ones before are remembered as earlier. */
+  setInterrupts(thread: AguiThread, interrupts: PendingInterrupt[]): void {
+    const ids = thread.interrupts
+      .map((p) => p.interrupt.id)
+      .filter((id) => !interrupts.some((p) => p.interrupt.id === id));
+    thread.earlier = [...thread.earlier, ...ids].slice(-MAX_EARLIER);
+    thread.interrupts = interrupts;
   }
 
   /** Ends the run on the thread with what it changed. */

@@ -82,7 +82,7 @@ export function planRun(
   }
   const open = thread.interrupts.filter((p) => stillOpen(p, record));
   const known = new Map(thread.interrupts.map((p) => [p.interrupt.id, p]));
-  const unknown = resume.find((e) => !known.has(e.interruptId));
+  const unknown = resume.find((e) => !known.has(e.interruptId) && !thread.earlier.includes(e.interruptId));
   if (unknown) return rule('UNKNOWN_INTERRUPT_ID', `No interrupt ${unknown.interruptId} on this thread`);
   if (open.length > 0 && !live)
     return rule('EXECUTION_GONE', 'The interrupted execution is no longer available');
