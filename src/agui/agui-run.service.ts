@@ -1,4 +1,4 @@
-import { Injectable, Logger, Optional } from '@nestjs/common';
+import { Injectable, Logger, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { Message } from '@ag-ui/core';
 import type { Request, Response } from 'express';
 import { AppError, ErrorCode } from '../core/errors/app-error';
@@ -30,8 +30,9 @@ const threadNotFound = (id: string) => new AppError(ErrorCode.NotFound, `Thread 
  * ends or waits for a person.
  */
 @Injectable()
-export class AguiRunService {
+export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(AguiRunService.name);
+  private sweeper?: NodeJS.Timeout;
 
   constructor(
     private readonly executions: ExecutionService,
@@ -39,6 +40,16 @@ export class AguiRunService {
     private readonly config: ServerConfig,
     @Optional() private readonly log?: RequestLog,
   ) {}
+
+  onModuleInit(): void {
+    const every = Math.min(this.config.frontEnd.ag_ui_thread_ttl_seconds * 1000, 60_000);
+    this.sweeper = setInterval(() => this.threads.sweep(), every);
+    this.sweeper.unref();
+  }
+
+  onApplicationShutdown(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
+  }
 
   async run(identity: Identity, input: RunInput, req: Request, res: Response): Promise<void> {
     const owner = ownerOf(identity);
@@ -169,11 +180,11 @@ export class AguiRunService {
     return new Promise<{ stop?: Stop; lastSeq: number }>((resolve) => {
       let lastSeq = afterSeq;
       let done = false;
-      let unsubscribe: (() => void) | undefined;
+      const subscription: { stop?: () => void } = {};
       const finish = (stop?: Stop) => {
         if (done) return;
         done = true;
-        queueMicrotask(() => unsubscribe?.());
+        queueMicrotask(() => subscription.stop?.());
         resolve({ stop, lastSeq });
       };
       writer.onDisconnect(() => {
@@ -183,13 +194,13 @@ export class AguiRunService {
         void execution.cancel('client disconnected');
         finish({ kind: 'ended' });
       });
-      unsubscribe = execution.events.subscribe((event) => {
+      subscription.stop = execution.events.subscribe((event) => {
         if (done) return;
         lastSeq = event.seq;
         const stop = renderer.render(event);
         if (stop) finish(stop);
       }, afterSeq);
-      if (done) unsubscribe();
+      if (done) subscription.stop();
     });
   }
 
