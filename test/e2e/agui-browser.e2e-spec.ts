@@ -59,7 +59,7 @@ requires('chromium')('AG-UI in a real browser (Chromium, @ag-ui/client bundled f
     expect(await page.textContent('#ask')).toBe('Create ticket "Printer jam"?');
     expect(api.created).toEqual([]);
     await page.click('#approve');
-    await page.waitForFunction(() => document.getElementById('answer')!.textContent !== '');
+    await page.waitForSelector('#answer:not(:empty)');
     expect(await page.textContent('#answer')).toBe('Created ticket 1.');
     expect(await page.textContent('#pending')).toBe('0');
     expect(await page.textContent('#error')).toBe('');
