@@ -56,6 +56,7 @@ describe('AG-UI: plain runs with the official HttpAgent', () => {
   });
 
   it('answers 415 for a body that is not JSON and 400 with the reasons for an invalid input, before any stream', async () => {
+    expect((await fetch(url)).status).toBe(405);
     const notJson = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'text/plain' },
@@ -88,6 +89,9 @@ describe('AG-UI: plain runs with the official HttpAgent', () => {
     );
     expect(run.status).toBe(200);
     expect(run.contentType).toMatch(/^text\/event-stream/);
+    // Traced like every face: the run's trace id, and the execution it started.
+    expect(run.headers.get('observability-trace-id')).toMatch(/^[0-9a-f]{32}$/);
+    expect(run.headers.get('x-execution-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect(run.events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
   });
 
@@ -126,6 +130,16 @@ describe('AG-UI: plain runs with the official HttpAgent', () => {
       transport: { streaming: true },
       humanInTheLoop: { supported: true, interrupts: true },
     });
+  });
+
+  it('documents both routes in OpenAPI', async () => {
+    const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown>; requestBody?: unknown }>>;
+    };
+    const run = doc.paths['/v1/ag-ui'].post;
+    expect(Object.keys(run.responses)).toEqual(expect.arrayContaining(['200', '400', '404', '415']));
+    expect(JSON.stringify(run.requestBody)).toContain('resume');
+    expect(doc.paths['/v1/ag-ui/capabilities'].get.responses['200']).toBeDefined();
   });
 
   it('is left out when ag_ui_path is null', async () => {

@@ -98,6 +98,7 @@ export function textOf(events: AguiEvent[]): string {
 
 export interface RawRun {
   status: number;
+  headers: Headers;
   contentType: string | null;
   body: string;
   events: AguiEvent[];
@@ -130,7 +131,13 @@ export async function postRun(
       events.push(event);
     }
   }
-  return { status: res.status, contentType: res.headers.get('content-type'), body, events };
+  return {
+    status: res.status,
+    headers: res.headers,
+    contentType: res.headers.get('content-type'),
+    body,
+    events,
+  };
 }
 
 /** The code of the run's RUN_ERROR (the run must have started, then failed). */
