@@ -78,7 +78,7 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
       let execution: Execution | undefined;
       if (plan.kind === 'start') {
         execution = await this.executions.start(this.workflowInput(input), identity, {
-          request: requestMetadata(req),
+          request: { ...requestMetadata(req), extras: this.extras(input) },
           trace,
           interactive: true,
           face: { name: AGUI_FACE, options: { threadId: input.threadId } },
@@ -223,6 +223,14 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
       },
       emit,
     );
+  }
+
+  /** `state`, `forwardedProps`, `context` and the client's `tools`, for workflows that read them. */
+  private extras(input: RunInput): Record<string, unknown> {
+    const extras: Record<string, unknown> = { context: input.context, tools: input.tools };
+    if (input.state !== undefined) extras.state = input.state;
+    if (input.forwardedProps !== undefined) extras.forwardedProps = input.forwardedProps;
+    return { agui: extras };
   }
 
   private workflowInput(input: RunInput): unknown {
