@@ -7,7 +7,11 @@ import { SseWriter } from '../core/http/sse-writer';
 import type { Identity } from '../core/identity/identity';
 import { RequestLog } from '../core/logging/request-log';
 import { activeOtelTraceId } from '../core/tracing/otel';
-import { observabilityTrace, TRACE_HEADER } from '../core/tracing/observability-trace';
+import {
+  observabilityTrace,
+  TRACE_HEADER,
+  type ObservabilityTrace,
+} from '../core/tracing/observability-trace';
 import { ServerConfig } from '../config/server-config';
 import type { Execution } from '../executions/execution';
 import { ExecutionService } from '../executions/execution.service';
@@ -19,6 +23,9 @@ import { chatRequestOf } from './messages';
 import { planRun, type Plan } from './resume-plan';
 import { RunRenderer, type Emit, type Stop } from './run-renderer';
 import type { ResumeEntry, RunInput } from './run-input';
+
+/** How a run's rendering ended, and the last execution event it rendered. */
+type Following = Promise<{ stop?: Stop; lastSeq: number }>;
 
 const ownerOf = (identity: Identity) => identity.userId ?? 'anonymous';
 
@@ -74,26 +81,24 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
       return;
     }
     try {
-      const plan = await this.plan(identity, thread, input);
-      let execution: Execution | undefined;
-      if (plan.kind === 'start') {
-        execution = await this.executions.start(this.workflowInput(input), identity, {
-          request: { ...requestMetadata(req), extras: this.extras(input) },
-          trace,
-          interactive: true,
-          face: { name: AGUI_FACE, options: { threadId: input.threadId } },
-          streaming: true,
-        });
-        execution.expose();
-        Object.assign(thread, {
-          executionId: execution.id,
-          cursor: 0,
-          interrupts: [],
-          lastResume: undefined,
-        });
-      } else if (plan.kind === 'follow') {
-        execution = this.executions.find(plan.executionId);
-      }
+      await this.runOn(thread, identity, input, req, res, trace);
+    } finally {
+      await this.threads.release(thread);
+    }
+  }
+
+  private async runOn(
+    thread: AguiThread,
+    identity: Identity,
+    input: RunInput,
+    req: Request,
+    res: Response,
+    trace: ObservabilityTrace,
+  ): Promise<void> {
+    const plan = await this.plan(identity, thread, input);
+    let out: { writer: SseWriter; renderer: RunRenderer; following?: Following } | undefined;
+    // The stream opens (and follows the execution) before its workflow runs, so no event is merged or missed.
+    const begin = (execution: Execution | undefined, afterSeq = 0) => {
       if (execution) {
         res.setHeader('X-Execution-Id', execution.id);
         this.log?.assign(req, { executionId: execution.id });
@@ -101,25 +106,48 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
       const writer = this.open(res);
       const renderer = this.renderer(input, execution?.id ?? '', writer);
       renderer.started();
-      if (plan.kind === 'reject' || !execution) {
-        renderer.error(plan.kind === 'reject' ? plan.rule.code : 'EXECUTION_GONE', this.reason(plan));
-        writer.end();
-        return;
-      }
-      const afterSeq = plan.kind === 'follow' ? plan.afterSeq : 0;
-      const following = this.follow(execution, renderer, writer, afterSeq);
-      if (plan.kind === 'follow' && plan.answers.length > 0) {
-        thread.lastResume = { fingerprint: plan.fingerprint!, executionId: execution.id, afterSeq };
+      out = { writer, renderer };
+      if (execution) out.following = this.follow(execution, renderer, writer, afterSeq);
+    };
+    if (plan.kind === 'start') {
+      await this.executions.start(this.workflowInput(input), identity, {
+        request: { ...requestMetadata(req), extras: this.extras(input) },
+        trace,
+        interactive: true,
+        face: { name: AGUI_FACE, options: { threadId: input.threadId } },
+        streaming: true,
+        beforeRun: (execution) => {
+          execution.expose();
+          this.threads.setInterrupts(thread, []);
+          Object.assign(thread, { executionId: execution.id, cursor: 0, lastResume: undefined });
+          begin(execution);
+        },
+      });
+    } else if (plan.kind === 'follow') {
+      const execution = this.executions.find(plan.executionId);
+      begin(execution, plan.afterSeq);
+      if (execution && plan.answers.length > 0) {
+        thread.lastResume = {
+          fingerprint: plan.fingerprint!,
+          executionId: execution.id,
+          afterSeq: plan.afterSeq,
+        };
         await this.answer(identity, execution, plan.answers);
       }
-      const { stop, lastSeq } = await following;
-      if (stop?.kind === 'interrupted') this.threads.setInterrupts(thread, stop.interrupts);
-      else if (stop?.kind === 'ended') this.threads.setInterrupts(thread, []);
-      thread.cursor = Math.max(thread.cursor, lastSeq);
-      writer.end();
-    } finally {
-      await this.threads.release(thread);
+    } else {
+      begin(undefined);
     }
+    const { writer, renderer, following } = out!;
+    if (!following) {
+      renderer.error(plan.kind === 'reject' ? plan.rule.code : 'EXECUTION_GONE', this.reason(plan));
+      writer.end();
+      return;
+    }
+    const { stop, lastSeq } = await following;
+    if (stop?.kind === 'interrupted') this.threads.setInterrupts(thread, stop.interrupts);
+    else if (stop?.kind === 'ended') this.threads.setInterrupts(thread, []);
+    thread.cursor = Math.max(thread.cursor, lastSeq);
+    writer.end();
   }
 
   private reason(plan: Plan): string {
@@ -176,8 +204,13 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** Renders the execution's events after `afterSeq` until the run stops or the client leaves. */
-  private follow(execution: Execution, renderer: RunRenderer, writer: SseWriter, afterSeq: number) {
-    return new Promise<{ stop?: Stop; lastSeq: number }>((resolve) => {
+  private follow(
+    execution: Execution,
+    renderer: RunRenderer,
+    writer: SseWriter,
+    afterSeq: number,
+  ): Following {
+    return new Promise((resolve) => {
       let lastSeq = afterSeq;
       let done = false;
       const subscription: { stop?: () => void } = {};
