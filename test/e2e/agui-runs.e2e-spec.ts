@@ -55,6 +55,17 @@ describe('AG-UI: plain runs with the official HttpAgent', () => {
     });
   });
 
+  it('streams every token of a long answer as its own TEXT_MESSAGE_CONTENT', async () => {
+    const long = await startApp(scriptedYaml(`- stream: { text: 'tok ', repeat: 1000, chunk_words: 1 }`));
+    try {
+      const events = await new RecordingAgent(`${long.url}/v1/ag-ui`).say('go').run();
+      expect(events.filter((e) => e.type === 'TEXT_MESSAGE_CONTENT')).toHaveLength(1000);
+      expect(textOf(events)).toBe('tok '.repeat(1000));
+    } finally {
+      await long.close();
+    }
+  });
+
   it('answers 415 for a body that is not JSON and 400 with the reasons for an invalid input, before any stream', async () => {
     expect((await fetch(url)).status).toBe(405);
     const notJson = await fetch(url, {
