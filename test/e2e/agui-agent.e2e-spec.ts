@@ -39,21 +39,22 @@ describe('AG-UI: an LLM agent with tool calls and ask_confirmation', () => {
   });
 
   it('streams the tool call the model makes, its result, then the answer token by token', async () => {
-    llm.script(
-      reply.tools([{ name: 'calculator', arguments: { expression: '(3 + 4) * 2' } }]),
-      reply.text('It is 14.'),
-    );
-    const events = await new RecordingAgent(url).say('What is (3 + 4) * 2?').run();
-    const call = started(events, 'calculator');
+    llm.script(create('Printer jam'), reply.text('Filed as ticket 1.'));
+    const events = await new RecordingAgent(url).say('File a ticket: printer jam').run();
+    const call = started(events, 'create_ticket');
+    const args = events.find((e) => e.type === 'TOOL_CALL_ARGS' && e.toolCallId === call.toolCallId)!;
+    expect(JSON.parse(args.delta as string)).toEqual({ body: { title: 'Printer jam' } });
     const result = events.find((e) => e.type === 'TOOL_CALL_RESULT')!;
-    expect(result).toMatchObject({ toolCallId: call.toolCallId, content: '14' });
-    expect(textOf(events)).toBe('It is 14.');
+    expect(result).toMatchObject({ toolCallId: call.toolCallId, role: 'tool' });
+    expect(JSON.parse(result.content as string)).toEqual({ status: 201, body: { id: 1 } });
+    expect(textOf(events)).toBe('Filed as ticket 1.');
     expect(types(events).filter((t) => t === 'TEXT_MESSAGE_CONTENT').length).toBeGreaterThan(1);
     expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
+    expect(api.created).toEqual([{ title: 'Printer jam' }]);
     // The model got the AG-UI history as a chat.
     expect(llm.requests[0].body.messages.at(-1)).toMatchObject({
       role: 'user',
-      content: 'What is (3 + 4) * 2?',
+      content: 'File a ticket: printer jam',
     });
   });
 
@@ -121,12 +122,7 @@ describe('AG-UI: an LLM agent with tool calls and ask_confirmation', () => {
       tools: { items: { name: string }[] };
       humanInTheLoop: Record<string, boolean>;
     };
-    expect(doc.tools.items.map((i) => i.name)).toEqual([
-      'calculator',
-      'ask_confirmation',
-      'ask_question',
-      'create_ticket',
-    ]);
+    expect(doc.tools.items.map((i) => i.name)).toEqual(['ask_confirmation', 'ask_question', 'create_ticket']);
     expect(doc.humanInTheLoop).toEqual({
       supported: true,
       approvals: true,

@@ -27,10 +27,9 @@ export async function startTicketApi(): Promise<{
   };
 }
 
-/** A tool_calling_agent on the fake model with calculator, ask_confirmation, ask_question and create_ticket. */
+/** A tool_calling_agent on the fake model with ask_confirmation, ask_question and create_ticket. */
 export function ticketAgentYaml(llm: FakeLlm, apiUrl: string, extra: Record<string, unknown> = {}): string {
   const functions = {
-    calculator: { _type: 'calculator' },
     ask_confirmation: { _type: 'ask_confirmation' },
     ask_question: { _type: 'ask_question' },
     create_ticket: {
