@@ -51,9 +51,9 @@ function schemaOf(prompt: Prompt): JsonSchema {
   }
 }
 
-/** Whether a prompt is `ask_confirmation`'s (radio yes / no / no_with_feedback). */
+/** Whether a tool call asks `ask_confirmation`'s question (radio yes / no / no_with_feedback), whatever its name. */
 function isApproval(prompt: Prompt, toolName: string | undefined): boolean {
-  return toolName === 'ask_confirmation' && ids(prompt.options).join() === 'yes,no,no_with_feedback';
+  return toolName !== undefined && ids(prompt.options).join() === 'yes,no,no_with_feedback';
 }
 
 /** An interrupt for a prompt; tool-bound when the prompt was asked inside a tool call already emitted. */
