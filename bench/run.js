@@ -10,6 +10,8 @@
  *     execution, status polls per second, time from an answer to the workflow's next event.
  *  4. WebSocket (bench/ws.js): memory per idle identified connection and streamed messages per second,
  *     on one connection and on 100, against a bare `ws` server.
+ *  5. AG-UI (bench/agui.js): events/s of a 1,000-token run against raw node:http SSE, and resume → next
+ *     event latency with 1,000 paused threads.
  *
  * Every server runs in its own child process pinned to core 1; this process (the load) is pinned to
  * core 0 (when `taskset` exists). Server CPU time comes from the child's process.cpuUsage().
@@ -46,6 +48,7 @@ const { ROOT, CLIENT_CORE, SERVER_CORE, TASKSET, startServer, affinity } = requi
 const hitl = require('./hitl');
 const ws = require('./ws');
 const jobs = require('./jobs');
+const agui = require('./agui');
 const { fmt, ratio, table } = require('./lib/report');
 
 const RESULTS = path.join(__dirname, 'RESULTS.md');
@@ -56,7 +59,7 @@ const args = new Set(argv);
 const QUICK = args.has('--quick');
 const PROFILE = args.has('--profile');
 const HEAP_SNAPSHOT = args.has('--heap-snapshot');
-const PARTS = ['json', 'stream', 'hitl', 'ws', 'jobs'];
+const PARTS = ['json', 'stream', 'hitl', 'ws', 'jobs', 'agui'];
 const ONLY = (() => {
   const at = argv.findIndex((a) => a === '--only' || a.startsWith('--only='));
   if (at < 0) return new Set(PROFILE ? ['json', 'stream'] : PARTS);
@@ -630,6 +633,18 @@ async function main() {
     sections.push({
       heading: new RegExp(`^${jobs.HEADING}\\b`, 'm'),
       ...jobs.jobsSection(env, result, { quick: QUICK, pin }),
+    });
+  }
+
+  if (ONLY.has('agui')) {
+    console.log(
+      'AG-UI: events/s of a 1,000-token run against raw node:http SSE; resume → next event latency',
+    );
+    const result = await agui.measureAgui({ quick: QUICK });
+    const pin = TASKSET ? `servers pinned to core ${SERVER_CORE}, load generator to core ${CLIENT_CORE}` : '';
+    sections.push({
+      heading: new RegExp(`^${agui.HEADING}\\b`, 'm'),
+      ...agui.aguiSection(env, result, { quick: QUICK, pin }),
     });
   }
 

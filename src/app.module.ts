@@ -5,6 +5,7 @@ import { ServerConfig } from './config/server-config';
 import { ServerConfigModule } from './config/server-config.module';
 import { CoreModule } from './core/core.module';
 import { AppExceptionFilter } from './core/http/app-exception.filter';
+import { AguiModule } from './agui/agui.module';
 import { ExecutionsModule } from './executions/executions.module';
 import { FeedbackModule } from './feedback/feedback.module';
 import { GatewayModule } from './gateway/gateway.module';
@@ -37,6 +38,7 @@ export class AppModule {
         OpenAiModule.forRoot(config, routes),
         HttpInteractiveModule.forRoot(routes.oauth2Callback),
         ...(routes.websocket ? [GatewayModule.forRoot(routes.websocket)] : []),
+        AguiModule.forRoot(config),
         FeedbackModule,
         McpModule,
         EvaluateItemRoutesModule.forRoot(config),

@@ -15,6 +15,7 @@ export function resolveRoutes(frontEnd: FrontEndConfig): Routes {
     docs: '/docs',
     openapi: '/openapi.json',
     oauth2Callback: frontEnd.oauth2_callback_path,
+    agui: frontEnd.ag_ui_path,
     endpoints: frontEnd.endpoints.flatMap((e) =>
       [e.path, legacy ? e.legacy_path : null]
         .filter((base): base is string => Boolean(base))
@@ -34,6 +35,8 @@ export function routeTable(routes: Routes): { method: string; path: string }[] {
   post(routes.chat, '', '/stream');
   post(routes.legacyChat, '', '/stream');
   post(routes.completions, '');
+  post(routes.agui ?? null, '');
+  if (routes.agui) table.push({ method: 'GET', path: `${routes.agui}/capabilities` });
   table.push(
     { method: 'GET', path: routes.health },
     { method: 'GET', path: routes.docs },

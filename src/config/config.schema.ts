@@ -116,6 +116,15 @@ export class FrontEndConfig extends NatFrontEndFields {
    * `uniquelocal`). Empty: the socket's peer is the client, whatever the header says.
    */
   @Optional() @IsArray() @IsString({ each: true }) trust_proxy: string[] = [];
+  /** The AG-UI endpoint (`POST`, and `GET …/capabilities`); null removes it. */
+  @ValidateIf((o: object) => nullable(o, 'ag_ui_path'))
+  @IsString()
+  @IsRoutePath()
+  ag_ui_path: string | null = '/v1/ag-ui';
+  /** AG-UI threads one identity may hold at once; the least recently used idle one goes first. */
+  @Optional() @Min(1) @IsInt() ag_ui_max_threads_per_user = 1000;
+  /** Seconds an AG-UI thread is remembered after its last run (its pending interrupts with it). */
+  @Optional() @Min(1) @IsInt() ag_ui_thread_ttl_seconds = 3600;
 }
 
 /** What happens to each feedback besides being stored. */

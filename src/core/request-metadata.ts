@@ -7,4 +7,6 @@ export interface RequestMetadata {
   cookies: Record<string, string>;
   /** The caller's address (general.front_end.trust_proxy applied), when the face knows it. */
   clientAddress?: string;
+  /** What the face hands the workflow beyond the request (AG-UI: `state`, `forwardedProps`, `context`). */
+  extras?: Record<string, unknown>;
 }

@@ -10,6 +10,8 @@ export interface Routes {
   docs: string;
   openapi: string;
   oauth2Callback: string;
+  /** The AG-UI endpoint; null when the config removes it. */
+  agui?: string | null;
   /** `general.front_end.endpoints`: each function's routes, with the method configured for it. */
   endpoints: { method: string; path: string }[];
 }

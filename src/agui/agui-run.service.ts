@@ -1,0 +1,272 @@
+import { Injectable, Logger, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import type { Message } from '@ag-ui/core';
+import type { Request, Response } from 'express';
+import { AppError, ErrorCode } from '../core/errors/app-error';
+import { requestMetadata } from '../core/http/request-metadata';
+import { SseWriter } from '../core/http/sse-writer';
+import type { Identity } from '../core/identity/identity';
+import { RequestLog } from '../core/logging/request-log';
+import { activeOtelTraceId } from '../core/tracing/otel';
+import {
+  observabilityTrace,
+  TRACE_HEADER,
+  type ObservabilityTrace,
+} from '../core/tracing/observability-trace';
+import { ServerConfig } from '../config/server-config';
+import type { Execution } from '../executions/execution';
+import { ExecutionService } from '../executions/execution.service';
+import type { ExecutionRecord } from '../executions/execution-record';
+import { AguiThreads, ThreadLimitError, type AguiThread } from './agui-threads';
+import { AGUI_FACE } from './agui-face';
+import { answerFor, type PendingInterrupt } from './interrupts';
+import { chatRequestOf } from './messages';
+import { planRun, type Plan } from './resume-plan';
+import { RunRenderer, type Emit, type Stop } from './run-renderer';
+import type { ResumeEntry, RunInput } from './run-input';
+
+/** How a run's rendering ended, and the last execution event it rendered. */
+type Following = Promise<{ stop?: Stop; lastSeq: number }>;
+
+const ownerOf = (identity: Identity) => identity.userId ?? 'anonymous';
+
+const threadNotFound = (id: string) => new AppError(ErrorCode.NotFound, `Thread ${id} not found`);
+
+/**
+ * One AG-UI run: checks the input against its thread (the interrupt contract rules), starts or
+ * resumes the thread's execution on the shared ExecutionService, and streams what it does until it
+ * ends or waits for a person.
+ */
+@Injectable()
+export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(AguiRunService.name);
+  private sweeper?: NodeJS.Timeout;
+
+  constructor(
+    private readonly executions: ExecutionService,
+    private readonly threads: AguiThreads,
+    private readonly config: ServerConfig,
+    @Optional() private readonly log?: RequestLog,
+  ) {}
+
+  onModuleInit(): void {
+    const every = Math.min(this.config.frontEnd.ag_ui_thread_ttl_seconds * 1000, 60_000);
+    this.sweeper = setInterval(() => this.threads.sweep(), every);
+    this.sweeper.unref();
+  }
+
+  onApplicationShutdown(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
+  }
+
+  async run(identity: Identity, input: RunInput, req: Request, res: Response): Promise<void> {
+    const owner = ownerOf(identity);
+    const existing = await this.threads.get(input.threadId);
+    if (existing && existing.owner !== owner) throw threadNotFound(input.threadId);
+    let thread: AguiThread | false;
+    try {
+      thread = await this.threads.claim(input.threadId, owner);
+    } catch (err) {
+      if (err instanceof ThreadLimitError) throw new AppError(ErrorCode.TooManyWaiting, err.message);
+      throw err;
+    }
+    const trace = observabilityTrace(req.headers, activeOtelTraceId);
+    res.setHeader(TRACE_HEADER, trace.traceId);
+    this.log?.assign(req, { userId: identity.userId, traceId: trace.traceId });
+    if (!thread) {
+      const writer = this.open(res);
+      const renderer = this.renderer(input, '', writer);
+      renderer.started();
+      renderer.error('THREAD_BUSY', `A run is already streaming on thread ${input.threadId}`);
+      writer.end();
+      return;
+    }
+    try {
+      await this.runOn(thread, identity, input, req, res, trace);
+    } finally {
+      await this.threads.release(thread);
+    }
+  }
+
+  private async runOn(
+    thread: AguiThread,
+    identity: Identity,
+    input: RunInput,
+    req: Request,
+    res: Response,
+    trace: ObservabilityTrace,
+  ): Promise<void> {
+    const plan = await this.plan(identity, thread, input);
+    let out: { writer: SseWriter; renderer: RunRenderer; following?: Following } | undefined;
+    // The stream opens (and follows the execution) before its workflow runs, so no event is merged or missed.
+    const begin = (execution: Execution | undefined, afterSeq = 0) => {
+      if (execution) {
+        res.setHeader('X-Execution-Id', execution.id);
+        this.log?.assign(req, { executionId: execution.id });
+      }
+      const writer = this.open(res);
+      const renderer = this.renderer(input, execution?.id ?? '', writer);
+      renderer.started();
+      out = { writer, renderer };
+      if (execution) out.following = this.follow(execution, renderer, writer, afterSeq);
+    };
+    if (plan.kind === 'start') {
+      await this.executions.start(this.workflowInput(input), identity, {
+        request: { ...requestMetadata(req), extras: this.extras(input) },
+        trace,
+        interactive: true,
+        face: { name: AGUI_FACE, options: { threadId: input.threadId } },
+        streaming: true,
+        beforeRun: (execution) => {
+          execution.expose();
+          this.threads.setInterrupts(thread, []);
+          Object.assign(thread, { executionId: execution.id, cursor: 0, lastResume: undefined });
+          begin(execution);
+        },
+      });
+    } else if (plan.kind === 'follow') {
+      const execution = this.executions.find(plan.executionId);
+      begin(execution, plan.afterSeq);
+      if (execution && plan.answers.length > 0) {
+        thread.lastResume = {
+          fingerprint: plan.fingerprint!,
+          executionId: execution.id,
+          afterSeq: plan.afterSeq,
+        };
+        await this.answer(identity, execution, plan.answers);
+      }
+    } else {
+      begin(undefined);
+    }
+    const { writer, renderer, following } = out!;
+    if (!following) {
+      renderer.error(plan.kind === 'reject' ? plan.rule.code : 'EXECUTION_GONE', this.reason(plan));
+      writer.end();
+      return;
+    }
+    const { stop, lastSeq } = await following;
+    if (stop?.kind === 'interrupted') this.threads.setInterrupts(thread, stop.interrupts);
+    else if (stop?.kind === 'ended') this.threads.setInterrupts(thread, []);
+    thread.cursor = Math.max(thread.cursor, lastSeq);
+    writer.end();
+  }
+
+  private reason(plan: Plan): string {
+    return plan.kind === 'reject' ? plan.rule.message : 'The thread’s execution is no longer available';
+  }
+
+  private async plan(identity: Identity, thread: AguiThread, input: RunInput): Promise<Plan> {
+    if (!thread.executionId) {
+      if (input.resume?.length) return planRun(thread, input, undefined, { live: false });
+      return { kind: 'start' };
+    }
+    const execution = this.executions.find(thread.executionId);
+    let record: ExecutionRecord | undefined;
+    try {
+      record = await this.executions.record(identity, thread.executionId);
+    } catch {
+      record = undefined;
+    }
+    return planRun(thread, input, record, {
+      live: execution !== undefined,
+      endSeq: execution?.events.terminal?.seq,
+    });
+  }
+
+  /** Hands each answer to the waiting execution, as any face does. */
+  private async answer(
+    identity: Identity,
+    execution: Execution,
+    answers: { pending: PendingInterrupt; entry: ResumeEntry }[],
+  ): Promise<void> {
+    for (const { pending, entry } of answers) {
+      try {
+        if (pending.kind === 'oauth') {
+          if (entry.status === 'cancelled') await execution.cancel('OAuth consent cancelled');
+          continue;
+        }
+        if (entry.status === 'cancelled') {
+          if (pending.prompt?.allow_cancel) {
+            await this.executions.respond(identity, execution.id, pending.interrupt.id, { type: 'cancel' });
+          } else {
+            await execution.cancel(`interrupt ${pending.interrupt.id} cancelled`);
+          }
+          continue;
+        }
+        const answer = answerFor(pending, entry.payload);
+        await this.executions.respond(identity, execution.id, pending.interrupt.id, answer);
+      } catch (err) {
+        // Answered from another face in the meantime: the first answer won, the run shows what it did.
+        if (err instanceof AppError && err.code === ErrorCode.AlreadyResolved) continue;
+        this.logger.warn(`Resume of ${pending.interrupt.id} failed: ${(err as Error).message}`);
+        await execution.cancel('resume failed');
+      }
+    }
+  }
+
+  /** Renders the execution's events after `afterSeq` until the run stops or the client leaves. */
+  private follow(
+    execution: Execution,
+    renderer: RunRenderer,
+    writer: SseWriter,
+    afterSeq: number,
+  ): Following {
+    return new Promise((resolve) => {
+      let lastSeq = afterSeq;
+      let done = false;
+      const subscription: { stop?: () => void } = {};
+      const finish = (stop?: Stop) => {
+        if (done) return;
+        done = true;
+        queueMicrotask(() => subscription.stop?.());
+        resolve({ stop, lastSeq });
+      };
+      writer.onDisconnect(() => {
+        if (done) return;
+        // A client that leaves (or stops the run) cancels it (AG-UI: stop means cancel).
+        renderer.cancelled();
+        void execution.cancel('client disconnected');
+        finish({ kind: 'ended' });
+      });
+      subscription.stop = execution.events.subscribe((event) => {
+        if (done) return;
+        lastSeq = event.seq;
+        const stop = renderer.render(event);
+        if (stop) finish(stop);
+      }, afterSeq);
+      if (done) subscription.stop();
+    });
+  }
+
+  private open(res: Response): SseWriter {
+    const writer = new SseWriter(res, this.config.frontEnd.sse_keepalive_seconds * 1000);
+    writer.open();
+    return writer;
+  }
+
+  private renderer(input: RunInput, executionId: string, writer: SseWriter): RunRenderer {
+    const emit: Emit = (event) => writer.data({ ...event, timestamp: event.timestamp ?? Date.now() });
+    return new RunRenderer(
+      {
+        threadId: input.threadId,
+        runId: input.runId,
+        executionId,
+        v1: input.protocolVersion !== undefined,
+        messages: input.messages.filter((m) => m.role !== 'activity') as Message[],
+        state: input.state,
+      },
+      emit,
+    );
+  }
+
+  /** `state`, `forwardedProps`, `context` and the client's `tools`, for workflows that read them. */
+  private extras(input: RunInput): Record<string, unknown> {
+    const extras: Record<string, unknown> = { context: input.context, tools: input.tools };
+    if (input.state !== undefined) extras.state = input.state;
+    if (input.forwardedProps !== undefined) extras.forwardedProps = input.forwardedProps;
+    return { agui: extras };
+  }
+
+  private workflowInput(input: RunInput): unknown {
+    return this.config.workflow.fromChat(chatRequestOf(input.messages));
+  }
+}

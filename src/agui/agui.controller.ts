@@ -1,0 +1,88 @@
+import { Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiTags,
+  ApiUnsupportedMediaTypeResponse,
+} from '@nestjs/swagger';
+import type { AgentCapabilities } from '@ag-ui/core';
+import type { Request, Response } from 'express';
+import { AppError, ErrorCode } from '../core/errors/app-error';
+import { CurrentIdentity } from '../core/identity/current-identity.decorator';
+import type { Identity } from '../core/identity/identity';
+import { ServerConfig } from '../config/server-config';
+import { AguiRunService } from './agui-run.service';
+import { capabilitiesOf } from './capabilities';
+import { RUN_AGENT_INPUT_DOC } from './openapi';
+import { parseRunInput } from './run-input';
+
+type RequestWithBody = Request & { bodyError?: { type?: string; status?: number; message: string } };
+
+/** The AG-UI face: `POST` runs an agent (SSE), `GET capabilities` says what it supports. */
+@ApiTags('AG-UI')
+@Controller()
+export class AguiController {
+  private readonly capabilities: AgentCapabilities;
+
+  constructor(
+    private readonly runs: AguiRunService,
+    config: ServerConfig,
+  ) {
+    this.capabilities = capabilitiesOf(config.app);
+  }
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Run the workflow as an AG-UI agent (RunAgentInput in, AG-UI events out as SSE)',
+    description:
+      'Streams `data: <event>` frames. A run that waits for a person ends with ' +
+      '`RUN_FINISHED {outcome: {type: "interrupt"}}`; the next run on the thread carries `resume`.',
+  })
+  @ApiBody({ schema: RUN_AGENT_INPUT_DOC })
+  @ApiProduces('text/event-stream')
+  @ApiOkResponse({
+    description: 'AG-UI events, one JSON object per `data:` frame',
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
+  })
+  @ApiBadRequestResponse({ description: 'Not a valid RunAgentInput (`issues` says why)' })
+  @ApiUnsupportedMediaTypeResponse({ description: 'The body is not JSON' })
+  @ApiNotFoundResponse({ description: 'The thread belongs to another identity' })
+  async run(
+    @CurrentIdentity() identity: Identity,
+    @Req() req: RequestWithBody,
+    @Res() res: Response,
+  ): Promise<void> {
+    if (!req.is(['application/json', 'application/*+json'])) {
+      res
+        .status(415)
+        .json({ error: 'unsupported_media_type', message: 'Send the RunAgentInput as application/json' });
+      return;
+    }
+    const err = req.bodyError;
+    if (err && (err.type === 'entity.too.large' || err.status === 413)) {
+      throw new AppError(ErrorCode.PayloadTooLarge, `Request body is larger than the limit (${err.message})`);
+    }
+    const parsed = err
+      ? { issues: [{ path: '', message: `JSON decode error: ${err.message}` }] }
+      : parseRunInput(req.body);
+    if ('issues' in parsed) {
+      res
+        .status(400)
+        .json({ error: 'invalid_run_agent_input', message: 'Invalid RunAgentInput', issues: parsed.issues });
+      return;
+    }
+    await this.runs.run(identity, parsed.input, req, res);
+  }
+
+  @Get('capabilities')
+  @ApiOperation({ summary: 'What this AG-UI agent supports (AG-UI AgentCapabilities)' })
+  @ApiOkResponse({ description: 'AgentCapabilities', schema: { type: 'object' } })
+  capabilitiesDocument(): AgentCapabilities {
+    return this.capabilities;
+  }
+}

@@ -1,0 +1,36 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { RouterModule } from '@nestjs/core';
+import type { AppConfig } from '../config/config.loader';
+import { ServerConfig } from '../config/server-config';
+import { ExecutionsModule } from '../executions/executions.module';
+import { AguiController } from './agui.controller';
+import { AguiFace } from './agui-face';
+import { AguiRunService } from './agui-run.service';
+import { AguiThreads } from './agui-threads';
+
+/** The AG-UI face, mounted at `general.front_end.ag_ui_path` (left out when it is null). */
+@Module({})
+export class AguiModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    const path = config.settings.general.front_end.ag_ui_path;
+    if (path === null) return { module: AguiModule };
+    return {
+      module: AguiModule,
+      imports: [ExecutionsModule, RouterModule.register([{ path, module: AguiModule }])],
+      controllers: [AguiController],
+      providers: [
+        AguiFace,
+        AguiRunService,
+        {
+          provide: AguiThreads,
+          inject: [ServerConfig],
+          useFactory: (server: ServerConfig) =>
+            new AguiThreads(
+              server.frontEnd.ag_ui_max_threads_per_user,
+              server.frontEnd.ag_ui_thread_ttl_seconds * 1000,
+            ),
+        },
+      ],
+    };
+  }
+}
