@@ -41,7 +41,7 @@ export class AppModule {
         AguiModule.forRoot(config),
         FeedbackModule,
         McpModule,
-        EvaluateItemRoutesModule.forRoot(config),
+        EvaluateItemRoutesModule.forRoot(routes.evaluateItem),
         MonitoringModule.forRoot({ perUserMonitoring: config.settings.general.enable_per_user_monitoring }),
         JobsModule.forRoot(config, routes),
         ...(frontEnd.ui_path !== null

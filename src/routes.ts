@@ -15,6 +15,8 @@ export function resolveRoutes(frontEnd: FrontEndConfig): Routes {
     docs: '/docs',
     openapi: '/openapi.json',
     oauth2Callback: frontEnd.oauth2_callback_path,
+    evaluate: endpointPath(frontEnd.evaluate, '/evaluate'),
+    evaluateItem: endpointPath(frontEnd.evaluate_item, '/evaluate/item'),
     agui: frontEnd.ag_ui_path,
     endpoints: frontEnd.endpoints.flatMap((e) =>
       [e.path, legacy ? e.legacy_path : null]
@@ -22,6 +24,11 @@ export function resolveRoutes(frontEnd: FrontEndConfig): Routes {
         .flatMap((base) => ['', '/stream', '/full'].map((s) => ({ method: e.method, path: `${base}${s}` }))),
     ),
   };
+}
+
+/** A NAT endpoint's path: its default when the endpoint or its path is not given, none when null. */
+function endpointPath(endpoint: { path?: string | null } | undefined, fallback: string): string | null {
+  return endpoint?.path === undefined ? fallback : endpoint.path;
 }
 
 /** Method and path of every route (`:param` segments match any one segment), for 405 answers. */
@@ -71,10 +78,13 @@ function asyncJobRoutes(routes: Routes): { method: string; path: string }[] {
       { method: 'DELETE', path: `${routes.workflow}/async/job/:id` },
     );
   }
-  table.push(
-    { method: 'POST', path: '/evaluate' },
-    { method: 'GET', path: '/evaluate/job/:id' },
-    { method: 'GET', path: '/evaluate/jobs' },
-  );
+  if (routes.evaluate !== null) {
+    table.push(
+      { method: 'POST', path: routes.evaluate },
+      { method: 'GET', path: `${routes.evaluate}/job/:id` },
+      { method: 'GET', path: `${routes.evaluate}/jobs` },
+    );
+  }
+  if (routes.evaluateItem !== null) table.push({ method: 'POST', path: routes.evaluateItem });
   return table;
 }

@@ -59,7 +59,6 @@ describe("a NeMo Agent Toolkit user's config", () => {
       'general.front_end.use_gunicorn',
       'general.front_end.runner_class',
       'general.front_end.object_store',
-      'general.front_end.evaluate',
     ]);
     expect(warnings.find((w) => w.includes('.workers:'))).toBe(
       'app.yml:13: general.front_end.workers: ignored: Interlude runs one process per server; run several replicas to scale out',

@@ -22,7 +22,6 @@ const IGNORED_FRONT_END: Record<string, string> = {
   use_gunicorn: 'Interlude is a Node.js server; Gunicorn does not apply',
   runner_class: 'Interlude is a Node.js server; NAT runner classes do not apply',
   object_store: 'static file upload (/static) is not served',
-  evaluate: 'evaluation routes are not served',
   max_concurrent_users: 'limit waiting runs with general.max_waiting_executions instead',
   user_idle_timeout: 'set general.per_user_workflow_timeout instead',
   cleanup_check_interval: 'set general.per_user_workflow_cleanup_interval instead',

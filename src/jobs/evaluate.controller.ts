@@ -26,7 +26,7 @@ import { parseListQuery } from './job-query';
 @ApiTags('Evaluation')
 @ApiNotFoundResponse({ type: DetailBodyDto })
 @ApiUnprocessableEntityResponse({ type: ValidationErrorBodyDto })
-@Controller('evaluate')
+@Controller()
 export class EvaluateController {
   constructor(
     private readonly jobs: AsyncJobsService,

@@ -17,10 +17,14 @@ import { jobQueueProviders } from './job-queue.provider';
 import { JobRunner } from './job-runner';
 import { JobStore } from './job.store';
 import { JobWebhook } from './job-webhook';
+import { EvaluationModule } from './evaluation/evaluation.module';
 
-/** The job rows, the runner and the webhook: what a server and a worker both need. */
+/**
+ * The job rows, the runner and the webhook: what a server and a worker both need. The evaluation
+ * library gives the runner what an evaluation job runs.
+ */
 @Module({
-  imports: [DatabaseModule, ExecutionsModule],
+  imports: [DatabaseModule, ExecutionsModule, EvaluationModule],
   providers: [JobStore, JobEvents, JobWebhook, JobRunner],
   exports: [JobStore, JobEvents, JobWebhook, JobRunner],
 })
@@ -29,6 +33,10 @@ export class JobsCoreModule {}
 /** `<workflow path>/async…` (mounted there by RouterModule). */
 @Module({ controllers: [AsyncJobsController, AsyncJobListController] })
 class WorkflowAsyncRoutes {}
+
+/** `/evaluate…` (mounted at `front_end.evaluate.path`). */
+@Module({ controllers: [EvaluateController] })
+class EvaluateRoutes {}
 
 /** `<legacy workflow path>/async…`: NeMo Agent Toolkit's legacy routes (submit and poll). */
 @Module({ controllers: [LegacyAsyncJobsController] })
@@ -58,6 +66,7 @@ export class JobsModule {
     const mounts = [
       ...(routes.workflow ? [{ path: routes.workflow, module: WorkflowAsyncRoutes }] : []),
       ...(routes.legacyWorkflow ? [{ path: routes.legacyWorkflow, module: LegacyAsyncRoutes }] : []),
+      ...(routes.evaluate ? [{ path: routes.evaluate, module: EvaluateRoutes }] : []),
     ];
     return {
       module: JobsModule,
@@ -66,7 +75,6 @@ export class JobsModule {
         ...mounts.map((m) => ({ module: m.module, imports: [service] })),
         RouterModule.register(mounts),
       ],
-      controllers: [EvaluateController],
     };
   }
 }

@@ -12,6 +12,10 @@ export interface Routes {
   oauth2Callback: string;
   /** The AG-UI endpoint; null when the config removes it. */
   agui?: string | null;
+  /** NeMo Agent Toolkit's evaluation job routes (`front_end.evaluate.path`, default `/evaluate`). */
+  evaluate: string | null;
+  /** `POST /evaluate/item` (`front_end.evaluate_item.path`). */
+  evaluateItem: string | null;
   /** `general.front_end.endpoints`: each function's routes, with the method configured for it. */
   endpoints: { method: string; path: string }[];
 }

@@ -1,0 +1,105 @@
+import { join, resolve } from 'node:path';
+import { stringify } from 'yaml';
+import { aFolder, outputsIn, scoresOf } from '../utils/eval-runner';
+import { FakeLlm, reply } from '../utils/fake-llm';
+import { ALICE, jobsAt } from '../utils/jobs-client';
+import { eventually, startApp, type TestApp } from '../utils/test-app';
+
+const CONFIG_DIR = resolve(__dirname, '../../config');
+
+/**
+ * `POST /evaluate` with the real evaluation library on the shipped examples: a job per config, each
+ * evaluator's scores in its status and in the files under `output_path`.
+ */
+describe('POST /evaluate on config/examples/eval (the real evaluation runner)', () => {
+  let llm: FakeLlm;
+  let t: TestApp;
+  let output: string;
+  const saved = process.env.INTERLUDE_JUDGE_BASE_URL;
+  const alice = () => jobsAt(t.url, '', ALICE);
+  const finished = (jobId: string) =>
+    eventually(async () => {
+      const res = await alice().get(`/evaluate/job/${jobId}`);
+      expect(['success', 'failure']).toContain(res.body.status);
+      return res.body;
+    }, 20_000);
+
+  beforeAll(async () => {
+    llm = await FakeLlm.start();
+    process.env.INTERLUDE_JUDGE_BASE_URL = llm.url;
+    output = aFolder('interlude-eval-jobs-');
+    t = await startApp(
+      stringify({
+        general: {
+          outbound: { allow_hosts: ['127.0.0.1'] },
+          evaluation: { config_dir: CONFIG_DIR },
+        },
+        workflow: { _type: 'echo' },
+        eval: { general: { output_dir: output } },
+      }),
+    );
+  });
+  afterAll(async () => {
+    if (saved === undefined) delete process.env.INTERLUDE_JUDGE_BASE_URL;
+    else process.env.INTERLUDE_JUDGE_BASE_URL = saved;
+    await t?.close();
+    await llm.close();
+  });
+
+  it('eval.yml: exact_match, contains, regex and trajectory scores, in the status and the files', async () => {
+    const submitted = await alice().post('/evaluate', {
+      config_file: join(CONFIG_DIR, 'examples/eval/eval.yml'),
+      job_id: 'offline-1',
+    });
+    expect(submitted).toEqual({ status: 202, body: { job_id: 'offline-1', status: 'submitted' } });
+    const done = await finished('offline-1');
+    expect(done).toMatchObject({
+      status: 'success',
+      error: null,
+      config_file: join(CONFIG_DIR, 'examples/eval/eval.yml'),
+      output_path: join(output, 'offline-1'),
+    });
+    const files = outputsIn(String(done.output_path));
+    expect(Object.keys(files).sort()).toEqual([
+      'exact_output.json',
+      'mentions_output.json',
+      'plan_shape_output.json',
+      'tools_output.json',
+      'workflow_output.json',
+    ]);
+    expect(scoresOf(files['exact_output.json'])).toEqual({ 'sunny-week': 1, 'city-break': 0, andalusia: 0 });
+    expect(scoresOf(files['mentions_output.json'])).toEqual({
+      'sunny-week': 1,
+      'city-break': 1,
+      andalusia: 0,
+    });
+    expect(scoresOf(files['plan_shape_output.json'])).toEqual({
+      'sunny-week': 1,
+      'city-break': 1,
+      andalusia: 1,
+    });
+    expect(scoresOf(files['tools_output.json'])).toEqual({
+      'sunny-week': 1,
+      'city-break': 1,
+      andalusia: 0.5,
+    });
+  });
+
+  it('llm-judge.yml: the judge model scores each answer; the job shows its average', async () => {
+    llm.script(
+      reply.text('{"score": 1, "reasoning": "Names Lisbon."}'),
+      reply.text('{"score": 1, "reasoning": "Lisbon, as the reference says."}'),
+      reply.text('{"score": 0, "reasoning": "Lisbon is not Seville."}'),
+    );
+    await alice().post('/evaluate', {
+      config_file: 'config/examples/eval/llm-judge.yml',
+      job_id: 'judged-1',
+    });
+    const done = await finished('judged-1');
+    expect(done.status).toBe('success');
+    const files = outputsIn(String(done.output_path));
+    expect((files['judge_output.json'] as { average_score: number }).average_score).toBeCloseTo(2 / 3);
+    expect(llm.requests).toHaveLength(3);
+    expect(llm.pending).toBe(0);
+  });
+});
