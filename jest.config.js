@@ -24,6 +24,13 @@ module.exports = {
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
-    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
+    // A whole app, real sockets and sometimes a browser per test: 30 s before a hung test fails, since
+    // a loaded two-core machine can take more than Jest's default 5 s to launch Chromium.
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      testTimeout: 30_000,
+    },
   ],
 };
