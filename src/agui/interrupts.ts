@@ -139,13 +139,8 @@ export function answerFor(pending: PendingInterrupt, payload: unknown): Record<s
         : { type: 'radio', selected_option: option(prompt, 'no') };
     }
     const yes = { type: 'radio', selected_option: option(prompt, 'yes') };
-    if (p.editedArgs === undefined) return yes;
-    const tool = pending.approval.targetTool ?? 'the tool';
-    // AG-UI approve-with-edits: the model reads the replacement arguments with the approval.
-    return {
-      ...yes,
-      text: `Approved with edits: call ${tool} with exactly these arguments: ${JSON.stringify(p.editedArgs)}`,
-    };
+    // AG-UI approve-with-edits: the approved tool's next call runs with exactly these arguments.
+    return p.editedArgs === undefined ? yes : { ...yes, edited_args: p.editedArgs };
   }
   switch (prompt.input_type) {
     case 'binary_choice': {

@@ -136,6 +136,22 @@ describe.each(['binary_choice', 'radio', 'dropdown'] as const)('%s prompts', (ty
       selected_option: first,
     });
   });
+
+  it('take edited_args (the replacement arguments of an approval) as an object, and nothing else', () => {
+    const edited = { body: { title: 'edited' } };
+    expect(normalizeAnswer(prompt, { type, selected_option: { id: first.id }, edited_args: edited })).toEqual(
+      {
+        type,
+        selected_option: first,
+        edited_args: edited,
+      },
+    );
+    for (const bad of [null, 'x', 3, [1]]) {
+      expect(refusal(prompt, { type, selected_option: { id: first.id }, edited_args: bad })).toBe(
+        '"edited_args" must be an object (the replacement arguments)',
+      );
+    }
+  });
 });
 
 describe('checkbox prompts', () => {

@@ -52,7 +52,13 @@ export interface Prompt {
 export type PromptAnswer =
   | { type: 'text'; text: string }
   | { type: 'notification' }
-  | { type: 'binary_choice' | 'radio' | 'dropdown'; selected_option: PromptOption; text?: string }
+  | {
+      type: 'binary_choice' | 'radio' | 'dropdown';
+      selected_option: PromptOption;
+      text?: string;
+      /** Beyond NAT: an approval's replacement arguments for the tool it approves (AG-UI's editedArgs). */
+      edited_args?: Record<string, unknown>;
+    }
   | { type: 'checkbox'; selected_options: PromptOption[]; text?: string }
   | { type: 'cancel' };
 
@@ -233,10 +239,14 @@ export function normalizeAnswer(prompt: Prompt, raw: unknown): PromptAnswer {
     default: {
       if (body.selected_option === undefined)
         throw new AnswerMismatch(`a ${prompt.input_type} response needs "selected_option"`);
+      const edited = body.edited_args;
+      if (edited !== undefined && (edited === null || typeof edited !== 'object' || Array.isArray(edited)))
+        throw new AnswerMismatch('"edited_args" must be an object (the replacement arguments)');
       return {
         type: prompt.input_type,
         selected_option: pickOption(prompt, body.selected_option),
         ...(prompt.allow_free_text && freeText !== undefined ? { text: freeText } : {}),
+        ...(edited !== undefined ? { edited_args: edited as Record<string, unknown> } : {}),
       };
     }
   }

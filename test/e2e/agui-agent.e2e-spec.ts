@@ -91,16 +91,20 @@ describe('AG-UI: an LLM agent with tool calls and ask_confirmation', () => {
     expect(agent.pendingInterrupts).toEqual([]);
   });
 
-  it('approve with edits: the model reads the replacement arguments and the tool runs with them', async () => {
-    llm.script(ASK, create('Printer on fire'), reply.text('Created ticket 1.'));
+  it('approve with edits: the tool runs with the edited arguments, whatever the model then passes', async () => {
+    // The model calls create_ticket with its own proposal; the person's edits replace it.
+    llm.script(ASK, create('Printer jam'), reply.text('Created ticket 1.'));
     const agent = new RecordingAgent(url).say('File a ticket about the printer jam');
     const [interrupt] = interruptsOf(await agent.run());
     const edited = { body: { title: 'Printer on fire' } };
-    await agent.resume({ [interrupt.id]: { approved: true, editedArgs: edited } });
+    const events = await agent.resume({ [interrupt.id]: { approved: true, editedArgs: edited } });
     const answer = JSON.parse(llm.lastMessage(1).content!) as Record<string, unknown>;
-    expect(answer).toMatchObject({ confirmed: true, selected_option_id: 'yes' });
-    expect(JSON.parse((answer.free_text as string).replace(/^[^{]*/, ''))).toEqual(edited);
+    expect(answer).toMatchObject({ confirmed: true, selected_option_id: 'yes', edited_args: edited });
     expect(api.created).toEqual([{ title: 'Printer on fire' }]);
+    const call = started(events, 'create_ticket');
+    const args = events.find((e) => e.type === 'TOOL_CALL_ARGS' && e.toolCallId === call.toolCallId)!;
+    // The call the client sees carries the arguments it ran with.
+    expect(JSON.parse(args.delta as string)).toEqual(edited);
   });
 
   it('a denial with feedback reaches the model and the tool does not run', async () => {

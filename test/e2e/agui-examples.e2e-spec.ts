@@ -61,7 +61,7 @@ describe('AG-UI: the spec’s interrupt examples', () => {
   it('approve with edits: run-10 TOOL_CALL_ARGS is the proposal, run-11 the edits and the actual result', async () => {
     llm.script(
       reply.tools([confirm('Send email to a@b.com? You can edit the body before approving.')]),
-      reply.tools([{ name: 'create_ticket', arguments: { body: { body: 'Hi (revised per my note)' } } }]),
+      reply.tools([{ name: 'create_ticket', arguments: { body: { body: 'Hi' } } }]),
       reply.text('Sent.'),
     );
     const agent = new RecordingAgent(url).say('email a@b.com');

@@ -38,6 +38,21 @@ function toolOf(name: string, fn: BuiltFunction): AgentTool {
   return { name, fn, parameters: fn.parameters ?? MESSAGE_PARAMETERS };
 }
 
+/**
+ * An approval that names its tool and carries replacement arguments (`ask_confirmation` answered with
+ * `edited_args`): the tool and the arguments it must run with.
+ */
+function approvedEdit(
+  args: unknown,
+  result: unknown,
+): { tool: string; args: Record<string, unknown> } | null {
+  const r = result as { confirmed?: unknown; edited_args?: unknown } | null;
+  const tool = (args as { target_tool?: unknown } | null)?.target_tool;
+  if (r?.confirmed !== true || typeof tool !== 'string') return null;
+  const edited = r.edited_args;
+  return edited && typeof edited === 'object' ? { tool, args: edited as Record<string, unknown> } : null;
+}
+
 /** Failures that end the run rather than go back to the model: cancels, refusals, a broken model. */
 function endsRun(err: unknown, ctx: WorkflowContext): boolean {
   return ctx.signal.aborted || err instanceof AppError || err instanceof LlmError;
@@ -46,6 +61,8 @@ function endsRun(err: unknown, ctx: WorkflowContext): boolean {
 /** The functions an agent may call, by the names its config lists. */
 export class AgentTools {
   private readonly tools: Map<string, AgentTool>;
+  /** Per run: arguments a person approved for a tool's next call, which replace the model's. */
+  private readonly approved = new WeakMap<WorkflowContext, Map<string, Record<string, unknown>>>();
 
   constructor(
     functions: [string, BuiltFunction][],
@@ -98,16 +115,27 @@ export class AgentTools {
       return `Error: there is no tool named "${call.name}". Available tools: ${this.names().join(', ') || 'none'}.`;
     }
     try {
-      const args = call.loose
-        ? argumentsFromText(call.arguments, tool.parameters)
-        : parseArguments(call.arguments);
+      const pinned = this.approved.get(ctx)?.get(call.name);
+      if (pinned) this.approved.get(ctx)!.delete(call.name);
+      const args =
+        pinned ??
+        (call.loose ? argumentsFromText(call.arguments, tool.parameters) : parseArguments(call.arguments));
       const result = await ctx.step(call.name, 'tool', () => this.run(tool, args, ctx), { input: args });
+      if (tool.fn.asksPerson) this.remember(approvedEdit(args, result), ctx);
       return answerText(result);
     } catch (err) {
       if (!this.handleErrors || endsRun(err, ctx)) throw err;
       // Any tool's error (a custom one too) may quote a URL with a key in it: the model never reads that.
       return `Error: ${redactUrlsIn((err as Error).message ?? String(err))}`;
     }
+  }
+
+  /** Keeps an approval's edited arguments for the next call of the tool it approved, in this run. */
+  private remember(edit: { tool: string; args: Record<string, unknown> } | null, ctx: WorkflowContext): void {
+    if (!edit || !this.tools.has(edit.tool)) return;
+    const pins = this.approved.get(ctx) ?? new Map<string, Record<string, unknown>>();
+    pins.set(edit.tool, edit.args);
+    this.approved.set(ctx, pins);
   }
 
   private run(tool: AgentTool, args: unknown, ctx: WorkflowContext): Promise<unknown> {

@@ -11,7 +11,8 @@ export const CONFIRMATION_OPTIONS = [
 /**
  * `ask_confirmation` (interactive-tools.txt): asks a person to approve before the agent acts. The answer
  * the model reads: `confirmed` true for `yes`, false for `no` and `no_with_feedback`; text typed instead
- * of choosing means `no_with_feedback` with that text as `free_text`.
+ * of choosing means `no_with_feedback` with that text as `free_text`. An approval may carry
+ * `edited_args`: the agent then runs `target_tool` with those arguments, whatever the model passes.
  */
 export const askConfirmationTool = defineTool<
   InteractionToolConfig,
@@ -44,7 +45,14 @@ export const askConfirmationTool = defineTool<
       (answer) => {
         const { option, text } = chosen(answer);
         const selected = option ?? 'no_with_feedback';
-        return { selected_option_id: selected, free_text: text, confirmed: selected === 'yes' };
+        const confirmed = selected === 'yes';
+        const edited = confirmed && 'edited_args' in answer ? answer.edited_args : undefined;
+        return {
+          selected_option_id: selected,
+          free_text: text,
+          confirmed,
+          ...(edited ? { edited_args: edited } : {}),
+        };
       },
     ),
 });

@@ -12,6 +12,8 @@ export interface InteractionResponse {
   free_text: string | null;
   confirmed: boolean | null;
   cancelled: boolean;
+  /** Beyond the spec: an approval's replacement arguments; the approved tool runs with exactly these. */
+  edited_args?: Record<string, unknown>;
 }
 
 export type Reading = Omit<InteractionResponse, 'interaction_id' | 'cancelled'>;
