@@ -2,6 +2,7 @@ import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import type { DatabaseDialect } from './database';
 import * as feedback from './migrations/0001-feedback';
 import * as traceOwner from './migrations/0002-trace-owner';
+import * as executions from './migrations/0003-executions';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: DatabaseDialect): Promise<void>;
@@ -12,6 +13,7 @@ interface DialectMigration {
 const MIGRATIONS: [string, DialectMigration][] = [
   ['0001-feedback', feedback],
   ['0002-trace-owner', traceOwner],
+  ['0003-executions', executions],
 ];
 
 /** The migrations compiled into the server, so no migrations folder has to ship beside it. */
