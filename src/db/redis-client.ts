@@ -110,7 +110,7 @@ interface Pending {
 export class RedisClient {
   private socket?: Socket;
   private ready?: Promise<void>;
-  private buffer = Buffer.alloc(0);
+  private buffer: Buffer = Buffer.alloc(0);
   private readonly pending: Pending[] = [];
   private readonly channels = new Map<string, (message: string) => void>();
   private closed = false;

@@ -16,6 +16,7 @@ import { EventLogs } from './event-log';
 import { LazyAbort } from '../runtime/lazy-abort';
 import { OAuthService } from '../oauth/oauth.service';
 import { WorkflowInstances } from './workflow-instances';
+import { remoteExecution } from './remote-execution';
 import type { ExecutionRecord } from './execution-record';
 import { isTerminalStatus, type ExecutionTransition } from './execution-state';
 import { ExecutionStore } from './execution.store';
@@ -168,14 +169,14 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     return entry;
   }
 
-  /** The execution if this process runs it or still holds its event log. */
-  find(id: string): Execution | undefined {
-    return this.entries.get(id)?.execution;
-  }
-
-  /** Whether a client was handed this execution's id (its stream may then be re-attached). */
-  isExposed(id: string): boolean {
-    return this.entries.get(id)?.exposed ?? false;
+  /**
+   * The execution a client re-attaches to (its record read, so its owner checked): this process's
+   * own once its id was handed out, else one another replica runs, followed through the shared log.
+   */
+  async attach(record: ExecutionRecord): Promise<Execution | undefined> {
+    const entry = this.entries.get(record.id);
+    if (entry) return entry.exposed ? entry.execution : undefined;
+    return remoteExecution(this.eventLogs, record, async () => undefined);
   }
 
   /** The record as its owner may see it; 404 for anyone else and for unknown ids. */
