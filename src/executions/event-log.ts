@@ -25,6 +25,7 @@ export abstract class EventLogs {
   /**
    * The log of an execution another process runs, to follow from any seq (its subscribers are called
    * asynchronously; it never appends); undefined when there is none to follow (always, in one process).
+   * `live`: the execution still runs, so its log is followed even before its first event is written.
    */
-  abstract attach(executionId: string): Promise<EventLog | undefined>;
+  abstract attach(executionId: string, live: boolean): Promise<EventLog | undefined>;
 }

@@ -16,7 +16,9 @@ const STORE = 'general.executions.store';
 /** The database `store: postgres` keeps its records in; refuses SQLite, which one process owns. */
 export function postgresOf(database: Database): Database {
   if (database.dialect !== 'postgres') {
-    throw new Error(`${STORE}: postgres keeps execution records in general.db_url, which must be postgres://…`);
+    throw new Error(
+      `${STORE}: postgres keeps execution records in general.db_url, which must be postgres://…`,
+    );
   }
   return database;
 }

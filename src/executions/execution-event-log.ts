@@ -215,7 +215,7 @@ export class MemoryEventLogs extends EventLogs {
   }
 
   /** One process: every log there is was opened by this process's ExecutionService. */
-  async attach(): Promise<EventLog | undefined> {
+  async attach(_executionId: string, _live: boolean): Promise<EventLog | undefined> {
     return undefined;
   }
 }

@@ -14,13 +14,6 @@ import { WorkflowInstances } from './workflow-instances';
 @Module({
   imports: [DatabaseModule, RedisModule, InteractionsModule, OAuthModule],
   providers: [...executionAdapters, WorkflowInstances, ExecutionService, FaceRenderers, TraceOwners],
-  exports: [
-    ExecutionService,
-    ExecutionStore,
-    FaceRenderers,
-    WorkflowInstances,
-    TraceOwners,
-    RedisModule,
-  ],
+  exports: [ExecutionService, ExecutionStore, FaceRenderers, WorkflowInstances, TraceOwners, RedisModule],
 })
 export class ExecutionsModule {}

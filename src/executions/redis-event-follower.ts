@@ -56,12 +56,19 @@ export class RedisEventFollower extends EventLog {
     this.settled = new Promise((resolve) => (this.resolveSettled = resolve));
   }
 
-  /** The log of an execution another replica writes; undefined when Redis has none for it. */
-  static async attach(redis: BackingRedis, keys: StreamKeys): Promise<RedisEventFollower | undefined> {
+  /**
+   * The log of an execution another replica writes; undefined when Redis has none for it, unless it
+   * is `live` (still running: its first event may not be written yet).
+   */
+  static async attach(
+    redis: BackingRedis,
+    keys: StreamKeys,
+    live: boolean,
+  ): Promise<RedisEventFollower | undefined> {
     const [last] = entriesOf(await redis.client.command('XREVRANGE', keys.events, '+', '-', 'COUNT', 1));
-    if (!last) return undefined;
-    const event = decode(last);
-    const follower = new RedisEventFollower(redis, keys, event?.seq ?? 0);
+    if (!last && !live) return undefined;
+    const event = last && decode(last);
+    const follower = new RedisEventFollower(redis, keys, event ? event.seq : 0);
     if (event && isTerminal(event)) follower.end(event);
     return follower;
   }
@@ -110,6 +117,7 @@ export class RedisEventFollower extends EventLog {
     stopped: () => boolean,
   ): Promise<void> {
     let last = afterSeq;
+    let seen = this.lastSeq > 0;
     try {
       while (!stopped()) {
         const reply = await connection.command(
@@ -117,9 +125,10 @@ export class RedisEventFollower extends EventLog {
         );
         if (reply === null) {
           // Nothing new for a while: a log that expired or was deleted has nothing more to give.
-          if ((await connection.command('EXISTS', this.keys.events)) === 0) return;
+          if (seen && (await connection.command('EXISTS', this.keys.events)) === 0) return;
           continue;
         }
+        seen = true;
         const [[, entries]] = reply as [string, Entry[]][];
         for (const entry of entries) {
           const event = decode(entry);

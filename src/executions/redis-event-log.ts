@@ -110,8 +110,8 @@ export class RedisEventLogs extends EventLogs {
     return new RedisEventLog(this.redis, this.keysOf(executionId), this.options);
   }
 
-  async attach(executionId: string): Promise<EventLog | undefined> {
-    return RedisEventFollower.attach(this.redis, this.keysOf(executionId));
+  async attach(executionId: string, live: boolean): Promise<EventLog | undefined> {
+    return RedisEventFollower.attach(this.redis, this.keysOf(executionId), live);
   }
 
   private keysOf(executionId: string): StreamKeys {

@@ -1,6 +1,7 @@
 import type { Execution } from './execution';
 import type { EventLogs } from './event-log';
 import type { ExecutionRecord } from './execution-record';
+import { isTerminalStatus } from './execution-state';
 
 /**
  * An execution another replica runs, as a face on this one sees it: its events followed from the
@@ -11,7 +12,7 @@ export async function remoteExecution(
   record: ExecutionRecord,
   cancel: (reason: string) => Promise<void>,
 ): Promise<Execution | undefined> {
-  const events = await eventLogs.attach(record.id);
+  const events = await eventLogs.attach(record.id, !isTerminalStatus(record.status));
   if (!events) return undefined;
   return {
     id: record.id,

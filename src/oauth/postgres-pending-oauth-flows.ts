@@ -23,7 +23,10 @@ export class PostgresPendingOAuthFlows extends PendingOAuthFlows {
       .onConflict((oc) => oc.column('state').doUpdateSet(row))
       .execute();
     // Flows nobody finished (a consent abandoned while its server went away) go with the next one.
-    await this.db.deleteFrom('pending_oauth_flow').where('expires_at', '<', Date.now() - 3_600_000).execute();
+    await this.db
+      .deleteFrom('pending_oauth_flow')
+      .where('expires_at', '<', Date.now() - 3_600_000)
+      .execute();
   }
 
   async get(state: string, now = Date.now()): Promise<PendingFlow | undefined> {
