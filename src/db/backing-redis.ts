@@ -8,6 +8,7 @@ import { RedisClient, redactRedisUrl } from './redis-client';
 export class BackingRedis {
   private static readonly logger = new Logger('Redis');
   private readonly extra = new Set<RedisClient>();
+  private subscriber?: RedisClient;
 
   private constructor(
     private readonly shared: RedisClient | undefined,
@@ -50,6 +51,12 @@ export class BackingRedis {
     const client = this.client.duplicate();
     this.extra.add(client);
     return client;
+  }
+
+  /** Receives what is published on `channel`, over the one subscriber connection of this process. */
+  subscribe(channel: string, onMessage: (message: string) => void): Promise<void> {
+    this.subscriber ??= this.connection();
+    return this.subscriber.subscribe(channel, onMessage);
   }
 
   release(client: RedisClient): void {

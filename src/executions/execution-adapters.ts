@@ -5,6 +5,7 @@ import { BackingRedis } from '../db/backing-redis';
 import { Database } from '../db/database';
 import { EventLogBudget } from './event-log-budget';
 import { EventLogs } from './event-log';
+import { ExecutionCancels, LocalExecutionCancels, RedisExecutionCancels } from './execution-cancels';
 import { MemoryEventLogs } from './execution-event-log';
 import { ExecutionStore } from './execution.store';
 import { MemoryExecutionStore } from './memory-execution.store';
@@ -53,5 +54,14 @@ export const executionAdapters: Provider[] = [
           }),
       });
     },
+  },
+  {
+    provide: ExecutionCancels,
+    inject: [ServerConfig, BackingRedis],
+    useFactory: (config: ServerConfig, redis: BackingRedis) =>
+      pickAdapter<ExecutionCancels>(STORE, config.general.executions.store, {
+        memory: () => new LocalExecutionCancels(),
+        postgres: () => new RedisExecutionCancels(redis),
+      }),
   },
 ];

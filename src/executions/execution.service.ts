@@ -16,9 +16,10 @@ import { EventLogs } from './event-log';
 import { LazyAbort } from '../runtime/lazy-abort';
 import { OAuthService } from '../oauth/oauth.service';
 import { WorkflowInstances } from './workflow-instances';
-import { remoteExecution } from './remote-execution';
+import { cancelElsewhere, remoteExecution } from './remote-execution';
+import { ExecutionCancels, LocalExecutionCancels } from './execution-cancels';
 import type { ExecutionRecord } from './execution-record';
-import { isTerminalStatus, type ExecutionTransition } from './execution-state';
+import { isTerminalStatus } from './execution-state';
 import { ExecutionStore } from './execution.store';
 import { TraceOwners } from './trace-owners';
 
@@ -66,6 +67,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     private readonly oauth: OAuthService,
     private readonly config: ServerConfig,
     @Optional() private readonly traceOwners?: TraceOwners,
+    @Optional() private readonly cancels: ExecutionCancels = new LocalExecutionCancels(),
   ) {
     this.waits = {
       interactions,
@@ -75,7 +77,12 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     };
   }
 
-  onModuleInit(): void {
+  async onModuleInit(): Promise<void> {
+    // A cancel asked on another replica, for an execution this one runs.
+    await this.cancels.listen((id, reason) => {
+      const entry = this.entries.get(id);
+      if (entry) void this.cancelEntry(entry, reason);
+    });
     const ttl = this.config.general.execution_ttl_seconds * 1000;
     this.sweeper = setInterval(() => void this.sweep(), Math.min(ttl, 30_000));
     this.sweeper.unref();
@@ -176,7 +183,9 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   async attach(record: ExecutionRecord): Promise<Execution | undefined> {
     const entry = this.entries.get(record.id);
     if (entry) return entry.exposed ? entry.execution : undefined;
-    return remoteExecution(this.eventLogs, record, async () => undefined);
+    return remoteExecution(this.eventLogs, record, async (reason) => {
+      await this.cancels.request(record.id, reason);
+    });
   }
 
   /** The record as its owner may see it; 404 for anyone else and for unknown ids. */
@@ -193,7 +202,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       throw new AppError(ErrorCode.Conflict, `Execution ${id} has already ended (${record.status})`);
     }
     const entry = this.entries.get(id);
-    if (!entry) throw executionNotFound(id);
+    if (!entry) return cancelElsewhere(this.store, this.cancels, id, 'cancelled by client');
     await this.cancelEntry(entry, 'cancelled by client');
   }
 
@@ -218,10 +227,6 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     await this.interactions.deliver(interactionId, answer);
   }
 
-  /** Every change to a record goes through here, and through the state machine in the store. */
-  private transition(id: string, transition: ExecutionTransition) {
-    return this.store.apply(id, transition);
-  }
   /** Turns the workflow's outcome into its terminal event and record (unless it was cancelled first). */
   private async settle(entry: Entry, run: Promise<unknown>): Promise<void> {
     const { execution } = entry;
@@ -280,7 +285,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
         return;
       }
       entry.expiresAt = now + this.config.general.execution_ttl_seconds * 1000;
-      await this.transition(id, { ...end, expiresAt: entry.expiresAt });
+      await this.store.apply(id, { ...end, expiresAt: entry.expiresAt });
     } catch (err) {
       this.logger.error(`Could not record the end of execution ${id}: ${(err as Error).message}`);
     }

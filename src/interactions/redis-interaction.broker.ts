@@ -1,6 +1,5 @@
 import { Logger } from '@nestjs/common';
 import type { BackingRedis } from '../db/backing-redis';
-import type { RedisClient } from '../db/redis-client';
 import type { PromptAnswer } from '../runtime/prompts';
 import { InProcessInteractionBroker, InteractionBroker } from './interaction.broker';
 
@@ -31,8 +30,7 @@ export class RedisInteractionBroker extends InteractionBroker {
   /** Subscribed before it is handed out, so no answer published after start-up is missed. */
   static async create(redis: BackingRedis): Promise<RedisInteractionBroker> {
     const broker = new RedisInteractionBroker(redis, `${redis.prefix}interaction-answers`);
-    const subscriber: RedisClient = redis.connection();
-    await subscriber.subscribe(broker.channel, (message) => broker.received(message));
+    await redis.subscribe(broker.channel, (message) => broker.received(message));
     return broker;
   }
 

@@ -82,10 +82,25 @@ requires('postgres')('Two replicas, one execution', () => {
       expect(valuesOf(resumed)).toEqual(['after ', 'Cy', 'Hello Cy']);
     });
 
+    it('cancelled on B while it waits on A: 204, the record says so at once, and A ends its stream', async () => {
+      const onA = await openStream(`${a}/v1/workflow/stream`, { body: { input_message: 'Dee' } });
+      const event = await onA.nextEvent<InteractionEvent>('interaction_required');
+      const id = event.execution_id;
+      expect((await new Executions(b).cancel(id)).status).toBe(204);
+      expect((await new Executions(b).status(id)).json).toMatchObject({ status: 'failed' });
+      await onA.end();
+      expect(valuesOf(onA)).toEqual(['before ', 'the ', 'question']);
+      expect((await new Executions(a).cancel(id)).status).toBe(409);
+      expect((await new Executions(b).answer(event.response_url, { type: 'text', text: 'x' })).status).toBe(
+        400,
+      );
+    });
+
     it('an unknown execution is 404 on every replica', async () => {
       for (const url of [a, b]) {
-        const res = await call('GET', `${url}/executions/00000000-0000-4000-8000-000000000000/stream`);
-        expect(res.status).toBe(404);
+        const unknown = `${url}/executions/00000000-0000-4000-8000-000000000000`;
+        expect((await call('GET', `${unknown}/stream`)).status).toBe(404);
+        expect((await call('DELETE', unknown)).status).toBe(404);
       }
     });
 
