@@ -8,6 +8,9 @@ export class RedisError extends Error {
   override name = 'RedisError';
 }
 
+/** The connection went away under a command: it may or may not have run. */
+class ConnectionLost extends RedisError {}
+
 /** Where a `redis://[user:password@]host[:port][/db]` or `rediss://` URL points. */
 export interface RedisTarget {
   host: string;
@@ -130,9 +133,20 @@ export class RedisClient {
     return new RedisClient(this.target, this.connectTimeoutMs);
   }
 
+  /**
+   * Sends a command once connected. One that was in flight when the connection dropped is sent once
+   * more on a new one: every command this server sends may run twice (XADD with an explicit id, DEL,
+   * EXPIRE, PUBLISH of a wake-up its receiver ignores the second time, reads).
+   */
   async command(...args: (string | number)[]): Promise<RedisReply> {
     await this.connected();
-    return this.send(args);
+    try {
+      return await this.send(args);
+    } catch (err) {
+      if (!(err instanceof ConnectionLost) || this.closed) throw err;
+      await this.connected();
+      return this.send(args);
+    }
   }
 
   /** Receives every message published on `channel` from now on (resolves once subscribed). */
@@ -189,7 +203,7 @@ export class RedisClient {
 
   private send(args: (string | number)[]): Promise<RedisReply> {
     const socket = this.socket;
-    if (!socket || socket.destroyed) return Promise.reject(new RedisError('not connected'));
+    if (!socket || socket.destroyed) return Promise.reject(new ConnectionLost('not connected'));
     return new Promise((resolve, reject) => {
       this.pending.push({ resolve, reject });
       socket.write(encode(args));
@@ -229,7 +243,7 @@ export class RedisClient {
     this.socket = undefined;
     this.ready = undefined;
     this.buffer = Buffer.alloc(0);
-    this.drop(new RedisError('connection lost'));
+    this.drop(new ConnectionLost('connection lost'));
     // A subscriber comes back by itself; a command connection reconnects on its next command.
     if (!this.closed && this.channels.size > 0) {
       this.retry = setTimeout(() => void this.connected().catch(() => undefined), 500);

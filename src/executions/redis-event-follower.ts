@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import type { BackingRedis } from '../db/backing-redis';
 import type { RedisClient, RedisReply } from '../db/redis-client';
@@ -14,6 +15,9 @@ export interface StreamKeys {
 /** How long one XREAD waits before the follower checks the log still exists. */
 const BLOCK_MS = 5000;
 const BATCH = 500;
+/** Reads that may fail in a row (Redis restarting) before a follower gives up, a second apart. */
+const MAX_FAILURES = 60;
+const RETRY_MS = 1000;
 const logger = new Logger('RedisEventFollower');
 
 type Entry = [id: string, fields: RedisReply[]];
@@ -118,11 +122,21 @@ export class RedisEventFollower extends EventLog {
   ): Promise<void> {
     let last = afterSeq;
     let seen = this.lastSeq > 0;
+    let failures = 0;
     try {
       while (!stopped()) {
-        const reply = await connection.command(
-          ...['XREAD', 'COUNT', BATCH, 'BLOCK', BLOCK_MS, 'STREAMS', this.keys.events, `${last}-0`],
-        );
+        let reply: RedisReply;
+        try {
+          reply = await connection.command(
+            ...['XREAD', 'COUNT', BATCH, 'BLOCK', BLOCK_MS, 'STREAMS', this.keys.events, `${last}-0`],
+          );
+          failures = 0;
+        } catch (err) {
+          // A lost connection is opened again by the next read, which resumes after `last`.
+          if (stopped() || ++failures > MAX_FAILURES) throw err;
+          await sleep(RETRY_MS);
+          continue;
+        }
         if (reply === null) {
           // Nothing new for a while: a log that expired or was deleted has nothing more to give.
           if (seen && (await connection.command('EXISTS', this.keys.events)) === 0) return;
