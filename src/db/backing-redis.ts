@@ -64,9 +64,10 @@ export class BackingRedis {
     this.extra.delete(client);
   }
 
-  close(): void {
+  /** Closes every connection; the shared one after what was sent on it is answered. */
+  async close(): Promise<void> {
     for (const client of this.extra) client.close();
     this.extra.clear();
-    this.shared?.close();
+    await this.shared?.quit();
   }
 }

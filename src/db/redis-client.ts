@@ -155,6 +155,17 @@ export class RedisClient {
     await this.command('SUBSCRIBE', channel);
   }
 
+  /** Ends the connection once the commands sent so far are answered (or after `timeoutMs`). */
+  async quit(timeoutMs = 2000): Promise<void> {
+    if (this.socket && !this.socket.destroyed && this.channels.size === 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+      await Promise.race([this.send(['QUIT']).catch(() => undefined), timeout]);
+      clearTimeout(timer);
+    }
+    this.close();
+  }
+
   /** Ends the connection; pending commands fail. */
   close(): void {
     this.closed = true;

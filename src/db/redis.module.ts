@@ -20,7 +20,7 @@ import { BackingRedis } from './backing-redis';
 export class RedisModule implements OnApplicationShutdown {
   constructor(@Inject(BackingRedis) private readonly redis: BackingRedis) {}
 
-  onApplicationShutdown(): void {
-    this.redis.close();
+  onApplicationShutdown(): Promise<void> {
+    return this.redis.close();
   }
 }
