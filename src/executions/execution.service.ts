@@ -149,6 +149,16 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     );
   }
 
+  /** The execution if this process runs it or still holds its event log (see `attach` for any replica). */
+  find(id: string): Execution | undefined {
+    return this.entries.get(id)?.execution;
+  }
+
+  /** Whether a client was handed this execution's id (its stream may then be re-attached). */
+  isExposed(id: string): boolean {
+    return this.entries.get(id)?.exposed ?? false;
+  }
+
   /**
    * The execution a client re-attaches to (its record read, so its owner checked): this process's
    * own once its id was handed out, else one another replica runs, followed through the shared log.
