@@ -108,7 +108,7 @@ workflow:
   it('names general.executions.store and the drivers there are for an unknown store', () => {
     const err = errorOf(`general:\n  executions:\n    store: redis\n${ECHO}`);
     expect(problemAt(err, 'general.executions.store')).toMatchObject({
-      message: 'store must be one of: memory',
+      message: 'store must be one of: memory, postgres',
       line: 3,
     });
   });

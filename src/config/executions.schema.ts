@@ -1,14 +1,29 @@
-import { IsIn } from 'class-validator';
+import { IsIn, IsInt, IsString, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { Optional } from '../core/validation/optional.decorator';
 
 /** Where the engine keeps what a second process would need to see. */
-export const EXECUTION_STORES = ['memory'] as const;
+export const EXECUTION_STORES = ['memory', 'postgres'] as const;
 export type ExecutionStoreDriver = (typeof EXECUTION_STORES)[number];
 
 /** `general.executions`: the adapters behind the engine's ports. */
 export class ExecutionsConfig {
-  /** Execution records, event logs, interaction wake-ups and pending OAuth flows (`memory`: one process). */
+  /**
+   * Execution records, event logs, interaction wake-ups and pending OAuth flows. `memory`: one
+   * process. `postgres`: records and OAuth flows in `general.db_url` (a postgres:// URL), event logs
+   * and wake-ups in Redis at `redis_url`, so several replicas serve the same executions.
+   */
   @Optional()
   @IsIn(EXECUTION_STORES, { message: `store must be one of: ${EXECUTION_STORES.join(', ')}` })
   store: ExecutionStoreDriver = 'memory';
+  /** `redis://[user:password@]host:port[/db]` or `rediss://…`; required with `store: postgres`. */
+  @ValidateIf((o: ExecutionsConfig) => o.store === 'postgres' || o.redis_url !== undefined)
+  @IsString({ message: 'redis_url is required with store: postgres (e.g. redis_url: ${REDIS_URL})' })
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'redis_url must be redis://host:port or rediss://host:port' })
+  redis_url?: string;
+  /** Every Redis key and channel starts with this, so several deployments can share one Redis. */
+  @Optional() @IsString() @MaxLength(64) @Matches(/^[A-Za-z0-9:_.-]*$/) redis_key_prefix = 'interlude:';
+  /** How long an execution's event log stays in Redis after its last event (seconds). */
+  @Optional() @IsInt() @Min(60) @Max(30 * 24 * 3600) event_log_retention_seconds = 24 * 3600;
+  /** Events kept per execution in Redis; a client resuming before the oldest is told how many it missed. */
+  @Optional() @IsInt() @Min(100) @Max(10_000_000) event_log_max_events = 100_000;
 }

@@ -3,6 +3,7 @@ import type { DatabaseDialect } from './database';
 import * as feedback from './migrations/0001-feedback';
 import * as traceOwner from './migrations/0002-trace-owner';
 import * as jobs from './migrations/0003-jobs';
+import * as executions from './migrations/0004-executions';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: DatabaseDialect): Promise<void>;
@@ -14,6 +15,7 @@ const MIGRATIONS: [string, DialectMigration][] = [
   ['0001-feedback', feedback],
   ['0002-trace-owner', traceOwner],
   ['0003-jobs', jobs],
+  ['0004-executions', executions],
 ];
 
 /** The migrations compiled into the server, so no migrations folder has to ship beside it. */

@@ -51,11 +51,35 @@ export interface JobsTable {
   expires_at: ColumnType<Date | string | null, string | null, string | null>;
 }
 
+/** bigint columns: written as numbers, read back by pg as strings. */
+export type BigIntColumn = ColumnType<string | number, number, number>;
+
+/** An execution record of `general.executions.store: postgres`; `record` is the whole ExecutionRecord. */
+export interface ExecutionRecordTable {
+  id: string;
+  owner_id: string | null;
+  client_address: string | null;
+  status: string;
+  waiting: boolean;
+  expires_at: BigIntColumn | null;
+  created_at: BigIntColumn;
+  /** JSON: json on PostgreSQL (read back parsed), text on SQLite. */
+  record: ColumnType<unknown, string, string>;
+}
+
+export interface PendingOAuthFlowTable {
+  state: string;
+  expires_at: BigIntColumn;
+  flow: ColumnType<unknown, string, string>;
+}
+
 /** Every table, as Kysely sees them. Migrations in ./migrations create them. */
 export interface Tables {
   feedback: FeedbackTable;
   trace_owner: TraceOwnerTable;
   jobs: JobsTable;
+  execution_record: ExecutionRecordTable;
+  pending_oauth_flow: PendingOAuthFlowTable;
 }
 
 export function isoTimestamp(value: Date | string): string {

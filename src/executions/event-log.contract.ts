@@ -1,5 +1,5 @@
-import type { ExecutionEvent } from '../runtime/execution-event';
-import type { EventLogs } from './event-log';
+import { isTerminal, type ExecutionEvent } from '../runtime/execution-event';
+import type { EventLog, EventLogs } from './event-log';
 
 const kinds = (events: ExecutionEvent[]) => events.map((e) => `${e.seq}:${e.kind}`);
 
@@ -7,7 +7,12 @@ const kinds = (events: ExecutionEvent[]) => events.map((e) => `${e.seq}:${e.kind
  * What every event-log adapter must do: number events in order, replay after a sequence number, then
  * go live, and end with the terminal event. A spec per adapter calls this with a factory.
  */
-export function eventLogContract(name: string, makeLogs: () => Promise<EventLogs> | EventLogs) {
+export function eventLogContract(
+  name: string,
+  makeLogs: () => Promise<EventLogs> | EventLogs,
+  /** Adapters shared by several processes: the same logs as another process opens them. */
+  makePeer?: () => Promise<EventLogs>,
+) {
   describe(`EventLog contract: ${name}`, () => {
     let logs: EventLogs;
     beforeEach(async () => {
@@ -63,6 +68,107 @@ export function eventLogContract(name: string, makeLogs: () => Promise<EventLogs
       b.subscribe((e) => seen.push(e));
       expect(seen).toEqual([]);
       expect(b.append({ kind: 'output', value: 'b' })?.seq).toBe(1);
+    });
+
+    if (makePeer) peerCases(() => logs, makePeer);
+  });
+}
+
+/** Polls `get` until it gives something (at most 5 s). */
+async function until<T>(get: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const value = await get();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('gave nothing in 5 s');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Follows `log` from `afterSeq` until its terminal event; resolves with everything it got. */
+function followToEnd(log: EventLog, afterSeq: number): Promise<ExecutionEvent[]> {
+  return new Promise((resolve) => {
+    const seen: ExecutionEvent[] = [];
+    log.subscribe((e) => {
+      seen.push(e);
+      if (isTerminal(e)) resolve(seen);
+    }, afterSeq);
+  });
+}
+
+function peerCases(logs: () => EventLogs, makePeer: () => Promise<EventLogs>) {
+  describe('across processes', () => {
+    it('another process follows a log after a seq: every later event once, in order, to the end', async () => {
+      const writer = logs().open('shared');
+      for (const value of ['a', 'b', 'c']) writer.append({ kind: 'output', value });
+      const follower = (await (await makePeer()).attach('shared', true))!;
+      expect(follower).toBeDefined();
+      const followed = followToEnd(follower, 1);
+      writer.append({ kind: 'output', value: 'd' });
+      writer.append({ kind: 'completed', result: 'r', streamed: true });
+      const seen = await followed;
+      expect(seen.map((e) => [e.seq, e.kind, (e as { value?: unknown }).value])).toEqual([
+        [2, 'output', 'b'],
+        [3, 'output', 'c'],
+        [4, 'output', 'd'],
+        [5, 'completed', undefined],
+      ]);
+      await expect(follower.done).resolves.toMatchObject({ kind: 'completed', seq: 5, result: 'r' });
+      expect(follower.append({ kind: 'output', value: 'not mine' })).toBeUndefined();
+    });
+
+    it('a log that ended is known as ended when attached; unknown executions have nothing to follow', async () => {
+      const writer = logs().open('ended');
+      writer.append({ kind: 'output', value: 'a' });
+      writer.append({ kind: 'failed', error: { message: 'boom', type: 'ValueError' } });
+      const peer = await makePeer();
+      // The writer's process sends its events on without waiting: the end reaches the peer soon after.
+      const follower = await until(async () => {
+        const attached = await peer.attach('ended', false);
+        return attached?.terminal ? attached : undefined;
+      });
+      expect(follower.terminal).toMatchObject({ kind: 'failed', seq: 2 });
+      await expect(follower.done).resolves.toMatchObject({ kind: 'failed', seq: 2 });
+      expect((await followToEnd(follower, 0)).map((e) => `${e.seq}:${e.kind}`)).toEqual([
+        '1:output',
+        '2:failed',
+      ]);
+      expect(await peer.attach('never-started', false)).toBeUndefined();
+    });
+
+    it('several followers on several processes each get the whole log once', async () => {
+      const writer = logs().open('many');
+      writer.append({ kind: 'output', value: 'first' });
+      const followers = await Promise.all(
+        [makePeer(), makePeer()].map(async (p) => (await p).attach('many', true)),
+      );
+      const followed = followers.map((f) => followToEnd(f!, 0));
+      for (let i = 0; i < 50; i++) writer.append({ kind: 'output', value: i });
+      writer.append({ kind: 'cancelled', reason: 'enough' });
+      for (const seen of await Promise.all(followed)) {
+        expect(seen.map((e) => e.seq)).toEqual(Array.from({ length: 52 }, (_, i) => i + 1));
+      }
+    });
+
+    it('a follower resuming before trimmed events is told how many it missed, and still gets the prompt', async () => {
+      const writer = logs().open('long');
+      writer.append({ kind: 'output', value: 'x' });
+      writer.append({ kind: 'interaction_required', interactionId: 'i1', prompt: { text: 'Name?' } });
+      for (let i = 0; i < 3000; i++) writer.append({ kind: 'output', value: i });
+      writer.append({ kind: 'completed', result: null, streamed: true });
+      const peer = await makePeer();
+      const ended = await until(async () => {
+        const attached = await peer.attach('long', false);
+        return attached?.terminal ? attached : undefined;
+      });
+      const seen = await followToEnd(ended, 0);
+      expect(seen[0]).toMatchObject({ kind: 'events_dropped' });
+      expect(seen[1]).toMatchObject({ kind: 'interaction_required', seq: 2, interactionId: 'i1' });
+      const rest = seen.slice(2);
+      const dropped = (seen[0] as { count: number }).count;
+      expect(rest[0].seq).toBe(dropped + 2);
+      expect(rest.map((e) => e.seq)).toEqual(Array.from({ length: rest.length }, (_, i) => rest[0].seq + i));
+      expect(rest[rest.length - 1]).toMatchObject({ kind: 'completed', seq: 3003 });
     });
   });
 }

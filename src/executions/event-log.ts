@@ -20,5 +20,12 @@ export abstract class EventLog {
 
 /** Opens an execution's event log; the DI token of the event-log port. */
 export abstract class EventLogs {
+  /** The log of an execution this process runs: it appends, and is the log's only writer. */
   abstract open(executionId: string): EventLog;
+  /**
+   * The log of an execution another process runs, to follow from any seq (its subscribers are called
+   * asynchronously; it never appends); undefined when there is none to follow (always, in one process).
+   * `live`: the execution still runs, so its log is followed even before its first event is written.
+   */
+  abstract attach(executionId: string, live: boolean): Promise<EventLog | undefined>;
 }

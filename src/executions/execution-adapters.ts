@@ -1,34 +1,67 @@
 import type { Provider } from '@nestjs/common';
 import { pickAdapter } from '../core/adapters';
 import { ServerConfig } from '../config/server-config';
+import { BackingRedis } from '../db/backing-redis';
+import { Database } from '../db/database';
 import { EventLogBudget } from './event-log-budget';
 import { EventLogs } from './event-log';
+import { ExecutionCancels, LocalExecutionCancels, RedisExecutionCancels } from './execution-cancels';
 import { MemoryEventLogs } from './execution-event-log';
 import { ExecutionStore } from './execution.store';
 import { MemoryExecutionStore } from './memory-execution.store';
+import { PostgresExecutionStore } from './postgres-execution.store';
+import { RedisEventLogs } from './redis-event-log';
 
 const STORE = 'general.executions.store';
+
+/** The database `store: postgres` keeps its records in; refuses SQLite, which one process owns. */
+export function postgresOf(database: Database): Database {
+  if (database.dialect !== 'postgres') {
+    throw new Error(
+      `${STORE}: postgres keeps execution records in general.db_url, which must be postgres://…`,
+    );
+  }
+  return database;
+}
 
 /** The execution store and the event logs, by `general.executions.store`. */
 export const executionAdapters: Provider[] = [
   {
     provide: ExecutionStore,
-    inject: [ServerConfig],
-    useFactory: (config: ServerConfig) =>
+    inject: [ServerConfig, Database],
+    useFactory: (config: ServerConfig, database: Database) =>
       pickAdapter<ExecutionStore>(STORE, config.general.executions.store, {
         memory: () => new MemoryExecutionStore(),
+        postgres: () => new PostgresExecutionStore(postgresOf(database).db),
       }),
   },
   {
     provide: EventLogs,
-    inject: [ServerConfig],
-    useFactory: (config: ServerConfig) =>
-      pickAdapter<EventLogs>(STORE, config.general.executions.store, {
-        memory: () =>
-          new MemoryEventLogs({
-            maxBytes: config.general.max_event_log_bytes_per_execution,
-            budget: new EventLogBudget(config.general.max_event_log_bytes),
+    inject: [ServerConfig, BackingRedis],
+    useFactory: (config: ServerConfig, redis: BackingRedis) => {
+      const local = {
+        maxBytes: config.general.max_event_log_bytes_per_execution,
+        budget: new EventLogBudget(config.general.max_event_log_bytes),
+      };
+      const { event_log_max_events, event_log_retention_seconds } = config.general.executions;
+      return pickAdapter<EventLogs>(STORE, config.general.executions.store, {
+        memory: () => new MemoryEventLogs(local),
+        postgres: () =>
+          new RedisEventLogs(redis, {
+            maxEvents: event_log_max_events,
+            retentionSeconds: event_log_retention_seconds,
+            local,
           }),
+      });
+    },
+  },
+  {
+    provide: ExecutionCancels,
+    inject: [ServerConfig, BackingRedis],
+    useFactory: (config: ServerConfig, redis: BackingRedis) =>
+      pickAdapter<ExecutionCancels>(STORE, config.general.executions.store, {
+        memory: () => new LocalExecutionCancels(),
+        postgres: () => new RedisExecutionCancels(redis),
       }),
   },
 ];

@@ -213,4 +213,9 @@ export class MemoryEventLogs extends EventLogs {
   open(): EventLog {
     return new ExecutionEventLog(this.limits);
   }
+
+  /** One process: every log there is was opened by this process's ExecutionService. */
+  async attach(_executionId: string, _live: boolean): Promise<EventLog | undefined> {
+    return undefined;
+  }
 }

@@ -36,6 +36,8 @@ const close = (interactionId: string, status: 'resolved' | 'expired' | 'cancelle
 export function executionStoreContract(
   name: string,
   makeStore: () => Promise<ExecutionStore> | ExecutionStore,
+  /** Adapters shared by several processes: the same store as another process opens it. */
+  makePeer?: () => Promise<ExecutionStore>,
 ) {
   describe(`ExecutionStore contract: ${name}`, () => {
     let store: ExecutionStore;
@@ -160,5 +162,38 @@ export function executionStoreContract(
       expect(await store.get(fresh.id)).toBeDefined();
       expect(await store.get(running.id)).toBeDefined();
     });
+
+    if (makePeer) {
+      describe('across processes', () => {
+        it('sees what another process created and changed, and counts its waiting executions', async () => {
+          const peer = await makePeer();
+          const record = aRecord({ ownerId: 'carol', clientAddress: '10.9.9.9' });
+          await store.create(record);
+          expect(await peer.get(record.id)).toEqual(record);
+          expect(await peer.apply(record.id, open('i1'))).toBe('applied');
+          expect(await store.get(record.id)).toMatchObject({ status: 'interaction_required' });
+          expect(await store.countWaiting('carol')).toBe(1);
+          expect(await peer.countWaitingFrom('10.9.9.9')).toBe(1);
+        });
+
+        it('of answers, timeouts and cancels racing on several processes, exactly one closes the interaction', async () => {
+          const peers = [store, await makePeer(), await makePeer()];
+          for (let round = 0; round < 5; round++) {
+            const record = aRecord();
+            await store.create(record);
+            await store.apply(record.id, open('i1'));
+            const statuses = ['resolved', 'expired', 'cancelled'] as const;
+            const outcomes = await Promise.all(
+              peers.flatMap((p, i) => [
+                p.apply(record.id, close('i1', statuses[i])),
+                p.apply(record.id, close('i1')),
+              ]),
+            );
+            expect(outcomes.filter((o) => o === 'applied')).toHaveLength(1);
+            expect(outcomes.filter((o) => o === 'already_closed')).toHaveLength(5);
+          }
+        });
+      });
+    }
   });
 }

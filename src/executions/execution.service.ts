@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import {
+  Injectable,
+  Logger,
+  Optional,
+  type BeforeApplicationShutdown,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { AppError, ErrorCode, WorkflowError } from '../core/errors/app-error';
 import type { Identity } from '../core/identity/identity';
 import { startExecutionSpan, type ExecutionSpan } from '../core/tracing/execution-spans';
@@ -8,46 +15,24 @@ import { ServerConfig } from '../config/server-config';
 import { alreadyResolved, InteractionService } from '../interactions/interaction.service';
 import { executionNotFound, ownedBy } from './execution-access';
 import { ExecutionCancelled, type Execution, type StartOptions } from './execution';
-import { sinkFor, type WaitDeps, type WaitingEntry } from './execution-sink';
-import type { BuiltFunction } from '../runtime/function-type';
-import { runWorkflow, type RunInit } from '../runtime/workflow-runner';
+import { sinkFor, type WaitDeps } from './execution-sink';
+import { launch, newEntry, signalOf, type Ending, type Entry } from './execution-entry';
+import type { RunInit } from '../runtime/workflow-runner';
+import type { ExecutionEventBody } from '../runtime/execution-event';
 import { checkCapacity } from './execution-capacity';
 import { EventLogs } from './event-log';
-import { LazyAbort } from '../runtime/lazy-abort';
 import { OAuthService } from '../oauth/oauth.service';
 import { WorkflowInstances } from './workflow-instances';
+import { cancelElsewhere, remoteExecution } from './remote-execution';
+import { ExecutionCancels, LocalExecutionCancels } from './execution-cancels';
 import type { ExecutionRecord } from './execution-record';
-import { isTerminalStatus, type ExecutionTransition } from './execution-state';
+import { isTerminalStatus } from './execution-state';
 import { ExecutionStore } from './execution.store';
 import { TraceOwners } from './trace-owners';
 
-/** The workflow's run; a sync throw becomes a rejection. */
-async function launch(workflow: BuiltFunction, input: unknown, init: RunInit): Promise<unknown> {
-  return runWorkflow(workflow, input, init);
-}
-
-function signalOf(abort: LazyAbort): () => AbortSignal {
-  return () => abort.signal;
-}
-
-/** How an execution ended, before its record is kept until `expiresAt`. */
-type Ending =
-  { kind: 'completed'; result: unknown } | { kind: 'failed'; error: { message: string; type: string } };
-
-interface Entry extends WaitingEntry {
-  execution: Execution;
-  span: ExecutionSpan;
-  /** The caller whose per-user workflow instance this run holds, to release at the end. */
-  holder?: Identity;
-  /** Whether a client was given the id (then the finished record is kept for a while). */
-  exposed: boolean;
-  ended: boolean;
-  expiresAt?: number;
-}
-
 /** The one execution engine every face uses: starts workflows, records them, streams their events. */
 @Injectable()
-export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
+export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger(ExecutionService.name);
   /** Live executions, and finished ones whose id a client holds, until their record expires. */
   private readonly entries = new Map<string, Entry>();
@@ -65,6 +50,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     private readonly oauth: OAuthService,
     private readonly config: ServerConfig,
     @Optional() private readonly traceOwners?: TraceOwners,
+    @Optional() private readonly cancels: ExecutionCancels = new LocalExecutionCancels(),
   ) {
     this.waits = {
       interactions,
@@ -74,14 +60,25 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     };
   }
 
-  onModuleInit(): void {
+  async onModuleInit(): Promise<void> {
+    // A cancel asked on another replica, for an execution this one runs.
+    await this.cancels.listen((id, reason) => {
+      const entry = this.entries.get(id);
+      if (entry) void this.cancelEntry(entry, reason);
+    });
     const ttl = this.config.general.execution_ttl_seconds * 1000;
     this.sweeper = setInterval(() => void this.sweep(), Math.min(ttl, 30_000));
     this.sweeper.unref();
   }
 
-  onApplicationShutdown(): void {
+  /** Before the database and Redis close, so the shared records say how these executions ended. */
+  async beforeApplicationShutdown(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
+    const entries = [...this.entries.values()];
+    await Promise.all(entries.map((entry) => this.cancelEntry(entry, 'server shutting down')));
+  }
+
+  onApplicationShutdown(): void {
     for (const entry of this.entries.values()) {
       void this.cancelEntry(entry, 'server shutting down');
     }
@@ -147,28 +144,12 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   }
 
   private entryFor(id: string, traceId: string, span: ExecutionSpan, holder: Identity | undefined): Entry {
-    const events = this.eventLogs.open(id);
-    const entry = {
-      abort: new LazyAbort(),
-      span,
-      ended: false,
-      waiting: 0,
-      streamed: false,
-      holder,
-      exposed: false,
-    } as Entry;
-    entry.execution = {
-      id,
-      traceId,
-      events,
-      done: events.done,
-      cancel: (reason) => this.cancelEntry(entry, reason),
-      expose: () => (entry.exposed = true),
-    };
-    return entry;
+    return newEntry(id, traceId, span, holder, this.eventLogs.open(id), (entry, reason) =>
+      this.cancelEntry(entry, reason),
+    );
   }
 
-  /** The execution if this process runs it or still holds its event log. */
+  /** The execution if this process runs it or still holds its event log (see `attach` for any replica). */
   find(id: string): Execution | undefined {
     return this.entries.get(id)?.execution;
   }
@@ -176,6 +157,18 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
   /** Whether a client was handed this execution's id (its stream may then be re-attached). */
   isExposed(id: string): boolean {
     return this.entries.get(id)?.exposed ?? false;
+  }
+
+  /**
+   * The execution a client re-attaches to (its record read, so its owner checked): this process's
+   * own once its id was handed out, else one another replica runs, followed through the shared log.
+   */
+  async attach(record: ExecutionRecord): Promise<Execution | undefined> {
+    const entry = this.entries.get(record.id);
+    if (entry) return entry.exposed ? entry.execution : undefined;
+    return remoteExecution(this.eventLogs, record, async (reason) => {
+      await this.cancels.request(record.id, reason);
+    });
   }
 
   /** The record as its owner may see it; 404 for anyone else and for unknown ids. */
@@ -192,7 +185,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       throw new AppError(ErrorCode.Conflict, `Execution ${id} has already ended (${record.status})`);
     }
     const entry = this.entries.get(id);
-    if (!entry) throw executionNotFound(id);
+    if (!entry) return cancelElsewhere(this.store, this.cancels, id, 'cancelled by client');
     await this.cancelEntry(entry, 'cancelled by client');
   }
 
@@ -217,19 +210,15 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     await this.interactions.deliver(interactionId, answer);
   }
 
-  /** Every change to a record goes through here, and through the state machine in the store. */
-  private transition(id: string, transition: ExecutionTransition) {
-    return this.store.apply(id, transition);
-  }
   /** Turns the workflow's outcome into its terminal event and record (unless it was cancelled first). */
   private async settle(entry: Entry, run: Promise<unknown>): Promise<void> {
-    const { execution } = entry;
     let end: Ending;
+    let terminal: ExecutionEventBody;
     try {
       const result = await run;
       this.releaseInstance(entry);
       if (entry.ended) return;
-      execution.events.append({ kind: 'completed', result, streamed: entry.streamed });
+      terminal = { kind: 'completed', result, streamed: entry.streamed };
       entry.span.end({ kind: 'completed' });
       this.counts.completed++;
       end = { kind: 'completed', result };
@@ -238,7 +227,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
       if (entry.ended) return;
       const failure = WorkflowError.from(err);
       const error = { message: failure.message, type: failure.extra.errorType ?? 'Error' };
-      execution.events.append({ kind: 'failed', error });
+      terminal = { kind: 'failed', error };
       entry.span.end({ kind: 'failed', ...error });
       this.counts.failed++;
       end = { kind: 'failed', error };
@@ -246,7 +235,7 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     entry.ended = true;
     // Anything the workflow left waiting (a prompt raced by a parallel branch) is closed with it.
     if (entry.waiting > 0) entry.abort.abort(new ExecutionCancelled('execution ended'));
-    await this.finish(entry, end);
+    await this.finish(entry, end, terminal);
   }
 
   private releaseInstance(entry: Entry): void {
@@ -267,21 +256,27 @@ export class ExecutionService implements OnModuleInit, OnApplicationShutdown {
     });
   }
 
-  private async finish(entry: Entry, end: Ending): Promise<void> {
-    const { id } = entry.execution;
-    const now = Date.now();
+  /**
+   * Records the end; `terminal` (unless already appended) ends the stream only once the record says
+   * so, so a client that polls when its stream ends sees the end whichever replica it asks.
+   */
+  private async finish(entry: Entry, end: Ending, terminal?: ExecutionEventBody): Promise<void> {
+    const { id, events } = entry.execution;
     this.oauth.forgetExecution(id);
     try {
       if (!entry.exposed) {
+        if (terminal) events.append(terminal);
         this.entries.delete(id);
-        entry.execution.events.dispose();
+        events.dispose();
         await this.store.delete(id);
         return;
       }
-      entry.expiresAt = now + this.config.general.execution_ttl_seconds * 1000;
-      await this.transition(id, { ...end, expiresAt: entry.expiresAt });
+      entry.expiresAt = Date.now() + this.config.general.execution_ttl_seconds * 1000;
+      await this.store.apply(id, { ...end, expiresAt: entry.expiresAt });
     } catch (err) {
       this.logger.error(`Could not record the end of execution ${id}: ${(err as Error).message}`);
+    } finally {
+      if (terminal && entry.exposed) events.append(terminal);
     }
   }
 

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '../db/database.module';
+import { RedisModule } from '../db/redis.module';
 import { InteractionsModule } from '../interactions/interactions.module';
 import { OAuthModule } from '../oauth/oauth.module';
 import { executionAdapters } from './execution-adapters';
@@ -11,8 +12,8 @@ import { WorkflowInstances } from './workflow-instances';
 
 /** The engine: runs workflows, owns their state, keeps their events; faces register renderers here. */
 @Module({
-  imports: [DatabaseModule, InteractionsModule, OAuthModule],
+  imports: [DatabaseModule, RedisModule, InteractionsModule, OAuthModule],
   providers: [...executionAdapters, WorkflowInstances, ExecutionService, FaceRenderers, TraceOwners],
-  exports: [ExecutionService, ExecutionStore, FaceRenderers, WorkflowInstances, TraceOwners],
+  exports: [ExecutionService, ExecutionStore, FaceRenderers, WorkflowInstances, TraceOwners, RedisModule],
 })
 export class ExecutionsModule {}

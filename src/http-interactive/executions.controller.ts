@@ -72,10 +72,11 @@ export class ExecutionsController {
     @Headers('last-event-id') lastEventId?: string,
     @Query('last_event_id') lastEventIdQuery?: string,
   ): Promise<void> {
-    const { face } = await this.executions.record(identity, id);
-    const execution = this.executions.find(id);
+    const record = await this.executions.record(identity, id);
+    const { face } = record;
+    const execution = await this.executions.attach(record);
     const renderer = face && sseRendererOf(this.renderers, face.name);
-    if (!execution || !renderer || !this.executions.isExposed(id)) {
+    if (!execution || !renderer) {
       throw new AppError(ErrorCode.NotFound, `Execution ${id} has no stream to re-attach to`);
     }
     const after = Number.parseInt(lastEventId ?? lastEventIdQuery ?? '0', 10);

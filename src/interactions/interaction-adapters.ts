@@ -1,16 +1,23 @@
 import type { Provider } from '@nestjs/common';
 import { pickAdapter } from '../core/adapters';
 import { ServerConfig } from '../config/server-config';
+import { BackingRedis } from '../db/backing-redis';
 import { InProcessInteractionBroker, InteractionBroker } from './interaction.broker';
+import { RedisInteractionBroker } from './redis-interaction.broker';
 
 /** The interaction broker, by `general.executions.store`. */
 export const interactionAdapters: Provider[] = [
   {
     provide: InteractionBroker,
-    inject: [ServerConfig],
-    useFactory: (config: ServerConfig) =>
-      pickAdapter<InteractionBroker>('general.executions.store', config.general.executions.store, {
-        memory: () => new InProcessInteractionBroker(),
-      }),
+    inject: [ServerConfig, BackingRedis],
+    useFactory: (config: ServerConfig, redis: BackingRedis) =>
+      pickAdapter<InteractionBroker | Promise<InteractionBroker>>(
+        'general.executions.store',
+        config.general.executions.store,
+        {
+          memory: () => new InProcessInteractionBroker(),
+          postgres: () => RedisInteractionBroker.create(redis),
+        },
+      ),
   },
 ];

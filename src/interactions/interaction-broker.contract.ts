@@ -4,6 +4,8 @@ import type { InteractionBroker } from './interaction.broker';
 export function interactionBrokerContract(
   name: string,
   makeBroker: () => Promise<InteractionBroker> | InteractionBroker,
+  /** Adapters shared by several processes: the same broker as another process opens it. */
+  makePeer?: () => Promise<InteractionBroker>,
 ) {
   describe(`InteractionBroker contract: ${name}`, () => {
     let broker: InteractionBroker;
@@ -30,5 +32,28 @@ export function interactionBrokerContract(
     it('accepts an answer nobody waits for without failing', async () => {
       await expect(broker.deliver('nobody', { type: 'text', text: 'x' })).resolves.toBeUndefined();
     });
+
+    if (makePeer) {
+      it('across processes: an answer delivered on one wakes the waiter on another, and only that one', async () => {
+        const [b, c] = [await makePeer(), await makePeer()];
+        const onA = broker.wait('on-a');
+        const onC = c.wait('on-c');
+        await b.deliver('on-a', { type: 'text', text: 'for a' });
+        await b.deliver('on-c', { type: 'text', text: 'for c' });
+        await expect(onA).resolves.toEqual({ type: 'text', text: 'for a' });
+        await expect(onC).resolves.toEqual({ type: 'text', text: 'for c' });
+      });
+
+      it('across processes: an answer for a wait abandoned on its process is ignored there', async () => {
+        const b = await makePeer();
+        const waiting = broker.wait('gone');
+        broker.abandon('gone', new Error('timed out'));
+        await expect(waiting).rejects.toThrow('timed out');
+        await expect(b.deliver('gone', { type: 'text', text: 'late' })).resolves.toBeUndefined();
+        const again = broker.wait('next');
+        await b.deliver('next', { type: 'text', text: 'next' });
+        await expect(again).resolves.toEqual({ type: 'text', text: 'next' });
+      });
+    }
   });
 }

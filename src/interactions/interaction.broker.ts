@@ -35,6 +35,11 @@ export class InProcessInteractionBroker extends InteractionBroker {
     waiter?.reject(reason);
   }
 
+  /** Whether a workflow in this process waits on the interaction. */
+  has(interactionId: string): boolean {
+    return this.waiters.has(interactionId);
+  }
+
   get waiting(): number {
     return this.waiters.size;
   }

@@ -1,22 +1,32 @@
 import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
+import { BackingRedis } from '../db/backing-redis';
 import { Database } from '../db/database';
 import { ExecutionStore } from '../executions/execution.store';
 
 export type ReadinessCheck = () => Promise<void>;
 
-/** What `/health/ready` checks: the stores, and whatever other modules register (the database). */
+/**
+ * What `/health/ready` checks: the execution store (memory, or the shared PostgreSQL records), the
+ * database, Redis when the executions use it, and whatever other modules register.
+ */
 @Injectable()
 export class ReadinessService {
   private readonly checks = new Map<string, ReadinessCheck>();
 
-  constructor(store: ExecutionStore, database: Database) {
+  constructor(store: ExecutionStore, database: Database, redis: BackingRedis) {
     this.register('executions', async () => {
       await store.countWaiting();
     });
     this.register('database', async () => {
       await sql`select 1`.execute(database.db);
     });
+    if (redis.configured) {
+      this.register('redis', async () => {
+        const pong = await redis.client.command('PING');
+        if (pong !== 'PONG') throw new Error(`PING answered ${String(pong)}`);
+      });
+    }
   }
 
   register(name: string, check: ReadinessCheck): void {

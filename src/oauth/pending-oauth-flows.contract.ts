@@ -18,6 +18,8 @@ function aFlow(patch: Partial<PendingFlow> = {}): PendingFlow {
 export function pendingOAuthFlowsContract(
   name: string,
   makeFlows: () => Promise<PendingOAuthFlows> | PendingOAuthFlows,
+  /** Adapters shared by several processes: the same flows as another process opens them. */
+  makePeer?: () => Promise<PendingOAuthFlows>,
 ) {
   describe(`PendingOAuthFlows contract: ${name}`, () => {
     let flows: PendingOAuthFlows;
@@ -48,5 +50,18 @@ export function pendingOAuthFlowsContract(
       expect(taken.filter(Boolean)).toEqual([flow]);
       expect(await flows.get(flow.state)).toBeUndefined();
     });
+
+    if (makePeer) {
+      it('across processes: a flow put on one is found and bound on another, and taken by one taker only', async () => {
+        const peers = [flows, await makePeer(), await makePeer()];
+        const flow = aFlow();
+        await flows.put(flow);
+        expect(await peers[1].get(flow.state)).toEqual(flow);
+        expect(await peers[2].bind(flow.state, 'browser')).toBe(true);
+        expect((await flows.get(flow.state))?.binding).toBe('browser');
+        const taken = await Promise.all(peers.flatMap((p) => [p.take(flow.state), p.take(flow.state)]));
+        expect(taken.filter(Boolean)).toEqual([{ ...flow, binding: 'browser' }]);
+      });
+    }
   });
 }

@@ -1,0 +1,51 @@
+import type { BackingRedis } from '../db/backing-redis';
+
+export type CancelHandler = (executionId: string, reason: string) => void;
+
+/**
+ * Cancel requests for executions another process may run. Abstract class so it is also the DI token;
+ * in one process there is no other, with a shared store every replica hears every request.
+ */
+export abstract class ExecutionCancels {
+  /** Registers the handler of requests (it cancels the execution if this process runs it). */
+  abstract listen(handler: CancelHandler): Promise<void>;
+  /** Asks the other processes; false when there are none to ask. */
+  abstract request(executionId: string, reason: string): Promise<boolean>;
+}
+
+export class LocalExecutionCancels extends ExecutionCancels {
+  async listen(): Promise<void> {}
+
+  async request(): Promise<boolean> {
+    return false;
+  }
+}
+
+const MAX_MESSAGE_CHARS = 64 * 1024;
+
+/** Cancel requests on one Redis channel every replica subscribes to. */
+export class RedisExecutionCancels extends ExecutionCancels {
+  private readonly channel: string;
+
+  constructor(private readonly redis: BackingRedis) {
+    super();
+    this.channel = `${redis.prefix}execution-cancels`;
+  }
+
+  listen(handler: CancelHandler): Promise<void> {
+    return this.redis.subscribe(this.channel, (message) => {
+      if (message.length > MAX_MESSAGE_CHARS) return;
+      try {
+        const { executionId, reason } = JSON.parse(message) as { executionId: unknown; reason: unknown };
+        if (typeof executionId === 'string' && typeof reason === 'string') handler(executionId, reason);
+      } catch {
+        // not one of ours
+      }
+    });
+  }
+
+  async request(executionId: string, reason: string): Promise<boolean> {
+    await this.redis.client.command('PUBLISH', this.channel, JSON.stringify({ executionId, reason }));
+    return true;
+  }
+}

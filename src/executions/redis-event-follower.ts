@@ -1,0 +1,185 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Logger } from '@nestjs/common';
+import type { BackingRedis } from '../db/backing-redis';
+import type { RedisClient, RedisReply } from '../db/redis-client';
+import { isTerminal, type ExecutionEvent, type TerminalEvent } from '../runtime/execution-event';
+import { EventLog, type EventListener } from './event-log';
+
+export interface StreamKeys {
+  /** The Stream of every event, entry id `<seq>-0`. */
+  events: string;
+  /** The prompts alone, kept when the events around them are trimmed. */
+  pins: string;
+}
+
+/** How long one XREAD waits before the follower checks the log still exists. */
+const BLOCK_MS = 5000;
+const BATCH = 500;
+/** Reads that may fail in a row (Redis restarting) before a follower gives up, a second apart. */
+const MAX_FAILURES = 60;
+const RETRY_MS = 1000;
+const logger = new Logger('RedisEventFollower');
+
+type Entry = [id: string, fields: RedisReply[]];
+
+function entriesOf(reply: RedisReply): Entry[] {
+  return Array.isArray(reply) ? (reply as Entry[]) : [];
+}
+
+function decode([id, fields]: Entry): ExecutionEvent | undefined {
+  const at = fields.indexOf('e');
+  try {
+    const event = JSON.parse(String(fields[at + 1])) as ExecutionEvent;
+    event.seq = Number.parseInt(id, 10);
+    return event;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * An execution's log as another replica sees it: read from its Redis Stream. Each subscriber has a
+ * connection of its own blocked in XREAD after the last seq it got, so it gets every later event once,
+ * in order; events trimmed before it resumed are announced with one `events_dropped` (prompts are kept
+ * aside and still replayed). This replica does not run the execution, so it never appends.
+ */
+export class RedisEventFollower extends EventLog {
+  private final: TerminalEvent | undefined;
+  private readonly settled: Promise<TerminalEvent>;
+  private resolveSettled!: (event: TerminalEvent) => void;
+  private watching = false;
+  private readonly stops = new Set<() => void>();
+
+  private constructor(
+    private readonly redis: BackingRedis,
+    private readonly keys: StreamKeys,
+    /** The seq of the last event when attached. */
+    private readonly lastSeq: number,
+  ) {
+    super();
+    this.settled = new Promise((resolve) => (this.resolveSettled = resolve));
+  }
+
+  /**
+   * The log of an execution another replica writes; undefined when Redis has none for it, unless it
+   * is `live` (still running: its first event may not be written yet).
+   */
+  static async attach(
+    redis: BackingRedis,
+    keys: StreamKeys,
+    live: boolean,
+  ): Promise<RedisEventFollower | undefined> {
+    const [last] = entriesOf(await redis.client.command('XREVRANGE', keys.events, '+', '-', 'COUNT', 1));
+    if (!last && !live) return undefined;
+    const event = last && decode(last);
+    const follower = new RedisEventFollower(redis, keys, event ? event.seq : 0);
+    if (event && isTerminal(event)) follower.end(event);
+    return follower;
+  }
+
+  append(): undefined {
+    return undefined;
+  }
+
+  get done(): Promise<TerminalEvent> {
+    if (!this.final && !this.watching) {
+      this.watching = true;
+      this.subscribe(() => undefined, Math.max(0, this.lastSeq - 1));
+    }
+    return this.settled;
+  }
+
+  get terminal(): TerminalEvent | undefined {
+    return this.final;
+  }
+
+  subscribe(listener: EventListener, afterSeq = 0): () => void {
+    if (this.final && this.final.seq <= afterSeq) return () => undefined;
+    const connection = this.redis.connection();
+    let stopped = false;
+    const stop = () => {
+      if (stopped) return;
+      stopped = true;
+      this.stops.delete(stop);
+      this.redis.release(connection);
+    };
+    this.stops.add(stop);
+    this.follow(connection, listener, afterSeq, () => stopped)
+      .catch((err: Error) => logger.warn(`${this.keys.events}: following stopped: ${err.message}`))
+      .finally(stop);
+    return stop;
+  }
+
+  dispose(): void {
+    for (const stop of [...this.stops]) stop();
+  }
+
+  private async follow(
+    connection: RedisClient,
+    listener: EventListener,
+    afterSeq: number,
+    stopped: () => boolean,
+  ): Promise<void> {
+    let last = afterSeq;
+    let seen = this.lastSeq > 0;
+    let failures = 0;
+    try {
+      while (!stopped()) {
+        let reply: RedisReply;
+        try {
+          reply = await connection.command(
+            ...['XREAD', 'COUNT', BATCH, 'BLOCK', BLOCK_MS, 'STREAMS', this.keys.events, `${last}-0`],
+          );
+          failures = 0;
+        } catch (err) {
+          // A lost connection is opened again by the next read, which resumes after `last`.
+          if (stopped() || ++failures > MAX_FAILURES) throw err;
+          await sleep(RETRY_MS);
+          continue;
+        }
+        if (reply === null) {
+          // Nothing new for a while: a log that expired or was deleted has nothing more to give.
+          if (seen && (await connection.command('EXISTS', this.keys.events)) === 0) return;
+          continue;
+        }
+        seen = true;
+        const [[, entries]] = reply as [string, Entry[]][];
+        for (const entry of entries) {
+          const event = decode(entry);
+          if (!event || event.seq <= last || stopped()) continue;
+          if (event.seq > last + 1) await this.replayTrimmed(connection, listener, last, event.seq);
+          last = event.seq;
+          listener(event);
+          if (isTerminal(event)) {
+            this.end(event);
+            return;
+          }
+        }
+      }
+    } catch (err) {
+      // A stop closes the connection under a pending read; anything else ends this follower too.
+      if (!stopped()) throw err;
+    }
+  }
+
+  /** Events between `last` and `next` were trimmed: say how many, and replay the prompts among them. */
+  private async replayTrimmed(
+    connection: RedisClient,
+    listener: EventListener,
+    last: number,
+    next: number,
+  ): Promise<void> {
+    const range = await connection.command('XRANGE', this.keys.pins, `${last + 1}-0`, `${next - 1}-0`);
+    const pins = entriesOf(range)
+      .map(decode)
+      .filter((e): e is ExecutionEvent => e !== undefined);
+    const count = next - last - 1 - pins.length;
+    if (count > 0) listener({ kind: 'events_dropped', count, seq: next - 1 });
+    for (const pin of pins) listener(pin);
+  }
+
+  private end(event: TerminalEvent): void {
+    this.final ??= event;
+    this.resolveSettled(this.final);
+  }
+}

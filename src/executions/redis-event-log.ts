@@ -1,0 +1,121 @@
+import { Logger } from '@nestjs/common';
+import type { BackingRedis } from '../db/backing-redis';
+import type { ExecutionEvent, ExecutionEventBody, TerminalEvent } from '../runtime/execution-event';
+import { EventLog, EventLogs, type EventListener } from './event-log';
+import { ExecutionEventLog, type EventLogLimits } from './execution-event-log';
+import { RedisEventFollower, type StreamKeys } from './redis-event-follower';
+
+export interface RedisEventLogOptions {
+  /** Events kept per execution (XADD MAXLEN ~). */
+  maxEvents: number;
+  /** How long a log stays after its last event, seconds. */
+  retentionSeconds: number;
+  /** The bounds of the local copy the writing replica serves its own subscribers from. */
+  local: EventLogLimits;
+}
+
+/** Prompts kept aside per execution, so a re-attacher can answer even once its events were trimmed. */
+const MAX_PINS = 1000;
+
+/** An event as stored: JSON, with a terminal event's result made storable if it was not. */
+export function serialize(event: ExecutionEvent): string {
+  try {
+    return JSON.stringify(event, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+  } catch {
+    return JSON.stringify({ ...event, result: null, value: null, step: undefined });
+  }
+}
+
+/**
+ * The log of an execution this replica runs: numbered here (this replica is its only writer), served
+ * to local subscribers from a local copy, and written through, in order, to a Redis Stream whose entry
+ * ids are the sequence numbers, so a replica following it resumes at any `seq` with XREAD.
+ */
+export class RedisEventLog extends EventLog {
+  private static readonly logger = new Logger('RedisEventLog');
+  private readonly local: ExecutionEventLog;
+  private expiresSetAt = 0;
+  private failed = false;
+
+  constructor(
+    private readonly redis: BackingRedis,
+    private readonly keys: StreamKeys,
+    private readonly options: RedisEventLogOptions,
+  ) {
+    super();
+    this.local = new ExecutionEventLog(options.local);
+  }
+
+  append(body: ExecutionEventBody): ExecutionEvent | undefined {
+    const event = this.local.append(body);
+    if (event) this.write(event);
+    return event;
+  }
+
+  subscribe(listener: EventListener, afterSeq?: number): () => void {
+    return this.local.subscribe(listener, afterSeq);
+  }
+
+  get done(): Promise<TerminalEvent> {
+    return this.local.done;
+  }
+
+  get terminal(): TerminalEvent | undefined {
+    return this.local.terminal;
+  }
+
+  dispose(): void {
+    this.local.dispose();
+    this.send(['DEL', this.keys.events, this.keys.pins]);
+  }
+
+  private write(event: ExecutionEvent): void {
+    const { events, pins } = this.keys;
+    const id = `${event.seq}-0`;
+    const data = serialize(event);
+    // One connection sends commands in order, so the stream gets the events in their order.
+    this.send(['XADD', events, 'MAXLEN', '~', this.options.maxEvents, id, 'e', data]);
+    const pinned = event.kind === 'interaction_required' || event.kind === 'oauth_required';
+    if (pinned) this.send(['XADD', pins, 'MAXLEN', '~', MAX_PINS, id, 'e', data]);
+    const now = Date.now();
+    const ttl = this.options.retentionSeconds;
+    if (pinned || this.local.terminal || now - this.expiresSetAt > (ttl * 1000) / 10) {
+      this.expiresSetAt = now;
+      this.send(['EXPIRE', events, ttl]);
+      this.send(['EXPIRE', pins, ttl]);
+    }
+  }
+
+  private send(args: (string | number)[]): void {
+    this.redis.client.command(...args).catch((err: Error) => {
+      if (this.failed) return;
+      this.failed = true;
+      RedisEventLog.logger.warn(
+        `${this.keys.events}: events are not reaching Redis, other replicas miss them: ${err.message}`,
+      );
+    });
+  }
+}
+
+/** The Redis adapter of the event-log port: Streams any replica can follow. */
+export class RedisEventLogs extends EventLogs {
+  constructor(
+    private readonly redis: BackingRedis,
+    private readonly options: RedisEventLogOptions,
+  ) {
+    super();
+  }
+
+  open(executionId: string): EventLog {
+    return new RedisEventLog(this.redis, this.keysOf(executionId), this.options);
+  }
+
+  async attach(executionId: string, live: boolean): Promise<EventLog | undefined> {
+    return RedisEventFollower.attach(this.redis, this.keysOf(executionId), live);
+  }
+
+  private keysOf(executionId: string): StreamKeys {
+    const events = `${this.redis.prefix}events:{${executionId}}`;
+    return { events, pins: `${events}:pins` };
+  }
+}
