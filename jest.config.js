@@ -22,15 +22,12 @@ const common = {
 };
 module.exports = {
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],
+  // A whole app, real sockets and sometimes a browser per test: 30 s before a hung test fails, since a
+  // loaded two-core machine can take more than Jest's default 5 s to launch Chromium. (A global option:
+  // Jest ignores it in a project.)
+  testTimeout: 30_000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
-    // A whole app, real sockets and sometimes a browser per test: 30 s before a hung test fails, since
-    // a loaded two-core machine can take more than Jest's default 5 s to launch Chromium.
-    {
-      ...common,
-      displayName: 'e2e',
-      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
-      testTimeout: 30_000,
-    },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
   ],
 };
