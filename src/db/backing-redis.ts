@@ -23,6 +23,22 @@ const OPTIONS: RedisOptions = {
   maxRetriesPerRequest: 10,
 };
 
+/** Connects `client` and PINGs it; a failure is the error that caused it, and leaves it closed. */
+async function connected(client: Redis): Promise<void> {
+  let failure: Error | undefined;
+  const remember = (err: Error) => (failure ??= err);
+  client.on('error', remember);
+  try {
+    await client.connect();
+    await client.ping();
+  } catch (err) {
+    client.disconnect();
+    // "Connection is closed." says less than the error event before it (ECONNREFUSED, WRONGPASS…).
+    throw failure ?? err;
+  }
+  client.off('error', remember);
+}
+
 /**
  * The Redis the scale-out adapters share (event logs, wake-ups), or none (the memory store): an
  * ioredis command connection; blocking readers open their own with `connection()`, and subscriptions
@@ -49,19 +65,13 @@ export class BackingRedis {
   /** Connects (and checks the server answers) before the server listens. */
   static async open(url: string, prefix: string): Promise<BackingRedis> {
     const client = new Redis(checkRedisUrl(url), { ...OPTIONS, connectionName: `${prefix}commands` });
-    let failure: Error | undefined;
-    const remember = (err: Error) => (failure ??= err);
-    client.on('error', remember);
     try {
-      await client.connect();
-      await client.ping();
+      await connected(client);
     } catch (err) {
-      client.disconnect();
-      // "Connection is closed." says less than the error event before it (ECONNREFUSED, WRONGPASS…).
-      const reason = failure ?? (err as Error);
-      throw new Error(`Cannot reach Redis at ${redactRedisUrl(url)}: ${reason.message}`, { cause: reason });
+      throw new Error(`Cannot reach Redis at ${redactRedisUrl(url)}: ${(err as Error).message}`, {
+        cause: err,
+      });
     }
-    client.off('error', remember);
     BackingRedis.watch(client, url);
     BackingRedis.logger.log(`${redactRedisUrl(url)}: connected (keys under "${prefix}")`);
     return new BackingRedis(client, prefix, url);
