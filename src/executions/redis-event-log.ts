@@ -14,6 +14,9 @@ export interface RedisEventLogOptions {
   local: EventLogLimits;
 }
 
+/** XADD's refusal of an id at or below the stream's last one. */
+const ALREADY_ADDED = /equal or smaller than the target stream top item/;
+
 /** Prompts kept aside per execution, so a re-attacher can answer even once its events were trimmed. */
 const MAX_PINS = 1000;
 
@@ -87,10 +90,14 @@ export class RedisEventLog extends EventLog {
     }
   }
 
-  /** Watches a write nobody awaits: the first failure is logged. */
+  /**
+   * Watches a write nobody awaits: the first failure is logged. ioredis sends a command again when the
+   * connection dropped before its reply: an XADD that had run is then refused for its id, and that is
+   * no failure (the event is there).
+   */
   private send(reply: Promise<unknown>): void {
     reply.catch((err: Error) => {
-      if (this.failed) return;
+      if (ALREADY_ADDED.test(err.message) || this.failed) return;
       this.failed = true;
       RedisEventLog.logger.warn(
         `${this.keys.events}: events are not reaching Redis, other replicas miss them: ${err.message}`,
