@@ -45,7 +45,7 @@ export class RedisExecutionCancels extends ExecutionCancels {
   }
 
   async request(executionId: string, reason: string): Promise<boolean> {
-    await this.redis.client.command('PUBLISH', this.channel, JSON.stringify({ executionId, reason }));
+    await this.redis.client.publish(this.channel, JSON.stringify({ executionId, reason }));
     return true;
   }
 }

@@ -1,5 +1,11 @@
 import { requires } from '../../test/utils/requires';
-import { ReplicaServices } from '../../test/utils/replica-services';
+import {
+  connectionsNamed,
+  killConnections,
+  ReplicaServices,
+  waitFor,
+} from '../../test/utils/replica-services';
+import type { ExecutionEvent } from '../runtime/execution-event';
 import { eventLogContract } from './event-log.contract';
 import { EventLogBudget } from './event-log-budget';
 import { RedisEventLogs } from './redis-event-log';
@@ -24,6 +30,36 @@ requires('redis')('Redis event logs', () => {
     // Another process: a connection of its own to the same Redis, under the same prefix.
     async () => new RedisEventLogs(await services.redis(prefix), options),
   );
+
+  it('a follower whose connection is lost resumes after the last event it got: each event once', async () => {
+    const prefix = services.newPrefix();
+    const writer = new RedisEventLogs(await services.redis(prefix), options).open('e1');
+    writer.append({ kind: 'output', value: 'a' });
+    const follower = (await new RedisEventLogs(await services.redis(prefix), options).attach('e1', true))!;
+    const seen: ExecutionEvent[] = [];
+    follower.subscribe((event) => seen.push(event));
+    const reader = `${prefix}reader`;
+    const blocked = () =>
+      connectionsNamed(services.redisUrl, reader).then((c) => c.find((r) => r.blocked && r.cmd === 'xread'));
+    // Killed while blocked in XREAD after event 1; event 2 is written while it is away.
+    const first = await waitFor('the follower blocked after event 1', async () =>
+      seen.length === 1 ? blocked() : undefined,
+    );
+    await killConnections(services.redisUrl, [first.id]);
+    writer.append({ kind: 'output', value: 'b' });
+    const again = await waitFor('the follower blocked again', async () => {
+      const connection = await blocked();
+      return connection && connection.id !== first.id ? connection : undefined;
+    });
+    expect(again.id).not.toBe(first.id);
+    writer.append({ kind: 'completed', result: 'r', streamed: true });
+    await expect(follower.done).resolves.toMatchObject({ kind: 'completed', seq: 3 });
+    expect(seen.map((e) => [e.seq, e.kind, (e as { value?: unknown }).value])).toEqual([
+      [1, 'output', 'a'],
+      [2, 'output', 'b'],
+      [3, 'completed', undefined],
+    ]);
+  });
 });
 
 requires('redis')('Redis cancel requests', () => {

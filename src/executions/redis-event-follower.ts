@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
+import type { Redis } from 'ioredis';
 import type { BackingRedis } from '../db/backing-redis';
-import type { RedisClient, RedisReply } from '../db/redis-client';
 import { isTerminal, type ExecutionEvent, type TerminalEvent } from '../runtime/execution-event';
 import { EventLog, type EventListener } from './event-log';
 
@@ -20,11 +20,7 @@ const MAX_FAILURES = 60;
 const RETRY_MS = 1000;
 const logger = new Logger('RedisEventFollower');
 
-type Entry = [id: string, fields: RedisReply[]];
-
-function entriesOf(reply: RedisReply): Entry[] {
-  return Array.isArray(reply) ? (reply as Entry[]) : [];
-}
+type Entry = [id: string, fields: string[]];
 
 function decode([id, fields]: Entry): ExecutionEvent | undefined {
   const at = fields.indexOf('e');
@@ -69,7 +65,7 @@ export class RedisEventFollower extends EventLog {
     keys: StreamKeys,
     live: boolean,
   ): Promise<RedisEventFollower | undefined> {
-    const [last] = entriesOf(await redis.client.command('XREVRANGE', keys.events, '+', '-', 'COUNT', 1));
+    const [last] = await redis.client.xrevrange(keys.events, '+', '-', 'COUNT', 1);
     if (!last && !live) return undefined;
     const event = last && decode(last);
     const follower = new RedisEventFollower(redis, keys, event ? event.seq : 0);
@@ -115,7 +111,7 @@ export class RedisEventFollower extends EventLog {
   }
 
   private async follow(
-    connection: RedisClient,
+    connection: Redis,
     listener: EventListener,
     afterSeq: number,
     stopped: () => boolean,
@@ -125,25 +121,34 @@ export class RedisEventFollower extends EventLog {
     let failures = 0;
     try {
       while (!stopped()) {
-        let reply: RedisReply;
+        let reply: [stream: string, entries: Entry[]][] | null;
         try {
-          reply = await connection.command(
-            ...['XREAD', 'COUNT', BATCH, 'BLOCK', BLOCK_MS, 'STREAMS', this.keys.events, `${last}-0`],
+          // A connection lost under this read is opened again and the read sent again by ioredis, so
+          // it still asks for what follows `last`.
+          reply = await connection.xread(
+            'COUNT',
+            BATCH,
+            'BLOCK',
+            BLOCK_MS,
+            'STREAMS',
+            this.keys.events,
+            `${last}-0`,
           );
           failures = 0;
         } catch (err) {
-          // A lost connection is opened again by the next read, which resumes after `last`.
-          if (stopped() || ++failures > MAX_FAILURES) throw err;
+          // Redis stayed away longer than a command waits (maxRetriesPerRequest): read again after `last`.
+          // A connection closed for good (BackingRedis closing) ends the follower at once.
+          if (stopped() || connection.status === 'end' || ++failures > MAX_FAILURES) throw err;
           await sleep(RETRY_MS);
           continue;
         }
         if (reply === null) {
           // Nothing new for a while: a log that expired or was deleted has nothing more to give.
-          if (seen && (await connection.command('EXISTS', this.keys.events)) === 0) return;
+          if (seen && (await connection.exists(this.keys.events)) === 0) return;
           continue;
         }
         seen = true;
-        const [[, entries]] = reply as [string, Entry[]][];
+        const [[, entries]] = reply;
         for (const entry of entries) {
           const event = decode(entry);
           if (!event || event.seq <= last || stopped()) continue;
@@ -157,22 +162,21 @@ export class RedisEventFollower extends EventLog {
         }
       }
     } catch (err) {
-      // A stop closes the connection under a pending read; anything else ends this follower too.
-      if (!stopped()) throw err;
+      // A stop (or BackingRedis closing) closes the connection under a pending read; anything else
+      // ends this follower too.
+      if (!stopped() && connection.status !== 'end') throw err;
     }
   }
 
   /** Events between `last` and `next` were trimmed: say how many, and replay the prompts among them. */
   private async replayTrimmed(
-    connection: RedisClient,
+    connection: Redis,
     listener: EventListener,
     last: number,
     next: number,
   ): Promise<void> {
-    const range = await connection.command('XRANGE', this.keys.pins, `${last + 1}-0`, `${next - 1}-0`);
-    const pins = entriesOf(range)
-      .map(decode)
-      .filter((e): e is ExecutionEvent => e !== undefined);
+    const range = await connection.xrange(this.keys.pins, `${last + 1}-0`, `${next - 1}-0`);
+    const pins = range.map(decode).filter((e): e is ExecutionEvent => e !== undefined);
     const count = next - last - 1 - pins.length;
     if (count > 0) listener({ kind: 'events_dropped', count, seq: next - 1 });
     for (const pin of pins) listener(pin);

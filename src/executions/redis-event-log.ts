@@ -14,6 +14,9 @@ export interface RedisEventLogOptions {
   local: EventLogLimits;
 }
 
+/** XADD's refusal of an id at or below the stream's last one. */
+const ALREADY_ADDED = /equal or smaller than the target stream top item/;
+
 /** Prompts kept aside per execution, so a re-attacher can answer even once its events were trimmed. */
 const MAX_PINS = 1000;
 
@@ -66,29 +69,35 @@ export class RedisEventLog extends EventLog {
 
   dispose(): void {
     this.local.dispose();
-    this.send(['DEL', this.keys.events, this.keys.pins]);
+    this.send(this.redis.client.del(this.keys.events, this.keys.pins));
   }
 
   private write(event: ExecutionEvent): void {
     const { events, pins } = this.keys;
     const id = `${event.seq}-0`;
     const data = serialize(event);
+    const client = this.redis.client;
     // One connection sends commands in order, so the stream gets the events in their order.
-    this.send(['XADD', events, 'MAXLEN', '~', this.options.maxEvents, id, 'e', data]);
+    this.send(client.xadd(events, 'MAXLEN', '~', this.options.maxEvents, id, 'e', data));
     const pinned = event.kind === 'interaction_required' || event.kind === 'oauth_required';
-    if (pinned) this.send(['XADD', pins, 'MAXLEN', '~', MAX_PINS, id, 'e', data]);
+    if (pinned) this.send(client.xadd(pins, 'MAXLEN', '~', MAX_PINS, id, 'e', data));
     const now = Date.now();
     const ttl = this.options.retentionSeconds;
     if (pinned || this.local.terminal || now - this.expiresSetAt > (ttl * 1000) / 10) {
       this.expiresSetAt = now;
-      this.send(['EXPIRE', events, ttl]);
-      this.send(['EXPIRE', pins, ttl]);
+      this.send(client.expire(events, ttl));
+      this.send(client.expire(pins, ttl));
     }
   }
 
-  private send(args: (string | number)[]): void {
-    this.redis.client.command(...args).catch((err: Error) => {
-      if (this.failed) return;
+  /**
+   * Watches a write nobody awaits: the first failure is logged. ioredis sends a command again when the
+   * connection dropped before its reply: an XADD that had run is then refused for its id, and that is
+   * no failure (the event is there).
+   */
+  private send(reply: Promise<unknown>): void {
+    reply.catch((err: Error) => {
+      if (ALREADY_ADDED.test(err.message) || this.failed) return;
       this.failed = true;
       RedisEventLog.logger.warn(
         `${this.keys.events}: events are not reaching Redis, other replicas miss them: ${err.message}`,

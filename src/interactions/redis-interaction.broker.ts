@@ -41,7 +41,7 @@ export class RedisInteractionBroker extends InteractionBroker {
   async deliver(interactionId: string, answer: PromptAnswer): Promise<void> {
     if (this.local.has(interactionId)) return this.local.deliver(interactionId, answer);
     const wake: Wake = { interactionId, answer };
-    await this.redis.client.command('PUBLISH', this.channel, JSON.stringify(wake));
+    await this.redis.client.publish(this.channel, JSON.stringify(wake));
   }
 
   abandon(interactionId: string, reason: unknown): void {

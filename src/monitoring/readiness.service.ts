@@ -23,7 +23,7 @@ export class ReadinessService {
     });
     if (redis.configured) {
       this.register('redis', async () => {
-        const pong = await redis.client.command('PING');
+        const pong = await redis.client.ping();
         if (pong !== 'PONG') throw new Error(`PING answered ${String(pong)}`);
       });
     }

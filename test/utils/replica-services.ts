@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { Client } from 'pg';
 import { BackingRedis } from '../../src/db/backing-redis';
 import { Database } from '../../src/db/database';
-import { RedisClient } from '../../src/db/redis-client';
 
 /**
  * The shared services several replicas use, for one test run: a schema of its own in DATABASE_URL's
@@ -59,18 +59,62 @@ export class ReplicaServices {
 
 /** Deletes the keys matching `pattern` (SCAN, never KEYS). */
 export async function deleteKeys(redisUrl: string, pattern: string): Promise<void> {
-  const redis = RedisClient.fromUrl(redisUrl);
+  const redis = new Redis(redisUrl, { lazyConnect: true });
   try {
     let cursor = '0';
     do {
-      const [next, keys] = (await redis.command('SCAN', cursor, 'MATCH', pattern, 'COUNT', 1000)) as [
-        string,
-        string[],
-      ];
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
       cursor = next;
-      if (keys.length) await redis.command('DEL', ...keys);
+      if (keys.length) await redis.del(...keys);
     } while (cursor !== '0');
   } finally {
-    redis.close();
+    redis.disconnect();
+  }
+}
+
+export interface RedisConnection {
+  id: string;
+  /** The last command it ran (`xread` while a follower is blocked in it). */
+  cmd: string;
+  blocked: boolean;
+}
+
+/** The connections to the Redis at `redisUrl` named `name` (CLIENT LIST; BackingRedis names its own). */
+export async function connectionsNamed(redisUrl: string, name: string): Promise<RedisConnection[]> {
+  const redis = new Redis(redisUrl, { lazyConnect: true });
+  try {
+    const list = String(await redis.client('LIST'));
+    return list
+      .split('\n')
+      .map((line) => Object.fromEntries(line.split(' ').map((field) => field.split('=', 2))))
+      .filter((fields: Record<string, string>) => fields.name === name)
+      .map((fields: Record<string, string>) => ({
+        id: fields.id,
+        cmd: fields.cmd,
+        blocked: (fields.flags ?? '').includes('b'),
+      }));
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Drops the connections with these ids, as a network failure or a Redis restart would. */
+export async function killConnections(redisUrl: string, ids: string[]): Promise<void> {
+  const redis = new Redis(redisUrl, { lazyConnect: true });
+  try {
+    for (const id of ids) await redis.client('KILL', 'ID', id);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Polls `find` (every 20 ms, for up to 5 s) until it returns something. */
+export async function waitFor<T>(what: string, find: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const found = await find();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

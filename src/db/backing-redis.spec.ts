@@ -1,0 +1,55 @@
+import { requires } from '../../test/utils/requires';
+import {
+  connectionsNamed,
+  killConnections,
+  ReplicaServices,
+  waitFor,
+} from '../../test/utils/replica-services';
+import { BackingRedis } from './backing-redis';
+
+describe('BackingRedis start-up', () => {
+  it('fails with the reason and the URL, its password hidden, when nothing answers', async () => {
+    const failure = BackingRedis.open('redis://me:secret@127.0.0.1:1', 'interlude-test:');
+    await expect(failure).rejects.toThrow(
+      /^Cannot reach Redis at redis:\/\/me:\*\*\*@127\.0\.0\.1:1: connect ECONNREFUSED/,
+    );
+    await expect(failure).rejects.not.toThrow(/secret/);
+  });
+
+  it('refuses a URL that is not redis:// before connecting', async () => {
+    await expect(BackingRedis.open('redis://127.0.0.1:6379/abc', 'x:')).rejects.toThrow(
+      'redis_url database "abc" must be a number',
+    );
+  });
+});
+
+requires('redis')('BackingRedis after a lost connection', () => {
+  const services = new ReplicaServices();
+  afterAll(() => services.cleanup());
+
+  it('the command connection comes back by itself', async () => {
+    const prefix = services.newPrefix();
+    const redis = await services.redis(prefix);
+    const [commands] = await connectionsNamed(services.redisUrl, `${prefix}commands`);
+    await killConnections(services.redisUrl, [commands.id]);
+    await expect(redis.client.ping()).resolves.toBe('PONG');
+  });
+
+  it('the subscriber subscribes again and receives what is published after', async () => {
+    const prefix = services.newPrefix();
+    const redis = await services.redis(prefix);
+    const channel = `${prefix}channel`;
+    const got: string[] = [];
+    await redis.subscribe(channel, (message) => got.push(message));
+    const [before] = await connectionsNamed(services.redisUrl, `${prefix}subscriber`);
+    await killConnections(services.redisUrl, [before.id]);
+    // Back once a new subscriber connection is there and PUBLISH reaches it.
+    await waitFor('the subscriber to be back', async () => {
+      await redis.client.publish(channel, 'again');
+      return got.length > 0 ? got : undefined;
+    });
+    expect(got[0]).toBe('again');
+    const [after] = await connectionsNamed(services.redisUrl, `${prefix}subscriber`);
+    expect(after.id).not.toBe(before.id);
+  });
+});
