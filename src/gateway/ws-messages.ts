@@ -10,7 +10,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { ChatMessageDto } from '../runtime/functions/chat-message.dto';
+import { ChatMessageInput } from '../runtime/functions/chat-message';
 import { Optional } from '../core/validation/optional.decorator';
 
 /**
@@ -46,8 +46,8 @@ export class UserMessageContentDto {
   @IsDefined()
   @IsArray()
   @ValidateNested({ each: true })
-  @Type(() => ChatMessageDto)
-  messages!: ChatMessageDto[];
+  @Type(() => ChatMessageInput)
+  messages!: ChatMessageInput[];
 }
 
 /** `user_message`: starts the workflow with the conversation so far. */
@@ -70,8 +70,8 @@ export class UserInteractionContentDto {
   @Optional()
   @IsArray()
   @ValidateNested({ each: true })
-  @Type(() => ChatMessageDto)
-  messages?: ChatMessageDto[];
+  @Type(() => ChatMessageInput)
+  messages?: ChatMessageInput[];
   /** Beyond NAT: declines a prompt that has `allow_cancel`. */
   @Optional() @IsBoolean() cancel?: boolean;
 }

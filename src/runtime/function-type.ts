@@ -6,7 +6,11 @@ import type { WorkflowFn } from './workflow-context';
 
 export type Ctor<T = object> = new () => T;
 
-/** The shape of the body a workflow accepts on the generate routes. */
+/**
+ * What a function accepts: an OpenAI chat request, or the fields a plain class describes and checks
+ * (class-validator rules, no HTTP or OpenAPI types). Faces validate with it and document it with DTOs
+ * of their own (http-executions/dto/function-input.dto.ts).
+ */
 export type WorkflowInput = { kind: 'chat' } | { kind: 'schema'; dto: Ctor };
 
 /** A function as built from config: what it accepts and how to run it. */

@@ -14,7 +14,7 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ChatRequestDto } from '../http-executions/dto/chat-request.dto';
+import { functionInputDto } from '../http-executions/dto/function-input.dto';
 import {
   ErrorBodyDto,
   GenerateResponseDto,
@@ -56,7 +56,7 @@ export function createGenerateController({
   interactiveBase,
   endpoint,
 }: GenerateRouteOptions): Type {
-  const dto = workflow.input.kind === 'chat' ? ChatRequestDto : workflow.input.dto;
+  const dto = functionInputDto(workflow);
   const bodyPipe = new ValidateBodyPipe(dto);
   const Route = ROUTE_DECORATORS[endpoint?.method ?? 'POST'];
   // NAT serves GET endpoints without a body; here their input comes from the query string.

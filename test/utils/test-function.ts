@@ -2,7 +2,7 @@ import { IsOptional, IsString } from 'class-validator';
 import { lastUserText } from '../../src/runtime/chat-input';
 import { builtinRegistry } from '../../src/runtime/builtin-functions';
 import type { FunctionRegistry } from '../../src/runtime/function-registry';
-import { ScriptedInputDto } from '../../src/runtime/functions/scripted.function';
+import { ScriptedInput } from '../../src/runtime/functions/scripted.function';
 import type { WorkflowFn } from '../../src/runtime/workflow-context';
 
 class TestFunctionConfig {
@@ -22,7 +22,7 @@ export function registryWith(type: string, run: WorkflowFn): FunctionRegistry {
     build: () => ({
       type,
       description: `test workflow ${type}`,
-      input: { kind: 'schema', dto: ScriptedInputDto },
+      input: { kind: 'schema', dto: ScriptedInput },
       fromChat: (request) => ({ input_message: lastUserText(request.messages) }),
       run,
     }),

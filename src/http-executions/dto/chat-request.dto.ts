@@ -17,7 +17,7 @@ import {
 } from 'class-validator';
 
 import type { ChatRequest } from '../../runtime/chat-input';
-import { ChatMessageDto } from '../../runtime/functions/chat-message.dto';
+import { ChatMessageDto } from './chat-message.dto';
 
 /** An OpenAI chat-completion request. Unknown fields are accepted and passed through to the workflow. */
 export class ChatRequestDto implements ChatRequest {

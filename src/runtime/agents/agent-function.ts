@@ -1,7 +1,7 @@
 import { lastUserText, type ChatMessage, type ChatRequest } from '../chat-input';
 import { resultText } from '../chat-completion';
 import type { ConfigProblem, Ctor, FunctionType } from '../function-type';
-import { ScriptedInputDto } from '../functions/scripted.function';
+import { ScriptedInput } from '../functions/scripted.function';
 import type { LlmClient } from '../llm/llm-client';
 import type { JsonSchema } from '../tools/json-schema';
 import type { WorkflowContext } from '../workflow-context';
@@ -82,7 +82,7 @@ export function agentType<C extends AgentConfig>(spec: AgentSpec<C>): FunctionTy
       return {
         type: spec.type,
         description: config.description ?? spec.description,
-        input: { kind: 'schema', dto: ScriptedInputDto },
+        input: { kind: 'schema', dto: ScriptedInput },
         fromChat: (request: ChatRequest) => new ChatInput(request),
         parameters: AGENT_PARAMETERS,
         run: (input, ctx) => {

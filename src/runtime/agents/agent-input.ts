@@ -1,6 +1,6 @@
 import { messageText, type ChatMessage, type ChatRequest } from '../chat-input';
 import { chatCompletion, DEFAULT_MODEL, usageFor, type ChatCompletion } from '../chat-completion';
-import type { ScriptedInputDto } from '../functions/scripted.function';
+import type { ScriptedInput } from '../functions/scripted.function';
 import { usageSoFar } from '../llm/llm-call';
 import type { ModelMessage, ModelToolCall } from '../llm/llm-client';
 import type { WorkflowContext } from '../workflow-context';
@@ -13,7 +13,7 @@ export class ChatInput {
 /** The conversation an agent continues: a chat's history, or the generate routes' single message. */
 export function conversationOf(input: unknown): ChatMessage[] {
   if (input instanceof ChatInput) return input.request.messages;
-  const { input_message, messages } = input as ScriptedInputDto;
+  const { input_message, messages } = input as ScriptedInput;
   if (typeof input_message === 'string') return [{ role: 'user', content: input_message }];
   return messages ?? [];
 }

@@ -1,4 +1,3 @@
-import { ApiProperty } from '@nestjs/swagger';
 import { IsBoolean, IsDefined, IsString } from 'class-validator';
 import { Optional } from '../../core/validation/optional.decorator';
 import { lastUserText, type ChatRequest } from '../chat-input';
@@ -13,8 +12,8 @@ export class EchoConfig {
   @Optional() @IsString() description?: string;
 }
 
-export class EchoInputDto {
-  @ApiProperty({ description: 'The text to echo back', example: 'Hello, world' })
+/** The echo function's input: the text to echo back. */
+export class EchoInput {
   @IsDefined()
   @IsString()
   message!: string;
@@ -49,10 +48,10 @@ export const echoFunction: FunctionType<EchoConfig> = {
     return {
       type: 'echo',
       description: config.description ?? 'Echoes the input message back.',
-      input: { kind: 'schema', dto: EchoInputDto },
+      input: { kind: 'schema', dto: EchoInput },
       fromChat: (request: ChatRequest) => ({ message: lastUserText(request.messages) }),
       async run(input, ctx) {
-        const text = (input as EchoInputDto).message;
+        const text = (input as EchoInput).message;
         for (const chunk of wordChunks(text)) ctx.emit(chunk);
         return text;
       },

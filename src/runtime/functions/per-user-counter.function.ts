@@ -1,4 +1,3 @@
-import { ApiProperty } from '@nestjs/swagger';
 import { IsDefined, IsIn, IsString } from 'class-validator';
 import { Optional } from '../../core/validation/optional.decorator';
 import type { ChatRequest } from '../chat-input';
@@ -10,8 +9,8 @@ export class PerUserCounterConfig {
   @Optional() @IsString() description?: string;
 }
 
-export class CounterInputDto {
-  @ApiProperty({ enum: ['increment', 'get'], example: 'increment' })
+/** The counter's input: what to do with the count. */
+export class CounterInput {
   @IsDefined()
   @IsIn(['increment', 'get'], { message: "Input should be 'increment' or 'get'" })
   action!: 'increment' | 'get';
@@ -30,12 +29,12 @@ export const perUserCounterFunction: FunctionType<PerUserCounterConfig> = {
     return {
       type: 'per_user_counter',
       description: config.description ?? 'A per-user counter.',
-      input: { kind: 'schema', dto: CounterInputDto },
+      input: { kind: 'schema', dto: CounterInput },
       fromChat: (request: ChatRequest) => ({
         action: lastUserText(request.messages).trim() === 'get' ? 'get' : 'increment',
       }),
       async run(input, ctx) {
-        if ((input as CounterInputDto).action === 'increment') count++;
+        if ((input as CounterInput).action === 'increment') count++;
         return { count, user_id: ctx.identity.userId };
       },
     };

@@ -1,8 +1,7 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsOptional, IsString, ValidateIf, ValidateNested, IsDefined } from 'class-validator';
 import { lastUserText, type ChatRequest } from '../chat-input';
-import { ChatMessageDto } from './chat-message.dto';
+import { ChatMessageInput } from './chat-message';
 import type { ConfigProblem, FunctionType } from '../function-type';
 import type { WorkflowContext } from '../workflow-context';
 import { answerVariables, promptProblems } from '../prompts';
@@ -15,22 +14,17 @@ import { sleep, wordChunks } from '../text';
 import { STEP_ACTIONS, ScriptedConfig, type FetchConfig, type ScriptedStepConfig } from './scripted.config';
 
 /** NeMo Agent Toolkit's agent input: a single message or a conversation. */
-export class ScriptedInputDto {
-  @ApiPropertyOptional({ description: 'The user message', example: 'Plan my trip' })
-  @ValidateIf((o: ScriptedInputDto) => o.messages === undefined)
+export class ScriptedInput {
+  @ValidateIf((o: ScriptedInput) => o.messages === undefined)
   @IsDefined()
   @IsString()
   input_message?: string;
 
-  @ApiPropertyOptional({
-    type: [ChatMessageDto],
-    description: 'A conversation; the last user message is the input',
-  })
   @IsOptional()
   @IsArray()
   @ValidateNested({ each: true })
-  @Type(() => ChatMessageDto)
-  messages?: ChatMessageDto[];
+  @Type(() => ChatMessageInput)
+  messages?: ChatMessageInput[];
 }
 
 /** A failure the script asked for, reported with the configured type name. */
@@ -44,7 +38,7 @@ export class ScriptedFailure extends Error {
   }
 }
 
-function inputText(input: ScriptedInputDto): string {
+function inputText(input: ScriptedInput): string {
   if (typeof input.input_message === 'string') return input.input_message;
   return input.messages?.length ? lastUserText(input.messages) : '';
 }
@@ -203,10 +197,10 @@ export const scriptedFunction: FunctionType<ScriptedConfig> = {
     return {
       type: 'scripted',
       description: config.description ?? 'A scripted workflow.',
-      input: { kind: 'schema', dto: ScriptedInputDto },
+      input: { kind: 'schema', dto: ScriptedInput },
       fromChat: (request: ChatRequest) => ({ messages: request.messages }),
       async run(input, ctx) {
-        const vars: Record<string, unknown> = { input: inputText(input as ScriptedInputDto) };
+        const vars: Record<string, unknown> = { input: inputText(input as ScriptedInput) };
         let template = config.output;
         for (const step of config.steps) {
           if ((await runStep(step, ctx, vars, context.outbound)) === 'cancelled') {

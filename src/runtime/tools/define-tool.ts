@@ -12,7 +12,7 @@ export class ToolConfig {
 }
 
 /** The body of a tool run as a workflow (`/v1/workflow`): the tool's arguments, checked against its schema. */
-export class ToolArgumentsDto {}
+export class ToolArguments {}
 
 /** A tool as its author writes it. `A` is the arguments' type, as `parameters` describes them. */
 export interface ToolDefinition<C extends ToolConfig, A> {
@@ -51,7 +51,7 @@ export function defineTool<C extends ToolConfig = ToolConfig, A = Record<string,
       return {
         type,
         description: config.description ?? definition.description,
-        input: { kind: 'schema', dto: ToolArgumentsDto },
+        input: { kind: 'schema', dto: ToolArguments },
         fromChat: (request: ChatRequest) => argumentsFromText(lastUserText(request.messages), schema),
         parameters: schema,
         asksPerson: definition.asksPerson,

@@ -1,4 +1,3 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   IsArray,
   IsDefined,
@@ -28,7 +27,7 @@ function IsMessageContent(): PropertyDecorator {
       propertyName: String(propertyName),
       validator: {
         validate(value: unknown, args: ValidationArguments) {
-          const message = args.object as ChatMessageDto;
+          const message = args.object as ChatMessageInput;
           if (value === null || value === undefined) {
             return (
               message.role === 'assistant' &&
@@ -47,29 +46,26 @@ function IsMessageContent(): PropertyDecorator {
     });
 }
 
-/** A chat message on the wire (validated); function input DTOs embed it. */
-export class ChatMessageDto implements ChatMessage {
-  @ApiProperty({ enum: CHAT_ROLES })
+/**
+ * A chat message as a function's input describes it (validated; a face documents it with its own DTO).
+ * Function inputs embed it, and every face that takes messages validates them with it.
+ */
+export class ChatMessageInput implements ChatMessage {
   @IsDefined()
   @IsIn(CHAT_ROLES as unknown as string[], {
     message: `Input should be ${CHAT_ROLES.map((r) => `'${r}'`).join(', ')}`,
   })
   role!: ChatRole;
 
-  @ApiProperty({
-    nullable: true,
-    oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'object', additionalProperties: true } }],
-  })
   @IsMessageContent()
   content!: string | ContentPart[] | null;
 
-  @ApiPropertyOptional() @IsOptional() @IsString() name?: string;
+  @IsOptional() @IsString() name?: string;
 
-  @ApiPropertyOptional({ type: 'array', items: { type: 'object', additionalProperties: true } })
   @IsOptional()
   @IsArray()
   @IsObject({ each: true })
   tool_calls?: Record<string, unknown>[];
 
-  @ApiPropertyOptional() @IsOptional() @IsString() tool_call_id?: string;
+  @IsOptional() @IsString() tool_call_id?: string;
 }
