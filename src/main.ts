@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import type { LogLevel } from '@nestjs/common';
 import { Logger } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
@@ -30,6 +30,7 @@ import {
 import { LoggingModule } from './core/logging/logging.module';
 import { startTracing } from './core/tracing/otel';
 import { TracingShutdown } from './core/tracing/tracing-shutdown';
+import { buildOpenApi } from './openapi';
 import { resolveRoutes } from './routes';
 
 export interface CreateAppOptions {
@@ -42,18 +43,6 @@ export interface CreateAppOptions {
 function logLevel(options: CreateAppOptions): LogLevelName {
   if (options.log?.level !== undefined) return checkedLogLevel(options.log.level);
   return options.logger === undefined ? 'info' : levelOfNestLevels(options.logger);
-}
-
-export function buildOpenApi(app: NestExpressApplication, config: AppConfig): OpenAPIObject {
-  const frontEnd = config.settings.general.front_end;
-  const builder = new DocumentBuilder()
-    .setTitle('Interlude')
-    .setDescription(
-      `Agent workflow server (NeMo Agent Toolkit compatible). Workflow: ${config.workflow.type} — ${config.workflow.description}`,
-    )
-    .setVersion(process.env.npm_package_version ?? '0.1.0');
-  if (frontEnd.root_path) builder.addServer(frontEnd.root_path);
-  return SwaggerModule.createDocument(app, builder.build());
 }
 
 /** Builds the whole server from a validated config: body limits, CORS, errors, routes, OpenAPI. */
@@ -119,7 +108,7 @@ export async function createApp(
     }),
   );
   app.enableShutdownHooks();
-  const document = buildOpenApi(app, config);
+  const document = buildOpenApi(app, config, AppModule);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', raw: ['json'] });
   await app.init();
   return app;

@@ -2,18 +2,16 @@ import { echoResponder } from '../../test/utils/echo-responder';
 import { slimApp, type SlimApp } from '../../test/utils/slim-app';
 import { postJson } from '../../test/utils/sse';
 import { user } from '../../test/utils/chat';
-import { createChatController } from './chat.controller';
-import { ChatService } from './chat.service';
+import { mounted } from '../core/http/route-mount';
+import { resolveRoutes } from '../routes';
+import { configFrom, ECHO_YAML } from '../../test/utils/test-app';
+import { chatMounts } from './openai.module';
 
-/** The versioned and legacy chat controllers, with the real ChatService over an echoing responder. */
+/** The chat routes at their paths, with the real ChatService over an echoing responder. */
 function chatApp(): Promise<SlimApp> {
-  return slimApp({
-    controllers: [
-      createChatController('/v1/chat', true, '/v1/chat'),
-      createChatController('/chat', false, '/v1/chat'),
-    ],
-    providers: [ChatService, echoResponder().provider],
-  });
+  const config = configFrom(ECHO_YAML);
+  const mounts = chatMounts(config, resolveRoutes(config.settings.general.front_end));
+  return slimApp({ config, imports: mounted(mounts), replace: [echoResponder().replace] });
 }
 
 describe('chat request validation', () => {

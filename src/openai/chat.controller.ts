@@ -1,4 +1,4 @@
-import { Controller, HttpCode, Post, Req, Res, type Type } from '@nestjs/common';
+import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBody,
@@ -24,83 +24,89 @@ import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
 import { ExecutionResponder } from '../http-executions/execution-responder';
+import { ChatRoute } from './chat-route';
 import { ChatService, type ChatFaceOptions } from './chat.service';
 
 const bodyPipe = new ValidateBodyPipe(ChatRequestDto);
 
-/** NAT's chat routes for one base path (`/v1/chat` or legacy `/chat`): the workflow behind a chat request. */
-export function createChatController(base: string, versioned: boolean, interactiveBase: string | null): Type {
-  const options = (suffix: string): ChatFaceOptions => ({
-    interactive: versioned,
-    interactiveRoute: interactiveBase === null ? undefined : `${interactiveBase}${suffix}`,
-    errors: versioned ? 'event' : 'bare',
-    done: !versioned,
-  });
+/** NAT's chat routes under one base path: the workflow behind a chat request. */
+@ApiExtraModels(ErrorBodyDto, ValidationErrorBodyDto)
+@ApiUnprocessableEntityResponse({
+  description: 'Invalid body (`detail` list) or the workflow failed (`code: workflow_error`)',
+  schema: {
+    oneOf: [{ $ref: getSchemaPath(ValidationErrorBodyDto) }, { $ref: getSchemaPath(ErrorBodyDto) }],
+  },
+})
+export abstract class ChatRoutes {
+  constructor(
+    private readonly route: ChatRoute,
+    private readonly chat: ChatService,
+    private readonly responder: ExecutionResponder,
+  ) {}
 
-  @ApiTags(versioned ? 'Chat' : 'Chat (legacy)')
-  @ApiExtraModels(ErrorBodyDto, ValidationErrorBodyDto)
-  @ApiUnprocessableEntityResponse({
-    description: 'Invalid body (`detail` list) or the workflow failed (`code: workflow_error`)',
-    schema: {
-      oneOf: [{ $ref: getSchemaPath(ValidationErrorBodyDto) }, { $ref: getSchemaPath(ErrorBodyDto) }],
-    },
+  @Post()
+  @ApiBody({ type: ChatRequestDto })
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Chat with the workflow (one chat.completion)' })
+  @ApiOkResponse({ type: ChatCompletionDto, ...TRACE_HEADER_DOC })
+  @ApiAcceptedResponse({
+    type: PausedExecutionDto,
+    description: 'Paused for a person or an OAuth authorization',
+    ...TRACE_HEADER_DOC,
   })
-  @Controller(base)
-  class ChatController {
-    constructor(
-      readonly chat: ChatService,
-      readonly responder: ExecutionResponder,
-    ) {}
-
-    @Post()
-    @ApiBody({ type: ChatRequestDto })
-    @HttpCode(200)
-    @ApiOperation({ summary: 'Chat with the workflow (one chat.completion)' })
-    @ApiOkResponse({ type: ChatCompletionDto, ...TRACE_HEADER_DOC })
-    @ApiAcceptedResponse({
-      type: PausedExecutionDto,
-      description: 'Paused for a person or an OAuth authorization',
-      ...TRACE_HEADER_DOC,
-    })
-    async complete(
-      @JsonBody(bodyPipe) request: ChatRequestDto,
-      @CurrentIdentity() identity: Identity,
-      @Req() req: Request,
-      @Res({ passthrough: true }) res: Response,
-    ) {
-      const { status, body } = await this.responder.reply(
-        this.chat.input(request),
-        identity,
-        req,
-        this.chat.face(request, options('')),
-      );
-      res.status(status);
-      return body;
-    }
-
-    @Post('stream')
-    @ApiBody({ type: ChatRequestDto })
-    @ApiOperation({ summary: 'Chat with the workflow, streaming chat.completion.chunk frames' })
-    @ApiProduces('text/event-stream')
-    @ApiOkResponse({ ...SSE_RESPONSE, ...TRACE_HEADER_DOC })
-    async stream(
-      @JsonBody(bodyPipe) request: ChatRequestDto,
-      @CurrentIdentity() identity: Identity,
-      @Req() req: Request,
-      @Res() res: Response,
-    ): Promise<void> {
-      await this.responder.stream(
-        this.chat.input(request),
-        identity,
-        req,
-        res,
-        this.chat.face(request, options('/stream')),
-      );
-    }
+  async complete(
+    @JsonBody(bodyPipe) request: ChatRequestDto,
+    @CurrentIdentity() identity: Identity,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const { status, body } = await this.responder.reply(
+      this.chat.input(request),
+      identity,
+      req,
+      this.chat.face(request, this.options('')),
+    );
+    res.status(status);
+    return body;
   }
 
-  Object.defineProperty(ChatController, 'name', {
-    value: versioned ? 'ChatController' : 'LegacyChatController',
-  });
-  return ChatController;
+  @Post('stream')
+  @ApiBody({ type: ChatRequestDto })
+  @ApiOperation({ summary: 'Chat with the workflow, streaming chat.completion.chunk frames' })
+  @ApiProduces('text/event-stream')
+  @ApiOkResponse({ ...SSE_RESPONSE, ...TRACE_HEADER_DOC })
+  async stream(
+    @JsonBody(bodyPipe) request: ChatRequestDto,
+    @CurrentIdentity() identity: Identity,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    await this.responder.stream(
+      this.chat.input(request),
+      identity,
+      req,
+      res,
+      this.chat.face(request, this.options('/stream')),
+    );
+  }
+
+  private options(suffix: string): ChatFaceOptions {
+    const versioned = this.route.interactive;
+    return {
+      interactive: versioned,
+      interactiveRoute: this.route.interactiveRoute(suffix),
+      errors: versioned ? 'event' : 'bare',
+      done: !versioned,
+    };
+  }
 }
+
+/** The chat routes at `openai_api_path` (`/v1/chat`): interactive. */
+@ApiTags('Chat')
+@Controller()
+export class ChatController extends ChatRoutes {}
+
+/** The chat routes at `legacy_openai_api_path` (`/chat`): not interactive, streams end with [DONE]. */
+@ApiTags('Chat (legacy)')
+@Controller()
+export class LegacyChatController extends ChatRoutes {}

@@ -4,18 +4,18 @@ import { echoResponder } from '../../test/utils/echo-responder';
 import { client } from '../../test/utils/openai-client';
 import { slimApp, type SlimApp } from '../../test/utils/slim-app';
 import { postJson } from '../../test/utils/sse';
-import { ChatService } from './chat.service';
-import { createCompletionsController } from './completions.controller';
+import { configFrom, ECHO_YAML } from '../../test/utils/test-app';
+import { mounted } from '../core/http/route-mount';
+import { resolveRoutes } from '../routes';
+import { chatMounts } from './openai.module';
 
 describe('/v1/chat/completions request validation', () => {
   let t: SlimApp;
-  beforeAll(
-    async () =>
-      (t = await slimApp({
-        controllers: [createCompletionsController('/v1/chat/completions', false, '/v1/chat')],
-        providers: [ChatService, echoResponder().provider],
-      })),
-  );
+  beforeAll(async () => {
+    const config = configFrom(ECHO_YAML);
+    const mounts = chatMounts(config, resolveRoutes(config.settings.general.front_end));
+    t = await slimApp({ config, imports: mounted(mounts), replace: [echoResponder().replace] });
+  });
   afterAll(() => t.close());
 
   const url = () => `${t.url}/v1/chat/completions`;

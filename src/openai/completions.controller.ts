@@ -1,4 +1,4 @@
-import { Controller, HttpCode, Post, Req, Res, UseFilters, type Type } from '@nestjs/common';
+import { Controller, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBody,
@@ -16,75 +16,68 @@ import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
 import { ExecutionResponder } from '../http-executions/execution-responder';
+import { ChatRoute } from './chat-route';
 import { ChatService, type ChatFaceOptions } from './chat.service';
 import { OpenAiExceptionFilter } from './openai-exception.filter';
 
-const bodyPipe = new ValidateBodyPipe(ChatRequestDto);
+/**
+ * The OpenAI-compatible `/v1/chat/completions`: `stream` picks the mode; errors in OpenAI's shape. It is
+ * interactive (202, typed events) only with `enable_interactive_extensions` (off by default, as in NAT).
+ */
+@ApiTags('OpenAI')
+@UseFilters(OpenAiExceptionFilter)
+@ApiExtraModels(ChatCompletionDto)
+@Controller()
+export class CompletionsController {
+  constructor(
+    private readonly route: ChatRoute,
+    private readonly chat: ChatService,
+    private readonly responder: ExecutionResponder,
+  ) {}
 
-/** The OpenAI-compatible `/v1/chat/completions`: `stream` picks the mode; errors in OpenAI's shape. */
-export function createCompletionsController(
-  path: string,
-  /** `enable_interactive_extensions`: 202 and typed events here too (off by default, as in NAT). */
-  interactive: boolean,
-  /** The interactive chat route to name when a workflow asks here while extensions are off. */
-  chatRoute: string | null,
-): Type {
-  @ApiTags('OpenAI')
-  @UseFilters(OpenAiExceptionFilter)
-  @ApiExtraModels(ChatCompletionDto)
-  @Controller(path)
-  class CompletionsController {
-    constructor(
-      readonly chat: ChatService,
-      readonly responder: ExecutionResponder,
-    ) {}
-
-    @Post()
-    @HttpCode(200)
-    @ApiOperation({ summary: 'OpenAI Chat Completions (stream: true streams chat.completion.chunk frames)' })
-    @ApiBody({ type: ChatRequestDto })
-    @ApiOkResponse({
-      description:
-        'A chat.completion, or with `stream: true` a text/event-stream of chunks ending in `data: [DONE]`',
-      content: {
-        'application/json': { schema: { $ref: getSchemaPath(ChatCompletionDto) } },
-        'text/event-stream': { schema: { type: 'string' } },
-      },
-      ...TRACE_HEADER_DOC,
-    })
-    @ApiBadRequestResponse({ type: OpenAiErrorDto, description: 'Invalid request' })
-    @ApiUnprocessableEntityResponse({ type: OpenAiErrorDto, description: 'The workflow failed' })
-    async create(
-      @JsonBody(bodyPipe) request: ChatRequestDto,
-      @CurrentIdentity() identity: Identity,
-      @Req() req: Request,
-      @Res() res: Response,
-    ): Promise<void> {
-      const options: ChatFaceOptions = {
-        interactive,
-        interactiveRoute:
-          chatRoute === null ? undefined : `${chatRoute}${request.stream === true ? '/stream' : ''}`,
-        errors: 'openai',
-        done: true,
-      };
-      if (request.stream === true) {
-        await this.responder.stream(
-          this.chat.input(request),
-          identity,
-          req,
-          res,
-          this.chat.face(request, options),
-        );
-        return;
-      }
-      const { status, body } = await this.responder.reply(
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'OpenAI Chat Completions (stream: true streams chat.completion.chunk frames)' })
+  @ApiBody({ type: ChatRequestDto })
+  @ApiOkResponse({
+    description:
+      'A chat.completion, or with `stream: true` a text/event-stream of chunks ending in `data: [DONE]`',
+    content: {
+      'application/json': { schema: { $ref: getSchemaPath(ChatCompletionDto) } },
+      'text/event-stream': { schema: { type: 'string' } },
+    },
+    ...TRACE_HEADER_DOC,
+  })
+  @ApiBadRequestResponse({ type: OpenAiErrorDto, description: 'Invalid request' })
+  @ApiUnprocessableEntityResponse({ type: OpenAiErrorDto, description: 'The workflow failed' })
+  async create(
+    @JsonBody(new ValidateBodyPipe(ChatRequestDto)) request: ChatRequestDto,
+    @CurrentIdentity() identity: Identity,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    const options: ChatFaceOptions = {
+      interactive: this.route.interactive,
+      interactiveRoute: this.route.interactiveRoute(request.stream === true ? '/stream' : ''),
+      errors: 'openai',
+      done: true,
+    };
+    if (request.stream === true) {
+      await this.responder.stream(
         this.chat.input(request),
         identity,
         req,
+        res,
         this.chat.face(request, options),
       );
-      res.status(status).json(body);
+      return;
     }
+    const { status, body } = await this.responder.reply(
+      this.chat.input(request),
+      identity,
+      req,
+      this.chat.face(request, options),
+    );
+    res.status(status).json(body);
   }
-  return CompletionsController;
 }

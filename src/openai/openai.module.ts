@@ -1,30 +1,49 @@
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import type { AppConfig } from '../config/config.loader';
+import { mountAt, mounted, type RouteMount } from '../core/http/route-mount';
 import type { Routes } from '../core/http/route-paths';
 import { ExecutionsModule } from '../executions/executions.module';
 import { HttpExecutionsModule } from '../http-executions/http-executions.module';
 import { ChatFace } from './chat-face';
-import { createChatController } from './chat.controller';
+import { ChatRoute } from './chat-route';
+import { ChatController, LegacyChatController } from './chat.controller';
 import { ChatService } from './chat.service';
-import { createCompletionsController } from './completions.controller';
+import { CompletionsController } from './completions.controller';
+
+function chatMount(path: string, name: string, controller: Type, route: ChatRoute): RouteMount {
+  return mountAt(path, name, {
+    imports: [HttpExecutionsModule],
+    controllers: [controller],
+    providers: [ChatService, { provide: ChatRoute, useValue: route }],
+  });
+}
+
+/** Where the chat routes are served: `openai_api_path`, its legacy alias and `openai_api_v1_path`. */
+export function chatMounts(config: AppConfig, routes: Routes): RouteMount[] {
+  const mounts: RouteMount[] = [];
+  if (routes.chat) {
+    mounts.push(chatMount(routes.chat, 'ChatRoutes', ChatController, new ChatRoute(true, routes.chat)));
+  }
+  if (routes.legacyChat) {
+    const route = new ChatRoute(false, routes.chat);
+    mounts.push(chatMount(routes.legacyChat, 'LegacyChatRoutes', LegacyChatController, route));
+  }
+  if (routes.completions) {
+    const interactive = config.settings.general.front_end.enable_interactive_extensions;
+    const route = new ChatRoute(interactive, routes.chat);
+    mounts.push(chatMount(routes.completions, 'CompletionsRoutes', CompletionsController, route));
+  }
+  return mounts;
+}
 
 /** The chat API (`/v1/chat*`, `/chat*`) and OpenAI's `/v1/chat/completions`. */
 @Module({})
 export class OpenAiModule {
   static forRoot(config: AppConfig, routes: Routes): DynamicModule {
-    const frontEnd = config.settings.general.front_end;
-    const controllers: Type[] = [];
-    if (routes.chat) controllers.push(createChatController(routes.chat, true, routes.chat));
-    if (routes.legacyChat) controllers.push(createChatController(routes.legacyChat, false, routes.chat));
-    if (routes.completions) {
-      const interactive = frontEnd.enable_interactive_extensions;
-      controllers.push(createCompletionsController(routes.completions, interactive, routes.chat));
-    }
     return {
       module: OpenAiModule,
-      imports: [ExecutionsModule, HttpExecutionsModule],
-      controllers,
-      providers: [ChatService, ChatFace],
+      imports: [ExecutionsModule, ...mounted(chatMounts(config, routes))],
+      providers: [ChatFace],
     };
   }
 }

@@ -3,31 +3,19 @@ import { echoResponder, type EchoResponder } from '../../test/utils/echo-respond
 import { slimApp, type SlimApp } from '../../test/utils/slim-app';
 import { postJson } from '../../test/utils/sse';
 import { configFrom, ECHO_YAML, scriptedYaml } from '../../test/utils/test-app';
-import { createEndpointControllers } from './endpoint-controllers';
-import { createGenerateController } from './generate.controller';
+import { mounted } from '../core/http/route-mount';
+import { resolveRoutes } from '../routes';
+import { generateMounts } from './workflows.module';
 
-/** The versioned and legacy generate controllers of `config`'s workflow, over an echoing responder. */
+/**
+ * The generate routes of `config` at its paths (the workflow's, its legacy alias, the endpoints'),
+ * over an echoing responder.
+ */
 async function generateApp(config: AppConfig): Promise<{ t: SlimApp; responder: EchoResponder }> {
-  const { responder, provider } = echoResponder();
-  const workflow = config.workflow;
-  const t = await slimApp({
-    config,
-    controllers: [
-      createGenerateController({
-        base: '/v1/workflow',
-        versioned: true,
-        workflow,
-        interactiveBase: '/v1/workflow',
-      }),
-      createGenerateController({
-        base: '/generate',
-        versioned: false,
-        workflow,
-        interactiveBase: '/v1/workflow',
-      }),
-    ],
-    providers: [provider],
-  });
+  const { responder, replace } = echoResponder();
+  const routes = resolveRoutes(config.settings.general.front_end);
+  const mounts = generateMounts(config, routes).map((m) => m.mount);
+  const t = await slimApp({ config, imports: mounted(mounts), replace: [replace] });
   return { t, responder };
 }
 
@@ -187,14 +175,7 @@ functions:
   shout: { _type: echo }
 ${scriptedYaml(`- stream: { text: 'main workflow' }`, 'main workflow')}`;
   let t: SlimApp;
-  beforeAll(async () => {
-    const config = configFrom(YAML);
-    t = await slimApp({
-      config,
-      controllers: createEndpointControllers(config),
-      providers: [echoResponder().provider],
-    });
-  });
+  beforeAll(async () => ({ t } = await generateApp(configFrom(YAML))));
   afterAll(() => t.close());
 
   const send = (method: string, path: string, body?: unknown) =>

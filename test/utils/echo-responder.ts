@@ -1,6 +1,7 @@
-import type { Provider } from '@nestjs/common';
+import type { DynamicModule, Provider } from '@nestjs/common';
 import type { Response } from 'express';
 import { ExecutionResponder } from '../../src/http-executions/execution-responder';
+import { HttpExecutionsModule } from '../../src/http-executions/http-executions.module';
 
 /**
  * Stands in for the engine behind a face: records what a route handed over and answers as the echo
@@ -22,11 +23,19 @@ export class EchoResponder {
   }
 }
 
-/** The provider that puts an EchoResponder where the faces expect the engine's responder. */
+class EchoResponderModule {}
+
+/**
+ * An EchoResponder where the faces expect the engine's responder: as a provider, and as the module
+ * that replaces HttpExecutionsModule (`slimApp({ replace })`) for controllers mounted under a path.
+ */
 export function echoResponder(): {
   responder: EchoResponder;
   provider: Provider;
+  replace: [typeof HttpExecutionsModule, DynamicModule];
 } {
   const responder = new EchoResponder();
-  return { responder, provider: { provide: ExecutionResponder, useValue: responder } };
+  const provider = { provide: ExecutionResponder, useValue: responder };
+  const module = { module: EchoResponderModule, providers: [provider], exports: [ExecutionResponder] };
+  return { responder, provider, replace: [HttpExecutionsModule, module] };
 }

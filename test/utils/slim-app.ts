@@ -1,4 +1,4 @@
-import type { Provider, Type } from '@nestjs/common';
+import type { DynamicModule, ModuleMetadata, Provider, Type } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
@@ -20,9 +20,13 @@ export interface SlimApp {
 }
 
 export interface SlimAppOptions {
-  controllers: Type[];
+  controllers?: Type[];
+  /** Modules that bring controllers of their own: a face's mounts under its configured paths. */
+  imports?: ModuleMetadata['imports'];
   /** The controllers' collaborators: fakes, or the real services over memory adapters. */
   providers?: Provider[];
+  /** Modules the imported ones use, replaced (the engine behind a face by a fake). */
+  replace?: [Type, DynamicModule][];
   /** Body limits, identity and the route table come from it; the echo workflow's by default. */
   config?: AppConfig;
 }
@@ -33,15 +37,19 @@ export interface SlimAppOptions {
  * with the route table (404/405). No engine, no other face, no database.
  */
 export async function slimApp({
-  controllers,
+  controllers = [],
+  imports = [],
   providers = [],
+  replace = [],
   config = configFrom(ECHO_YAML),
 }: SlimAppOptions): Promise<SlimApp> {
-  const moduleRef = await Test.createTestingModule({
-    imports: [ServerConfigModule.forRoot(config)],
+  let builder = Test.createTestingModule({
+    imports: [ServerConfigModule.forRoot(config), ...imports],
     controllers,
     providers: [IdentityResolver, { provide: APP_GUARD, useClass: IdentityGuard }, ...providers],
-  }).compile();
+  });
+  for (const [module, by] of replace) builder = builder.overrideModule(module).useModule(by);
+  const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: false });
   const frontEnd = config.settings.general.front_end;
   const routes = resolveRoutes(frontEnd);

@@ -102,6 +102,13 @@ export const JsonBody = createParamDecorator((_data: unknown, ctx: ExecutionCont
 
 type Ctor<T> = new () => T;
 
+/** The input as sent when it fits the DTO class; a FastAPI-style 422 (`loc` from `from`) otherwise. */
+export function checkedInput<T extends object>(dto: Ctor<T>, input: unknown, from: 'body' | 'query'): T {
+  const checked = validatePlain(dto, input, [from]);
+  if (!checked.ok) throw AppError.validation(checked.issues);
+  return input as T;
+}
+
 /** Validates the body against a DTO class, FastAPI style (422 with `loc` from `body`). Returns the body as sent. */
 @Injectable()
 export class ValidateBodyPipe<T extends object> implements PipeTransform<unknown, T> {
@@ -111,8 +118,6 @@ export class ValidateBodyPipe<T extends object> implements PipeTransform<unknown
   ) {}
 
   transform(body: unknown): T {
-    const checked = validatePlain(this.dto, body, [this.from]);
-    if (!checked.ok) throw AppError.validation(checked.issues);
-    return body as T;
+    return checkedInput(this.dto, body, this.from);
   }
 }
