@@ -1,11 +1,14 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import type { AppConfig } from './config/config.loader';
+import type { FrontEndConfig } from './config/config.schema';
 import { ServerConfig } from './config/server-config';
 import { ServerConfigModule } from './config/server-config.module';
 import { CoreModule } from './core/core.module';
 import { AppExceptionFilter } from './core/http/app-exception.filter';
 import { AguiModule } from './agui/agui.module';
+import { trustedProxies } from './core/http/client-address';
+import type { HttpSettings } from './core/http/http-pipeline';
 import { ExecutionsModule } from './executions/executions.module';
 import { FeedbackModule } from './feedback/feedback.module';
 import { GatewayModule } from './gateway/gateway.module';
@@ -15,9 +18,24 @@ import { EvaluateItemRoutesModule } from './jobs/evaluation/evaluate-item.module
 import { McpModule } from './mcp/mcp.module';
 import { MonitoringModule } from './monitoring/monitoring.module';
 import { OpenAiModule } from './openai/openai.module';
+import { ApiDocs } from './openapi';
 import { resolveRoutes, routeTable } from './routes';
 import { UiModule } from './ui/ui.module';
 import { WorkflowsModule } from './workflows/workflows.module';
+
+/** What core's HTTP middleware takes from `general.front_end`. */
+export function httpSettings(frontEnd: FrontEndConfig): HttpSettings {
+  return {
+    routes: resolveRoutes(frontEnd),
+    cors: frontEnd.cors,
+    body: { body: frontEnd.max_body_bytes, stream: frontEnd.max_stream_body_bytes },
+    trusted: trustedProxies(frontEnd.trust_proxy),
+    streams: {
+      perAddress: frontEnd.max_streams_per_address,
+      perExecution: frontEnd.max_reattached_streams_per_execution,
+    },
+  };
+}
 
 /**
  * The composition root: one module per folder, each face mounted under the paths the config gives
@@ -32,7 +50,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ServerConfigModule.forRoot(config),
-        CoreModule,
+        CoreModule.forRoot(httpSettings(frontEnd)),
         ExecutionsModule,
         WorkflowsModule.forRoot(config, routes),
         OpenAiModule.forRoot(config, routes),
@@ -61,6 +79,7 @@ export class AppModule {
           useFactory: (server: ServerConfig) =>
             new AppExceptionFilter(routeTable(resolveRoutes(server.frontEnd))),
         },
+        ApiDocs,
       ],
     };
   }

@@ -8,30 +8,18 @@ import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { InterludeWsAdapter } from './gateway/interlude-ws.adapter';
 import type { AppConfig } from './config/config.loader';
-import { corsOptions } from './core/http/cors';
-import { securityHeaders } from './core/http/security-headers';
-import { streamRoutes } from './core/http/stream-routes';
-import { trustedProxies } from './core/http/client-address';
-import { streamCaps, trustProxies } from './core/http/connection-caps';
-import { jsonBodyParser } from './core/http/json-body';
+import { HttpSettings } from './core/http/http-pipeline';
 import { cacheValidationMetadata } from './core/validation/metadata-cache';
-import { identityMiddleware } from './core/identity/identity.middleware';
-import { IdentityResolver } from './core/identity/identity.resolver';
-import { MetricsService } from './monitoring/metrics.service';
-import { requestTracking } from './monitoring/request-tracking';
-import { UserActivityService } from './monitoring/user-activity.service';
 import {
   checkedLogLevel,
   createLogger,
-  httpLogger,
   levelOfNestLevels,
   type LogLevelName,
 } from './core/logging/http-logging';
 import { LoggingModule } from './core/logging/logging.module';
 import { startTracing } from './core/tracing/otel';
 import { TracingShutdown } from './core/tracing/tracing-shutdown';
-import { buildOpenApi } from './openapi';
-import { resolveRoutes } from './routes';
+import { ApiDocs, buildOpenApi } from './openapi';
 
 export interface CreateAppOptions {
   /** Nest's switch, kept for callers: `false` silences every log line; a list logs from its lowest level. */
@@ -45,7 +33,11 @@ function logLevel(options: CreateAppOptions): LogLevelName {
   return options.logger === undefined ? 'info' : levelOfNestLevels(options.logger);
 }
 
-/** Builds the whole server from a validated config: body limits, CORS, errors, routes, OpenAPI. */
+/**
+ * Builds the whole server from a validated config. The middleware (logging, security headers, CORS,
+ * body limits, stream caps, identity, request tracking) is mounted by the modules that own it, in their
+ * `configure`; what is left here is Express settings, the WebSocket adapter and the API docs.
+ */
 export async function createApp(
   config: AppConfig,
   options: CreateAppOptions = {},
@@ -61,55 +53,40 @@ export async function createApp(
   // Logs that go nowhere cost nothing: with level silent no per-request logging runs at all.
   const logs = logging.level !== 'silent';
   const root = AppModule.forRoot(config);
+  // First: its middleware then runs before every other module's (Nest mounts global modules' middleware
+  // first, in the order they are imported), so requests refused before routing are logged too.
   root.imports = [
-    ...(logs ? [LoggingModule.forRoot(logger)] : [LoggingModule.silent()]),
+    logs ? LoggingModule.forRoot(logger, logging) : LoggingModule.silent(),
     ...(root.imports ?? []),
   ];
   // OpenTelemetry export when OTEL_EXPORTER_OTLP_ENDPOINT is set; the spans left are flushed on close.
   if (startTracing()) root.providers = [...(root.providers ?? []), TracingShutdown];
   const app = await NestFactory.create<NestExpressApplication>(root, {
+    // Nest's own JSON parser answers a bad or oversized body itself, before any route; CoreModule's
+    // parser instead keeps the error for the route to report in its own shape (FastAPI's 422 or
+    // OpenAI's error), and gives streaming routes their own limit.
     bodyParser: false,
     bufferLogs: logs,
     logger: logs ? undefined : false,
   });
-  if (logs) {
-    app.useLogger(app.get(Logger));
-    // First, so that requests refused before routing (413, malformed JSON, CORS) are logged too.
-    app.use(httpLogger(logger, logging));
-  }
+  if (logs) app.useLogger(app.get(Logger));
   app.set('x-powered-by', false);
-  app.use(securityHeaders(resolveRoutes(frontEnd)));
   app.set('query parser', 'simple');
-  const { cors } = frontEnd;
-  // With no origin allowed there is nothing to answer, so no CORS middleware runs at all.
-  if (cors.allow_origins.length > 0 || cors.allow_origin_regex) app.enableCors(corsOptions(cors));
-  const streams = streamRoutes(resolveRoutes(frontEnd));
-  app.use(jsonBodyParser({ body: frontEnd.max_body_bytes, stream: frontEnd.max_stream_body_bytes }, streams));
-  const trusted = trustedProxies(frontEnd.trust_proxy);
-  app.use(trustProxies(trusted));
-  app.use(
-    streamCaps(streams, {
-      perAddress: frontEnd.max_streams_per_address,
-      perExecution: frontEnd.max_reattached_streams_per_execution,
-      trusted,
-    }),
-  );
-  app.use(identityMiddleware(app.get(IdentityResolver)));
-  const activity = config.settings.general.enable_per_user_monitoring
-    ? app.get(UserActivityService)
-    : undefined;
-  app.use(requestTracking(app.get(MetricsService), activity));
   app.useWebSocketAdapter(
     new InterludeWsAdapter(app, {
       maxPayload: frontEnd.websocket_max_message_bytes,
       pingSeconds: frontEnd.websocket_ping_seconds,
       maxConnectionsPerAddress: frontEnd.websocket_max_connections_per_address,
-      trusted,
+      trusted: app.get(HttpSettings).trusted,
     }),
   );
   app.enableShutdownHooks();
-  const document = buildOpenApi(app, config, AppModule);
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', raw: ['json'] });
+  app.get(ApiDocs).serve(() =>
+    SwaggerModule.setup('docs', app, buildOpenApi(app, config, AppModule), {
+      jsonDocumentUrl: 'openapi.json',
+      raw: ['json'],
+    }),
+  );
   await app.init();
   return app;
 }

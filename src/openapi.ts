@@ -1,4 +1,4 @@
-import type { Type } from '@nestjs/common';
+import { Injectable, type OnModuleInit, type Type } from '@nestjs/common';
 import { MODULE_PATH } from '@nestjs/common/constants.js';
 import { ModulesContainer } from '@nestjs/core';
 import type { Module } from '@nestjs/core/injector/module.js';
@@ -6,6 +6,24 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import type { AppConfig } from './config/config.loader';
 import { GenerateDocs } from './workflows/generate-docs';
+
+/**
+ * Swagger UI (`/docs`) and `/openapi.json` are plain Express routes, so they pass only the middleware
+ * mounted before them. They are set up when the modules initialise: after Nest has mounted the
+ * middleware of every module's `configure` (security headers, CORS, logging…), before its 404 handler.
+ */
+@Injectable()
+export class ApiDocs implements OnModuleInit {
+  private setup?: () => void;
+
+  serve(setup: () => void): void {
+    this.setup = setup;
+  }
+
+  onModuleInit(): void {
+    this.setup?.();
+  }
+}
 
 /** Which module a route belongs to: its controller's, under that module's mount path if it has one. */
 interface Owner {

@@ -1,4 +1,6 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { ServerConfig } from '../config/server-config';
+import { ALL_ROUTES } from '../core/http/route-paths';
 import { DatabaseModule } from '../db/database.module';
 import { ExecutionsModule } from '../executions/executions.module';
 import { OAuthModule } from '../oauth/oauth.module';
@@ -7,11 +9,15 @@ import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
 import { MonitorController } from './monitor.controller';
 import { ReadinessService } from './readiness.service';
+import { requestTracking } from './request-tracking';
 import { UserActivityService } from './user-activity.service';
 
-/** Health, readiness, Prometheus metrics and (when enabled) per-user monitoring. */
+/**
+ * Health, readiness, Prometheus metrics and (when enabled) per-user monitoring. Counts every request,
+ * after the core middleware has identified its caller.
+ */
 @Module({})
-export class MonitoringModule {
+export class MonitoringModule implements NestModule {
   static forRoot(options: { perUserMonitoring: boolean }): DynamicModule {
     return {
       module: MonitoringModule,
@@ -24,5 +30,16 @@ export class MonitoringModule {
       providers: [MetricsService, UserActivityService, ReadinessService],
       exports: [MetricsService, ReadinessService, UserActivityService],
     };
+  }
+
+  constructor(
+    private readonly metrics: MetricsService,
+    private readonly activity: UserActivityService,
+    private readonly config: ServerConfig,
+  ) {}
+
+  configure(consumer: MiddlewareConsumer): void {
+    const perUser = this.config.general.enable_per_user_monitoring;
+    consumer.apply(requestTracking(this.metrics, perUser ? this.activity : undefined)).forRoutes(ALL_ROUTES);
   }
 }

@@ -1,15 +1,12 @@
 import type { DynamicModule, ModuleMetadata, Provider, Type } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_FILTER } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
+import { httpSettings } from '../../src/app.module';
 import type { AppConfig } from '../../src/config/config.loader';
 import { ServerConfigModule } from '../../src/config/server-config.module';
+import { CoreModule } from '../../src/core/core.module';
 import { AppExceptionFilter } from '../../src/core/http/app-exception.filter';
-import { jsonBodyParser } from '../../src/core/http/json-body';
-import { streamRoutes } from '../../src/core/http/stream-routes';
-import { IdentityGuard } from '../../src/core/identity/identity.guard';
-import { identityMiddleware } from '../../src/core/identity/identity.middleware';
-import { IdentityResolver } from '../../src/core/identity/identity.resolver';
 import { resolveRoutes, routeTable } from '../../src/routes';
 import { configFrom, ECHO_YAML } from './test-app';
 
@@ -33,8 +30,8 @@ export interface SlimAppOptions {
 
 /**
  * A few controllers in a testing module, with what createApp applies that a route's 4xx answers
- * depend on: the JSON body parser and its limits, identity middleware and guard, the exception filter
- * with the route table (404/405). No engine, no other face, no database.
+ * depend on: CoreModule's middleware (the JSON body parser and its limits, identity) and guard, the
+ * exception filter with the route table (404/405). No engine, no other face, no database.
  */
 export async function slimApp({
   controllers = [],
@@ -43,25 +40,19 @@ export async function slimApp({
   replace = [],
   config = configFrom(ECHO_YAML),
 }: SlimAppOptions): Promise<SlimApp> {
+  const frontEnd = config.settings.general.front_end;
   let builder = Test.createTestingModule({
-    imports: [ServerConfigModule.forRoot(config), ...imports],
+    imports: [ServerConfigModule.forRoot(config), CoreModule.forRoot(httpSettings(frontEnd)), ...imports],
     controllers,
-    providers: [IdentityResolver, { provide: APP_GUARD, useClass: IdentityGuard }, ...providers],
+    providers: [
+      { provide: APP_FILTER, useValue: new AppExceptionFilter(routeTable(resolveRoutes(frontEnd))) },
+      ...providers,
+    ],
   });
   for (const [module, by] of replace) builder = builder.overrideModule(module).useModule(by);
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: false });
-  const frontEnd = config.settings.general.front_end;
-  const routes = resolveRoutes(frontEnd);
   app.set('query parser', 'simple');
-  app.use(
-    jsonBodyParser(
-      { body: frontEnd.max_body_bytes, stream: frontEnd.max_stream_body_bytes },
-      streamRoutes(routes),
-    ),
-  );
-  app.use(identityMiddleware(app.get(IdentityResolver)));
-  app.useGlobalFilters(new AppExceptionFilter(routeTable(routes)));
   await app.listen(0, '127.0.0.1');
   const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
   return { app, url, close: () => app.close() };

@@ -29,3 +29,11 @@ export function matchesRoute(pattern: string, path: string): boolean {
     want.every((part, i) => (part.startsWith(':') ? got[i] !== '' : part === got[i]))
   );
 }
+
+/**
+ * Every request, for `MiddlewareConsumer.forRoutes`: Nest mounts a plain path with Express's `use()`,
+ * which runs for every path under it (here all of them, unmatched ones too) and leaves `req.path`
+ * whole. (`'*'` becomes `use('/{*path}')`, where `req.path` is `/`; `{ path: '*', method: ALL }` an
+ * `all('/{*path}')` route, which decodes the path into parameters for each middleware.)
+ */
+export const ALL_ROUTES = '/';

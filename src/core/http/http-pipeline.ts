@@ -1,0 +1,38 @@
+import type { RequestHandler } from 'express';
+import cors from 'cors';
+import { trustProxies, streamCaps } from './connection-caps';
+import type { TrustedProxy } from './client-address';
+import type { CorsConfig } from './cors.config';
+import { corsOptions } from './cors';
+import { jsonBodyParser, type BodyLimits } from './json-body';
+import type { Routes } from './route-paths';
+import { securityHeaders } from './security-headers';
+import { streamRoutes } from './stream-routes';
+
+/** What the HTTP middleware takes from config (`general.front_end`), in core's terms. */
+export abstract class HttpSettings {
+  abstract readonly routes: Routes;
+  abstract readonly cors: CorsConfig;
+  abstract readonly body: BodyLimits;
+  /** `trust_proxy`: the proxies whose `X-Forwarded-For` names the caller. */
+  abstract readonly trusted: TrustedProxy;
+  /** `max_streams_per_address`, `max_reattached_streams_per_execution`. */
+  abstract readonly streams: { perAddress: number; perExecution: number };
+}
+
+/**
+ * The middleware a request passes before routing, in order: security headers; CORS, when an origin
+ * is allowed (with none there is nothing to answer); the JSON body, with its limits; the trusted
+ * proxies; the caps on open streams, which read the body (a chat completion streams when it says so).
+ */
+export function httpPipeline(settings: HttpSettings): RequestHandler[] {
+  const streams = streamRoutes(settings.routes);
+  const { allow_origins, allow_origin_regex } = settings.cors;
+  return [
+    securityHeaders(settings.routes),
+    ...(allow_origins.length > 0 || allow_origin_regex ? [cors(corsOptions(settings.cors))] : []),
+    jsonBodyParser(settings.body, streams),
+    trustProxies(settings.trusted),
+    streamCaps(streams, { ...settings.streams, trusted: settings.trusted }),
+  ];
+}
