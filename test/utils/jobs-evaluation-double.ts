@@ -5,16 +5,11 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import { parse } from 'yaml';
 import { AppModule } from '../../src/app.module';
-import { jsonBodyParser } from '../../src/core/http/json-body';
-import { streamRoutes } from '../../src/core/http/stream-routes';
-import { identityMiddleware } from '../../src/core/identity/identity.middleware';
-import { IdentityResolver } from '../../src/core/identity/identity.resolver';
 import {
   EvaluationRunner,
   type EvaluationOutcome,
   type EvaluationRequest,
 } from '../../src/jobs/evaluation/evaluation-runner';
-import { resolveRoutes } from '../../src/routes';
 import { configFrom } from './test-app';
 
 /**
@@ -61,7 +56,7 @@ class EvaluationDoubleModule {
 
 /**
  * The whole AppModule with the evaluation test double bound to the EvaluationRunner token, on an
- * ephemeral port, with what `createApp` applies that these routes depend on (JSON bodies, identity).
+ * ephemeral port (its modules apply their own middleware: JSON bodies, identity).
  */
 export async function startAppWithEvaluationDouble(
   yaml: string,
@@ -75,15 +70,7 @@ export async function startAppWithEvaluationDouble(
     .useValue(runner)
     .compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: false });
-  const frontEnd = config.settings.general.front_end;
   app.set('query parser', 'simple');
-  app.use(
-    jsonBodyParser(
-      { body: frontEnd.max_body_bytes, stream: frontEnd.max_stream_body_bytes },
-      streamRoutes(resolveRoutes(frontEnd)),
-    ),
-  );
-  app.use(identityMiddleware(app.get(IdentityResolver)));
   await app.listen(0, '127.0.0.1');
   const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
   return { url, close: () => app.close() };
