@@ -22,6 +22,15 @@ export class ExecutionsConfig {
   redis_url?: string;
   /** Every Redis key and channel starts with this, so several deployments can share one Redis. */
   @Optional() @IsString() @MaxLength(64) @Matches(/^[A-Za-z0-9:_.-]*$/) redis_key_prefix = 'interlude:';
+  /**
+   * The environment variable holding the key that seals OAuth tokens at rest (AES-256-GCM) with
+   * `store: postgres`: 32 bytes, as 64 hex digits or base64. Required there once an `authentication`
+   * provider is configured; start-up fails naming the variable when it is missing.
+   */
+  @Optional()
+  @IsString()
+  @Matches(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, { message: 'token_key_env must name an environment variable' })
+  token_key_env = 'INTERLUDE_TOKEN_KEY';
   /** How long an execution's event log stays in Redis after its last event (seconds). */
   @Optional() @IsInt() @Min(60) @Max(30 * 24 * 3600) event_log_retention_seconds = 24 * 3600;
   /** Events kept per execution in Redis; a client resuming before the oldest is told how many it missed. */

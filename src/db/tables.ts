@@ -71,6 +71,25 @@ export interface PendingOAuthFlowTable {
   state: string;
   expires_at: BigIntColumn;
   flow: ColumnType<unknown, string, string>;
+  /** pending → taken (a callback or the waiter's timeout won it) → settled (outcome known). */
+  status: ColumnType<string, string | undefined, string>;
+  /** JSON `{ok: true}` or `{ok: false, message}` once settled; never a token. */
+  outcome: ColumnType<unknown, string | null | undefined, string | null>;
+  execution_id: string | null;
+  provider: string | null;
+  created_at: ColumnType<string | number, number | undefined, number>;
+}
+
+/** An OAuth token set, sealed with AES-256-GCM (`token-cipher.ts`); the key is not in the database. */
+export interface OAuthTokenTable {
+  /** `user:<id>:<provider>` or `execution:<id>:<provider>`; also the cipher's associated data. */
+  owner: string;
+  execution_id: string | null;
+  key_id: string;
+  iv: string;
+  auth_tag: string;
+  ciphertext: string;
+  updated_at: BigIntColumn;
 }
 
 /** Every table, as Kysely sees them. Migrations in ./migrations create them. */
@@ -80,6 +99,7 @@ export interface Tables {
   jobs: JobsTable;
   execution_record: ExecutionRecordTable;
   pending_oauth_flow: PendingOAuthFlowTable;
+  oauth_token: OAuthTokenTable;
 }
 
 export function isoTimestamp(value: Date | string): string {

@@ -1,11 +1,24 @@
 import type { Provider } from '@nestjs/common';
 import { pickAdapter } from '../core/adapters';
 import { ServerConfig } from '../config/server-config';
+import { BackingRedis } from '../db/backing-redis';
 import { Database } from '../db/database';
+import { MemoryOAuthTokens, OAuthTokens } from './oauth-tokens';
+import { MemoryOAuthWakeups, OAuthWakeups } from './oauth-wakeups';
 import { MemoryPendingOAuthFlows, PendingOAuthFlows } from './pending-oauth-flows';
+import { PostgresOAuthTokens } from './postgres-oauth-tokens';
 import { PostgresPendingOAuthFlows } from './postgres-pending-oauth-flows';
+import { RedisOAuthWakeups } from './redis-oauth-wakeups';
+import { TokenCipher, tokenKeyFrom } from './token-cipher';
 
-/** The pending OAuth flows, by `general.executions.store`. */
+function postgresOf(database: Database): Database['db'] {
+  if (database.dialect !== 'postgres') {
+    throw new Error('general.executions.store: postgres needs general.db_url to be postgres://…');
+  }
+  return database.db;
+}
+
+/** The pending OAuth flows, tokens and wake-ups, by `general.executions.store`. */
 export const oauthAdapters: Provider[] = [
   {
     provide: PendingOAuthFlows,
@@ -13,12 +26,36 @@ export const oauthAdapters: Provider[] = [
     useFactory: (config: ServerConfig, database: Database) =>
       pickAdapter<PendingOAuthFlows>('general.executions.store', config.general.executions.store, {
         memory: () => new MemoryPendingOAuthFlows(),
+        postgres: () => new PostgresPendingOAuthFlows(postgresOf(database)),
+      }),
+  },
+  {
+    provide: OAuthTokens,
+    inject: [ServerConfig, Database],
+    useFactory: (config: ServerConfig, database: Database) =>
+      pickAdapter<OAuthTokens>('general.executions.store', config.general.executions.store, {
+        memory: () => new MemoryOAuthTokens(),
         postgres: () => {
-          if (database.dialect !== 'postgres') {
-            throw new Error('general.executions.store: postgres needs general.db_url to be postgres://…');
+          // Without a provider no token is ever stored, so no key is asked for.
+          if (Object.keys(config.app.settings.authentication ?? {}).length === 0) {
+            return new MemoryOAuthTokens();
           }
-          return new PostgresPendingOAuthFlows(database.db);
+          const key = tokenKeyFrom(config.general.executions.token_key_env, process.env);
+          return new PostgresOAuthTokens(postgresOf(database), new TokenCipher(key));
         },
       }),
+  },
+  {
+    provide: OAuthWakeups,
+    inject: [ServerConfig, BackingRedis],
+    useFactory: (config: ServerConfig, redis: BackingRedis) =>
+      pickAdapter<OAuthWakeups | Promise<OAuthWakeups>>(
+        'general.executions.store',
+        config.general.executions.store,
+        {
+          memory: () => new MemoryOAuthWakeups(),
+          postgres: () => RedisOAuthWakeups.create(redis),
+        },
+      ),
   },
 ];

@@ -8,9 +8,20 @@ import { validatePlain } from '../core/validation/validation-issues';
 import type { AbortWatch } from '../runtime/lazy-abort';
 import type { AuthResult } from '../runtime/workflow-context';
 import { bindingCookieName, bindingMatches, newBinding, startUrl, type FlowBinding } from './flow-binding';
+import { awaitFlowOutcome } from './flow-outcome-wait';
 import { OAuthClient, TokenEndpointError, type TokenSet } from './oauth-client';
+import { OAuthFlowError } from './oauth-flow-error';
+import { OAuthTokens } from './oauth-tokens';
 import type { OAuthFlowWait } from './oauth-wait';
-import { PendingOAuthFlows } from './pending-oauth-flows';
+import { OAuthWakeups } from './oauth-wakeups';
+import {
+  PendingOAuthFlows,
+  type FlowOutcome,
+  type FlowRecord,
+  type PendingFlow,
+} from './pending-oauth-flows';
+
+export { OAuthFlowError } from './oauth-flow-error';
 
 /** A token is refreshed (or the flow restarted) when it expires within this margin. */
 const REFRESH_MARGIN_MS = 60_000;
@@ -22,12 +33,6 @@ export interface AuthorizingExecution {
   publish(event: ExecutionEventBody): void;
   /** Records the flow's wait (pending, then resolved) on the execution. */
   record(wait: OAuthFlowWait): Promise<unknown>;
-}
-
-/** The workflow waiting on a flow, in the process that runs it. */
-interface Waiter {
-  resolve(tokens: TokenSet): void;
-  reject(err: Error): void;
 }
 
 /** What `/auth/redirect` answers: a status and a small page for the popup. */
@@ -45,31 +50,31 @@ export type StartOutcome =
 
 const INVALID_STATE = 'Invalid state. Please restart the authentication process.';
 
-export class OAuthFlowError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'OAuthFlowError';
-  }
-}
-
 /**
  * OAuth2 authorization-code flows for workflows acting as their user at a third-party API. Tokens are
- * kept per user and provider (an anonymous caller's only for its execution); secrets never leave here.
+ * kept per user and provider (an anonymous caller's only for its execution) in the token store, shared
+ * by every replica with `store: postgres`; the callback may land on any replica, which settles the flow
+ * and wakes the replica whose workflow waits. Secrets never leave here.
  */
 @Injectable()
 export class OAuthService {
   private readonly logger = new Logger('OAuth');
   private readonly providers = new Map<string, OAuthClient>();
-  /** Identified users' tokens, by `user:<id>:<provider>`. */
-  private readonly tokens = new Map<string, TokenSet>();
-  /** Anonymous callers' tokens, by execution, dropped when it ends. */
-  private readonly executionTokens = new Map<string, Map<string, TokenSet>>();
-  private readonly waiters = new Map<string, Waiter>();
+  /**
+   * The flows a workflow of this process waits on (or waited on), by execution: a replayed
+   * `ctx.authenticate` (a replica that took the execution over) resumes the flows its first run opened,
+   * in order, and a workflow asking again in the same run opens a new one.
+   */
+  private readonly claimed = new Map<string, Set<string>>();
+  /** Anonymous executions of this process, whose tokens are dropped when they end. */
+  private readonly anonymous = new Set<string>();
   readonly counts = { started: 0, completed: 0, failed: 0 };
 
   constructor(
     config: ServerConfig,
     private readonly flows: PendingOAuthFlows,
+    private readonly tokens: OAuthTokens,
+    private readonly wakeups: OAuthWakeups,
   ) {
     const frontEnd = config.frontEnd;
     const base = frontEnd.public_base_url ?? `http://${frontEnd.host}:${frontEnd.port}`;
@@ -81,7 +86,10 @@ export class OAuthService {
     }
   }
 
-  /** `ctx.authenticate(provider)`: a bearer header, from a held token, a refresh, or a new flow. */
+  /**
+   * `ctx.authenticate(provider)`: a bearer header, from the flow an earlier run of this execution
+   * opened (after a takeover), a held token, a refresh, or a new flow.
+   */
   async authenticate(
     execution: AuthorizingExecution,
     providerName: string,
@@ -92,27 +100,45 @@ export class OAuthService {
       const known = [...this.providers.keys()].join(', ') || 'none configured';
       throw new OAuthFlowError(`Unknown authentication provider "${providerName}" (known: ${known})`);
     }
-    const store = this.tokenStore(execution);
+    const anonymous = execution.identity.userId === null;
+    if (anonymous) this.anonymous.add(execution.id);
+    const earlier = await this.unclaimedFlow(execution.id, providerName);
+    if (earlier) {
+      const resumed = await this.resumeFlow(execution, provider, earlier, cancel);
+      if (resumed) return bearer(resumed);
+    }
     const owner = ownerKey(execution, providerName);
-    const held = store.get(owner);
+    const executionId = anonymous ? execution.id : undefined;
+    const held = await this.tokens.get(owner);
     if (held && (held.expiresAt === undefined || held.expiresAt - Date.now() > REFRESH_MARGIN_MS)) {
       return bearer(held);
     }
     if (held?.refreshToken) {
       try {
         const refreshed = await provider.refresh(held.refreshToken);
-        store.set(owner, refreshed);
+        await this.tokens.set(owner, refreshed, executionId);
         return bearer(refreshed);
       } catch (err) {
         this.logger.warn(
           `Refreshing the ${providerName} token failed; asking the user again: ${(err as Error).message}`,
         );
-        store.delete(owner);
+        await this.tokens.delete(owner);
       }
     }
-    const tokens = await this.runFlow(execution, provider, owner, cancel);
-    store.set(owner, tokens);
-    return bearer(tokens);
+    return bearer(await this.runFlow(execution, provider, owner, cancel));
+  }
+
+  /** The oldest flow of this execution and provider no workflow of this process has waited on. */
+  private async unclaimedFlow(executionId: string, provider: string): Promise<FlowRecord | undefined> {
+    const mine = this.claimed.get(executionId);
+    const flows = await this.flows.forExecution(executionId, provider);
+    return flows.find((flow) => !mine?.has(flow.state));
+  }
+
+  private claim(executionId: string, state: string): void {
+    let mine = this.claimed.get(executionId);
+    if (!mine) this.claimed.set(executionId, (mine = new Set()));
+    mine.add(state);
   }
 
   private async runFlow(
@@ -126,10 +152,8 @@ export class OAuthService {
     const codeVerifier = provider.usesPkce ? oauth.generateRandomCodeVerifier() : undefined;
     const providerUrl = await provider.authorizationUrl(state, codeVerifier);
     const authUrl = startUrl(provider.redirectUri, state);
-    const timeoutMs = provider.timeoutSeconds * 1000;
-    this.counts.started++;
-    const done = new Promise<TokenSet>((resolve, reject) => this.waiters.set(state, { resolve, reject }));
-    await this.flows.put({
+    const now = Date.now();
+    const flow: PendingFlow = {
       state,
       executionId: execution.id,
       owner,
@@ -137,35 +161,63 @@ export class OAuthService {
       provider: provider.name,
       providerUrl,
       codeVerifier,
-      expiresAt: Date.now() + timeoutMs,
-    });
+      createdAt: now,
+      expiresAt: now + provider.timeoutSeconds * 1000,
+    };
+    this.counts.started++;
+    this.claim(execution.id, state);
+    await this.flows.put(flow);
     await execution.record({ kind: 'oauth_pending', oauth: { authUrl, state, provider: provider.name } });
     execution.publish({ kind: 'oauth_required', authUrl, state, provider: provider.name });
-    // A callback that took the flow first is exchanging its code: that outcome wins.
-    const fail = async (err: Error) => {
-      if (await this.flows.take(state)) this.wake(state, err);
-    };
-    const timer = setTimeout(
-      () =>
-        void fail(
-          new OAuthFlowError(`Authentication flow timed out after ${provider.timeoutSeconds} seconds`),
-        ),
-      timeoutMs,
-    );
-    const stopWatching = cancel.onAbort((reason) => void fail(reason as Error));
+    return this.waitForFlow(execution, provider, flow, cancel);
+  }
+
+  /**
+   * A flow an earlier run of this execution opened: waits on it again (same state, same link, no
+   * second `oauth_required`), or takes its outcome if the person finished it meanwhile. Undefined when
+   * it granted tokens that are gone (asked again, as for a new execution).
+   */
+  private async resumeFlow(
+    execution: AuthorizingExecution,
+    provider: OAuthClient,
+    flow: FlowRecord,
+    cancel: AbortWatch,
+  ): Promise<TokenSet | undefined> {
+    this.claim(execution.id, flow.state);
+    if (flow.status === 'settled') {
+      await execution.record({ kind: 'oauth_resolved' });
+      if (!flow.outcome.ok) throw new OAuthFlowError(flow.outcome.message);
+      return this.tokens.get(flow.owner);
+    }
+    const authUrl = startUrl(provider.redirectUri, flow.state);
+    await execution.record({
+      kind: 'oauth_pending',
+      oauth: { authUrl, state: flow.state, provider: provider.name },
+    });
+    return this.waitForFlow(execution, provider, flow, cancel);
+  }
+
+  private async waitForFlow(
+    execution: AuthorizingExecution,
+    provider: OAuthClient,
+    flow: PendingFlow,
+    cancel: AbortWatch,
+  ): Promise<TokenSet> {
+    const timeout = `Authentication flow timed out after ${provider.timeoutSeconds} seconds`;
     try {
-      const tokens = await done;
+      const outcome = await awaitFlowOutcome(this.flows, this.wakeups, flow, cancel, timeout);
+      if (outcome instanceof Error) throw outcome;
+      if (!outcome.ok) throw new OAuthFlowError(outcome.message);
+      const tokens = await this.tokens.get(flow.owner);
+      if (!tokens) throw new OAuthFlowError('Authentication failed: the granted token could not be read');
       this.counts.completed++;
       return tokens;
     } catch (err) {
       this.counts.failed++;
       throw err;
     } finally {
-      clearTimeout(timer);
-      stopWatching();
-      this.waiters.delete(state);
       await execution.record({ kind: 'oauth_resolved' });
-      execution.publish({ kind: 'oauth_resolved', state, provider: provider.name });
+      execution.publish({ kind: 'oauth_resolved', state: flow.state, provider: provider.name });
     }
   }
 
@@ -217,50 +269,51 @@ export class OAuthService {
           'This authorization was not started in this browser. Open the link the application gave you, in the browser that asked for it.',
       };
     }
-    // Usable once, whatever happens next.
+    // Usable once, whatever happens next: of two replicas the callback reaches, one goes on.
     if (!(await this.flows.take(state))) return { status: 400, message: INVALID_STATE };
-    const provider = this.providers.get(flow.provider);
-    const done = (outcome: CallbackOutcome): CallbackOutcome => ({ ...outcome, clearCookie: cookieName });
+    const done = async (outcome: CallbackOutcome, settled: FlowOutcome): Promise<CallbackOutcome> => {
+      await this.settle(state, settled);
+      return { ...outcome, clearCookie: cookieName };
+    };
     const error = query.get('error');
     if (error) {
       const description = query.get('error_description');
       const message = `Authorization was refused by the provider: ${error}${description ? ` (${description})` : ''}`;
-      this.wake(state, new OAuthFlowError(message));
-      return done({ status: 502, message });
+      return done({ status: 502, message }, { ok: false, message });
     }
     try {
+      const provider = this.providers.get(flow.provider);
       if (!provider) throw new Error(`Unknown authentication provider "${flow.provider}"`);
       const tokens = await provider.exchange(query, state, flow.codeVerifier);
-      this.wake(state, tokens);
-      return done({ status: 200, message: 'Authentication complete. You can close this window.' });
+      await this.tokens.set(flow.owner, tokens, flow.ownerId === null ? flow.executionId : undefined);
+      const message = 'Authentication complete. You can close this window.';
+      return done({ status: 200, message }, { ok: true });
     } catch (err) {
       const message =
         err instanceof TokenEndpointError
           ? `Authentication failed: ${err.message}`
           : 'Authentication failed: the callback could not be processed';
-      this.wake(state, new OAuthFlowError(message));
-      return done({ status: err instanceof TokenEndpointError ? 502 : 500, message });
+      const status = err instanceof TokenEndpointError ? 502 : 500;
+      return done({ status, message }, { ok: false, message });
     }
   }
 
-  /** Hands the flow's outcome to the workflow waiting on it. */
-  private wake(state: string, outcome: TokenSet | Error): void {
-    const waiter = this.waiters.get(state);
-    this.waiters.delete(state);
-    if (outcome instanceof Error) waiter?.reject(outcome);
-    else waiter?.resolve(outcome);
+  /** Records the flow's outcome and wakes its workflow, wherever it waits. */
+  private async settle(state: string, outcome: FlowOutcome): Promise<void> {
+    await this.flows.settle(state, outcome);
+    // The waiter also re-reads the flow at its expiry: a wake-up lost with Redis delays, never loses.
+    await this.wakeups.publish(state, outcome).catch((err: unknown) => {
+      this.logger.warn(`Could not publish an OAuth wake-up: ${(err as Error).message}`);
+    });
   }
 
-  /** An anonymous caller's tokens live only as long as its execution. */
+  /** Forgets an ended execution's flows, and an anonymous caller's tokens with it. */
   forgetExecution(executionId: string): void {
-    this.executionTokens.delete(executionId);
-  }
-
-  private tokenStore(execution: AuthorizingExecution): Map<string, TokenSet> {
-    if (execution.identity.userId !== null) return this.tokens;
-    let store = this.executionTokens.get(execution.id);
-    if (!store) this.executionTokens.set(execution.id, (store = new Map()));
-    return store;
+    this.claimed.delete(executionId);
+    if (!this.anonymous.delete(executionId)) return;
+    this.tokens.forgetExecution(executionId).catch((err: unknown) => {
+      this.logger.warn(`Could not drop an ended execution's OAuth tokens: ${(err as Error).message}`);
+    });
   }
 }
 

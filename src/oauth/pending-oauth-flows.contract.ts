@@ -9,6 +9,7 @@ function aFlow(patch: Partial<PendingFlow> = {}): PendingFlow {
     provider: 'calendar',
     providerUrl: 'http://127.0.0.1:9/authorize?state=s',
     codeVerifier: 'v',
+    createdAt: Date.now(),
     expiresAt: Date.now() + 60_000,
     ...patch,
   };
@@ -49,6 +50,44 @@ export function pendingOAuthFlowsContract(
       const taken = await Promise.all([flows.take(flow.state), flows.take(flow.state)]);
       expect(taken.filter(Boolean)).toEqual([flow]);
       expect(await flows.get(flow.state)).toBeUndefined();
+      expect(await flows.bind(flow.state, 'late')).toBe(false);
+      expect(await flows.find(flow.state)).toEqual({ ...flow, status: 'taken' });
+    });
+
+    it('records the outcome of a taken flow once; a pending or unknown flow cannot be settled', async () => {
+      const flow = aFlow();
+      await flows.put(flow);
+      expect(await flows.settle(flow.state, { ok: true })).toBe(false);
+      expect((await flows.find(flow.state))?.status).toBe('pending');
+      await flows.take(flow.state);
+      const settled = await Promise.all([
+        flows.settle(flow.state, { ok: false, message: 'denied' }),
+        flows.settle(flow.state, { ok: true }),
+      ]);
+      expect(settled.filter(Boolean)).toHaveLength(1);
+      const found = await flows.find(flow.state);
+      expect(found?.status).toBe('settled');
+      expect(found?.outcome).toEqual(settled[0] ? { ok: false, message: 'denied' } : { ok: true });
+      expect(await flows.take(flow.state)).toBeUndefined();
+      expect(await flows.settle('unknown', { ok: true })).toBe(false);
+      expect(await flows.find('unknown')).toBeUndefined();
+    });
+
+    it("lists an execution's flows for one provider, oldest first, whatever their status", async () => {
+      const executionId = `e-${Math.random().toString(36).slice(2)}`;
+      const first = aFlow({ executionId, createdAt: 1000 });
+      const second = aFlow({ executionId, createdAt: 2000 });
+      await flows.put(second);
+      await flows.put(first);
+      await flows.put(aFlow({ executionId, provider: 'mail' }));
+      await flows.put(aFlow({ executionId: 'another' }));
+      await flows.take(first.state);
+      await flows.settle(first.state, { ok: true });
+      expect(await flows.forExecution(executionId, 'calendar')).toEqual([
+        { ...first, status: 'settled', outcome: { ok: true } },
+        { ...second, status: 'pending' },
+      ]);
+      expect(await flows.forExecution(executionId, 'drive')).toEqual([]);
     });
 
     if (makePeer) {
@@ -61,6 +100,18 @@ export function pendingOAuthFlowsContract(
         expect((await flows.get(flow.state))?.binding).toBe('browser');
         const taken = await Promise.all(peers.flatMap((p) => [p.take(flow.state), p.take(flow.state)]));
         expect(taken.filter(Boolean)).toEqual([{ ...flow, binding: 'browser' }]);
+        const settled = await Promise.all(
+          peers.map((p, i) => p.settle(flow.state, { ok: false, message: `replica ${i}` })),
+        );
+        expect(settled.filter(Boolean)).toHaveLength(1);
+        const outcome = (await peers[2].find(flow.state))?.outcome;
+        expect(outcome).toEqual({ ok: false, message: `replica ${settled.indexOf(true)}` });
+        expect(await peers[1].forExecution(flow.executionId, flow.provider)).toContainEqual({
+          ...flow,
+          binding: 'browser',
+          status: 'settled',
+          outcome,
+        });
       });
     }
   });

@@ -13,8 +13,23 @@ export interface PendingFlow {
   /** Set when a browser opens the start link; the callback must then bring its cookie back. */
   binding?: string;
   codeVerifier?: string;
+  /** Epoch ms the flow was opened: an execution's flows are replayed in this order. */
+  createdAt: number;
   expiresAt: number;
 }
+
+/** How a flow ended: the tokens are in the token store (never here), or why it failed. */
+export type FlowOutcome = { ok: true } | { ok: false; message: string };
+
+/**
+ * Where a flow stands: `pending` (waiting for its callback), `taken` (a callback or the waiter's
+ * timeout took it and is finishing it), `settled` (its outcome is known).
+ */
+export type FlowRecord = PendingFlow &
+  ({ status: 'pending' | 'taken'; outcome?: undefined } | { status: 'settled'; outcome: FlowOutcome });
+
+/** Settled and abandoned flows are kept this long past their expiry, for a replica that replays them. */
+export const FLOW_RETENTION_MS = 3_600_000;
 
 /**
  * Pending OAuth flows by state. Abstract class so it is also the DI token; memory for one process.
@@ -22,36 +37,72 @@ export interface PendingFlow {
  */
 export abstract class PendingOAuthFlows {
   abstract put(flow: PendingFlow): Promise<void>;
-  /** The flow, unless unknown or past `expiresAt`. */
+  /** The flow while it waits for its callback: not taken, not past `expiresAt`. */
   abstract get(state: string, now?: number): Promise<PendingFlow | undefined>;
   /** Records the browser the flow was opened in; false when the flow is gone. */
   abstract bind(state: string, binding: string): Promise<boolean>;
-  /** Removes and returns the flow: whoever takes it first completes (or fails) it, once. */
+  /** Takes a pending flow (compare-and-set): whoever takes it first finishes it, once. */
   abstract take(state: string): Promise<PendingFlow | undefined>;
+  /** Records how a taken flow ended (compare-and-set on `taken`); false when it was not taken or is settled. */
+  abstract settle(state: string, outcome: FlowOutcome): Promise<boolean>;
+  /** The flow whatever its status (kept until FLOW_RETENTION_MS past its expiry). */
+  abstract find(state: string): Promise<FlowRecord | undefined>;
+  /** An execution's flows with `provider`, oldest first: what a replayed `ctx.authenticate` waits on. */
+  abstract forExecution(executionId: string, provider: string): Promise<FlowRecord[]>;
 }
 
 export class MemoryPendingOAuthFlows extends PendingOAuthFlows {
-  private readonly flows = new Map<string, PendingFlow>();
+  private readonly flows = new Map<string, FlowRecord>();
 
   async put(flow: PendingFlow): Promise<void> {
-    this.flows.set(flow.state, { ...flow });
+    const now = Date.now();
+    for (const [state, kept] of this.flows) {
+      if (kept.expiresAt < now - FLOW_RETENTION_MS) this.flows.delete(state);
+    }
+    this.flows.set(flow.state, { ...flow, status: 'pending' });
   }
 
   async get(state: string, now = Date.now()): Promise<PendingFlow | undefined> {
     const flow = this.flows.get(state);
-    return flow && flow.expiresAt > now ? { ...flow } : undefined;
+    return flow?.status === 'pending' && flow.expiresAt > now ? asPending(flow) : undefined;
   }
 
   async bind(state: string, binding: string): Promise<boolean> {
     const flow = this.flows.get(state);
-    if (!flow) return false;
+    if (flow?.status !== 'pending') return false;
     flow.binding = binding;
     return true;
   }
 
   async take(state: string): Promise<PendingFlow | undefined> {
     const flow = this.flows.get(state);
-    this.flows.delete(state);
-    return flow;
+    if (flow?.status !== 'pending') return undefined;
+    this.flows.set(state, { ...asPending(flow), status: 'taken' });
+    return asPending(flow);
   }
+
+  async settle(state: string, outcome: FlowOutcome): Promise<boolean> {
+    const flow = this.flows.get(state);
+    if (flow?.status !== 'taken') return false;
+    this.flows.set(state, { ...asPending(flow), status: 'settled', outcome: { ...outcome } });
+    return true;
+  }
+
+  async find(state: string): Promise<FlowRecord | undefined> {
+    const flow = this.flows.get(state);
+    return flow && structuredClone(flow);
+  }
+
+  async forExecution(executionId: string, provider: string): Promise<FlowRecord[]> {
+    return [...this.flows.values()]
+      .filter((f) => f.executionId === executionId && f.provider === provider)
+      .sort((a, b) => a.createdAt - b.createdAt)
+      .map((f) => structuredClone(f));
+  }
+}
+
+/** The flow's own data, without its status. */
+export function asPending(record: FlowRecord | PendingFlow): PendingFlow {
+  const { status: _status, outcome: _outcome, ...flow } = record as FlowRecord;
+  return { ...flow };
 }

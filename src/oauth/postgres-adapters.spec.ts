@@ -1,13 +1,18 @@
+import { randomBytes } from 'node:crypto';
 import { requires } from '../../test/utils/requires';
 import { ReplicaServices } from '../../test/utils/replica-services';
 import type { Database } from '../db/database';
+import { oauthTokensContract } from './oauth-tokens.contract';
 import { pendingOAuthFlowsContract } from './pending-oauth-flows.contract';
+import { PostgresOAuthTokens } from './postgres-oauth-tokens';
 import { PostgresPendingOAuthFlows } from './postgres-pending-oauth-flows';
+import { TokenCipher } from './token-cipher';
 
-requires('postgres')('Postgres pending OAuth flows', () => {
+requires('postgres')('Postgres OAuth adapters', () => {
   const services = new ReplicaServices();
   let database: Promise<Database> | undefined;
   const shared = () => (database ??= services.database());
+  const key = randomBytes(32);
   afterAll(() => services.cleanup());
 
   pendingOAuthFlowsContract(
@@ -15,4 +20,60 @@ requires('postgres')('Postgres pending OAuth flows', () => {
     async () => new PostgresPendingOAuthFlows((await shared()).db),
     async () => new PostgresPendingOAuthFlows((await services.database()).db),
   );
+
+  oauthTokensContract(
+    'postgres',
+    async () => new PostgresOAuthTokens((await shared()).db, new TokenCipher(key)),
+    async () => new PostgresOAuthTokens((await services.database()).db, new TokenCipher(key)),
+  );
+
+  describe('tokens at rest', () => {
+    const owner = `user:${randomBytes(4).toString('hex')}:calendar`;
+    const secret = { accessToken: `at-${randomBytes(16).toString('hex')}`, refreshToken: 'rt-never-stored' };
+
+    it('a row holds no token in plaintext, and each write has its own IV', async () => {
+      const { db } = await shared();
+      const tokens = new PostgresOAuthTokens(db, new TokenCipher(key));
+      await tokens.set(owner, secret);
+      const first = await db
+        .selectFrom('oauth_token')
+        .selectAll()
+        .where('owner', '=', owner)
+        .executeTakeFirstOrThrow();
+      await tokens.set(owner, secret);
+      const second = await db
+        .selectFrom('oauth_token')
+        .selectAll()
+        .where('owner', '=', owner)
+        .executeTakeFirstOrThrow();
+      const text = JSON.stringify([first, second]);
+      expect(text).not.toContain(secret.accessToken);
+      expect(text).not.toContain(secret.refreshToken);
+      expect(text).not.toContain(Buffer.from(secret.accessToken).toString('base64'));
+      expect(second.iv).not.toBe(first.iv);
+      expect(second.ciphertext).not.toBe(first.ciphertext);
+      expect(await tokens.get(owner)).toEqual(secret);
+    });
+
+    it('another key, or a row moved onto another owner, opens nothing: the user is asked again', async () => {
+      const { db } = await shared();
+      await new PostgresOAuthTokens(db, new TokenCipher(key)).set(owner, secret);
+      expect(await new PostgresOAuthTokens(db, new TokenCipher(randomBytes(32))).get(owner)).toBeUndefined();
+      const victim = `user:${randomBytes(4).toString('hex')}:calendar`;
+      const mine = new PostgresOAuthTokens(db, new TokenCipher(key));
+      await mine.set(victim, { accessToken: 'victim' });
+      const row = await db
+        .selectFrom('oauth_token')
+        .selectAll()
+        .where('owner', '=', owner)
+        .executeTakeFirstOrThrow();
+      const { iv, auth_tag, ciphertext } = row;
+      await db
+        .updateTable('oauth_token')
+        .set({ iv, auth_tag, ciphertext })
+        .where('owner', '=', victim)
+        .execute();
+      expect(await mine.get(victim)).toBeUndefined();
+    });
+  });
 });

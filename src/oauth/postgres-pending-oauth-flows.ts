@@ -1,14 +1,28 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../db/tables';
-import { PendingOAuthFlows, type PendingFlow } from './pending-oauth-flows';
+import {
+  FLOW_RETENTION_MS,
+  PendingOAuthFlows,
+  type FlowOutcome,
+  type FlowRecord,
+  type PendingFlow,
+} from './pending-oauth-flows';
 
-function parsed(value: unknown): PendingFlow {
-  return (typeof value === 'string' ? JSON.parse(value) : value) as PendingFlow;
+function parsed<T>(value: unknown): T {
+  return (typeof value === 'string' ? JSON.parse(value) : value) as T;
+}
+
+function record(row: { flow: unknown; status: string; outcome: unknown }): FlowRecord {
+  const flow = parsed<PendingFlow>(row.flow);
+  if (row.status === 'settled')
+    return { ...flow, status: 'settled', outcome: parsed<FlowOutcome>(row.outcome) };
+  return { ...flow, status: row.status === 'taken' ? 'taken' : 'pending' };
 }
 
 /**
  * Pending OAuth flows in PostgreSQL, so a consent whose `/auth/redirect` lands on another replica
- * finds its flow. `take` is one `DELETE … RETURNING`: of two replicas taking the same state, one gets it.
+ * finds its flow. `take` and `settle` are single conditional UPDATEs: of two replicas taking the same
+ * state, one gets it; an outcome is recorded once.
  */
 export class PostgresPendingOAuthFlows extends PendingOAuthFlows {
   constructor(private readonly db: Kysely<Tables>) {
@@ -16,7 +30,15 @@ export class PostgresPendingOAuthFlows extends PendingOAuthFlows {
   }
 
   async put(flow: PendingFlow): Promise<void> {
-    const row = { expires_at: flow.expiresAt, flow: JSON.stringify(flow) };
+    const row = {
+      expires_at: flow.expiresAt,
+      flow: JSON.stringify(flow),
+      status: 'pending',
+      outcome: null,
+      execution_id: flow.executionId,
+      provider: flow.provider,
+      created_at: flow.createdAt,
+    };
     await this.db
       .insertInto('pending_oauth_flow')
       .values({ state: flow.state, ...row })
@@ -25,7 +47,7 @@ export class PostgresPendingOAuthFlows extends PendingOAuthFlows {
     // Flows nobody finished (a consent abandoned while its server went away) go with the next one.
     await this.db
       .deleteFrom('pending_oauth_flow')
-      .where('expires_at', '<', Date.now() - 3_600_000)
+      .where('expires_at', '<', Date.now() - FLOW_RETENTION_MS)
       .execute();
   }
 
@@ -34,9 +56,10 @@ export class PostgresPendingOAuthFlows extends PendingOAuthFlows {
       .selectFrom('pending_oauth_flow')
       .select('flow')
       .where('state', '=', state)
+      .where('status', '=', 'pending')
       .where('expires_at', '>', now)
       .executeTakeFirst();
-    return row && parsed(row.flow);
+    return row && parsed<PendingFlow>(row.flow);
   }
 
   async bind(state: string, binding: string): Promise<boolean> {
@@ -45,10 +68,11 @@ export class PostgresPendingOAuthFlows extends PendingOAuthFlows {
         .selectFrom('pending_oauth_flow')
         .select('flow')
         .where('state', '=', state)
+        .where('status', '=', 'pending')
         .forUpdate()
         .executeTakeFirst();
       if (!row) return false;
-      const flow = { ...parsed(row.flow), binding };
+      const flow = { ...parsed<PendingFlow>(row.flow), binding };
       await trx
         .updateTable('pending_oauth_flow')
         .set({ flow: JSON.stringify(flow) })
@@ -60,10 +84,43 @@ export class PostgresPendingOAuthFlows extends PendingOAuthFlows {
 
   async take(state: string): Promise<PendingFlow | undefined> {
     const row = await this.db
-      .deleteFrom('pending_oauth_flow')
+      .updateTable('pending_oauth_flow')
+      .set({ status: 'taken' })
       .where('state', '=', state)
+      .where('status', '=', 'pending')
       .returning('flow')
       .executeTakeFirst();
-    return row && parsed(row.flow);
+    return row && parsed<PendingFlow>(row.flow);
+  }
+
+  async settle(state: string, outcome: FlowOutcome): Promise<boolean> {
+    const result = await this.db
+      .updateTable('pending_oauth_flow')
+      .set({ status: 'settled', outcome: JSON.stringify(outcome) })
+      .where('state', '=', state)
+      .where('status', '=', 'taken')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async find(state: string): Promise<FlowRecord | undefined> {
+    const row = await this.db
+      .selectFrom('pending_oauth_flow')
+      .select(['flow', 'status', 'outcome'])
+      .where('state', '=', state)
+      .executeTakeFirst();
+    return row && record(row);
+  }
+
+  async forExecution(executionId: string, provider: string): Promise<FlowRecord[]> {
+    const rows = await this.db
+      .selectFrom('pending_oauth_flow')
+      .select(['flow', 'status', 'outcome'])
+      .where('execution_id', '=', executionId)
+      .where('provider', '=', provider)
+      .orderBy('created_at')
+      .orderBy('state')
+      .execute();
+    return rows.map(record);
   }
 }

@@ -19,6 +19,8 @@ import type {
 } from '../../src/interactions/interaction-record';
 import { InteractionService } from '../../src/interactions/interaction.service';
 import { OAuthService } from '../../src/oauth/oauth.service';
+import { MemoryOAuthTokens } from '../../src/oauth/oauth-tokens';
+import { MemoryOAuthWakeups } from '../../src/oauth/oauth-wakeups';
 import { MemoryPendingOAuthFlows } from '../../src/oauth/pending-oauth-flows';
 import { builtinRegistry } from '../../src/runtime/builtin-functions';
 import type { ExecutionEventBody } from '../../src/runtime/execution-event';
@@ -106,7 +108,12 @@ export function anEngine(
     new MemoryEventLogs({ maxBytes: Number.POSITIVE_INFINITY }),
     interactions,
     new WorkflowInstances(config),
-    new OAuthService(config, new MemoryPendingOAuthFlows()),
+    new OAuthService(
+      config,
+      new MemoryPendingOAuthFlows(),
+      new MemoryOAuthTokens(),
+      new MemoryOAuthWakeups(),
+    ),
     config,
   );
   return { config, store, broker, interactions, executions };
