@@ -1,5 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'pg';
+import { cli } from '../utils/cli';
 import { valuesOf } from '../utils/hitl-stream';
 import { openStream } from '../utils/live-sse';
 import { OAuthBrowser } from '../utils/oauth-browser';
@@ -20,8 +24,8 @@ interface OAuthRequired {
   oauth_state: string;
 }
 
-/** Three servers sharing one Postgres schema and one Redis prefix, each with the same token key. */
-async function startOAuthReplicas(services: ReplicaServices, auth: AuthServer, keyVariable: string) {
+/** A server on the shared store, its tokens sealed with the key in `keyVariable`. */
+function replicaYaml(services: ReplicaServices, auth: AuthServer, keyVariable: string): string {
   const provider = oauthProvider(
     auth,
     { client_id: 'interlude', client_secret: CLIENT_SECRET, redirect_uri: REDIRECT },
@@ -38,6 +42,12 @@ workflow:
     - fetch: { url: '${auth.resourceUrl}', provider: calendar, save_as: me }
   output: 'Hello {{me.sub}}'
 `;
+  return yaml;
+}
+
+/** Three servers sharing one Postgres schema and one Redis prefix, each with the same token key. */
+async function startOAuthReplicas(services: ReplicaServices, auth: AuthServer, keyVariable: string) {
+  const yaml = replicaYaml(services, auth, keyVariable);
   const apps: TestApp[] = [];
   for (let i = 0; i < 3; i++) apps.push(await startApp(yaml));
   return apps;
@@ -190,6 +200,23 @@ requires('postgres')('OAuth across replicas', () => {
         status: 'failed',
         error: expect.stringContaining('access_denied'),
       });
+    });
+
+    it('`interlude serve` without the token key refuses to start, naming the variable', async () => {
+      const missing = `${keyVariable}_MISSING`;
+      const dir = mkdtempSync(join(tmpdir(), 'interlude-oauth-'));
+      const file = join(dir, 'replica.yml');
+      writeFileSync(file, replicaYaml(services, auth, missing));
+      try {
+        const res = await cli(['serve', '--config', file, '--port', '0']);
+        expect(res.code).not.toBe(0);
+        expect(res.stderr).toContain(
+          `OAuth tokens are stored encrypted and ${missing} is not set; set ${missing} to 32 random bytes`,
+        );
+        expect(res.stderr + res.stdout).not.toContain(CLIENT_SECRET);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
   });
 });
