@@ -7,21 +7,18 @@ import type { Identity } from '../core/identity/identity';
 import { validatePlain } from '../core/validation/validation-issues';
 import type { AbortWatch } from '../runtime/lazy-abort';
 import type { AuthResult } from '../runtime/workflow-context';
-import { bindingCookieName, bindingMatches, newBinding, startUrl, type FlowBinding } from './flow-binding';
+import { startUrl } from './flow-binding';
 import { awaitFlowOutcome } from './flow-outcome-wait';
-import { OAuthClient, TokenEndpointError, type TokenSet } from './oauth-client';
+import { OAuthCallbacks, type CallbackOutcome, type StartOutcome } from './oauth-callbacks';
+import { OAuthClient, type TokenSet } from './oauth-client';
 import { OAuthFlowError } from './oauth-flow-error';
 import { OAuthTokens } from './oauth-tokens';
 import type { OAuthFlowWait } from './oauth-wait';
 import { OAuthWakeups } from './oauth-wakeups';
-import {
-  PendingOAuthFlows,
-  type FlowOutcome,
-  type FlowRecord,
-  type PendingFlow,
-} from './pending-oauth-flows';
+import { PendingOAuthFlows, type FlowRecord, type PendingFlow } from './pending-oauth-flows';
 
 export { OAuthFlowError } from './oauth-flow-error';
+export type { CallbackOutcome, StartOutcome } from './oauth-callbacks';
 
 /** A token is refreshed (or the flow restarted) when it expires within this margin. */
 const REFRESH_MARGIN_MS = 60_000;
@@ -34,21 +31,6 @@ export interface AuthorizingExecution {
   /** Records the flow's wait (pending, then resolved) on the execution. */
   record(wait: OAuthFlowWait): Promise<unknown>;
 }
-
-/** What `/auth/redirect` answers: a status and a small page for the popup. */
-export interface CallbackOutcome {
-  status: 200 | 400 | 403 | 500 | 502;
-  message: string;
-  /** The flow's binding cookie, to clear once the callback has used it. */
-  clearCookie?: string;
-}
-
-/** What `/auth/redirect/start` answers: a redirect to the provider with the binding cookie, or a page. */
-export type StartOutcome =
-  | { status: 302; location: string; binding: FlowBinding; maxAgeSeconds: number }
-  | { status: 400 | 403; message: string };
-
-const INVALID_STATE = 'Invalid state. Please restart the authentication process.';
 
 /**
  * OAuth2 authorization-code flows for workflows acting as their user at a third-party API. Tokens are
@@ -68,6 +50,7 @@ export class OAuthService {
   private readonly claimed = new Map<string, Set<string>>();
   /** Anonymous executions of this process, whose tokens are dropped when they end. */
   private readonly anonymous = new Set<string>();
+  private readonly callbacks: OAuthCallbacks;
   readonly counts = { started: 0, completed: 0, failed: 0 };
 
   constructor(
@@ -84,6 +67,7 @@ export class OAuthService {
       const redirect = checked.value.redirect_uri ?? `${base}${frontEnd.oauth2_callback_path}`;
       this.providers.set(name, new OAuthClient(name, checked.value, redirect));
     }
+    this.callbacks = new OAuthCallbacks(this.providers, flows, tokens, wakeups);
   }
 
   /**
@@ -221,90 +205,18 @@ export class OAuthService {
     }
   }
 
-  /**
-   * `GET /auth/redirect/start?state=…`, the `auth_url` clients hand to the user's browser: binds the flow
-   * to that browser and sends it on to the provider. A flow an identified user started opens only for
-   * that user (who may open it again, moving the binding); an anonymous one for the first browser only.
-   */
-  async begin(state: string, caller: Identity): Promise<StartOutcome> {
-    const flow = await this.flows.get(state);
-    if (!flow) return { status: 400, message: INVALID_STATE };
-    if (flow.ownerId !== null && caller.userId !== flow.ownerId) {
-      return {
-        status: 403,
-        message:
-          'This authorization link belongs to another user. Open it in the browser where you are signed in as the user who asked for it.',
-      };
-    }
-    if (flow.ownerId === null && flow.binding) {
-      return { status: 403, message: 'This authorization link was already opened in another browser.' };
-    }
-    const binding = newBinding(state);
-    if (!(await this.flows.bind(state, binding.value))) return { status: 400, message: INVALID_STATE };
-    const maxAgeSeconds = Math.max(1, Math.ceil((flow.expiresAt - Date.now()) / 1000));
-    return { status: 302, location: flow.providerUrl, binding, maxAgeSeconds };
+  /** `GET /auth/redirect/start?state=…`: see OAuthCallbacks.begin. */
+  begin(state: string, caller: Identity): Promise<StartOutcome> {
+    return this.callbacks.begin(state, caller);
   }
 
-  /**
-   * `GET /auth/redirect`: the provider sent a browser back with a code (or an error). Only the browser
-   * the flow was bound to (its cookie), or the identified owner, may complete it; any other is refused
-   * and the flow stays open for its owner, so a victim handed the link cannot feed the asker a code.
-   */
-  async callback(
+  /** `GET /auth/redirect`: see OAuthCallbacks.callback. */
+  callback(
     query: URLSearchParams,
     caller: Identity,
     cookies: Record<string, string>,
   ): Promise<CallbackOutcome> {
-    const state = query.get('state') ?? '';
-    const flow = await this.flows.get(state);
-    if (!flow) return { status: 400, message: INVALID_STATE };
-    const cookieName = bindingCookieName(state);
-    const bound =
-      bindingMatches(flow.binding, cookies[cookieName]) ||
-      (flow.ownerId !== null && caller.userId === flow.ownerId);
-    if (!bound) {
-      return {
-        status: 403,
-        message:
-          'This authorization was not started in this browser. Open the link the application gave you, in the browser that asked for it.',
-      };
-    }
-    // Usable once, whatever happens next: of two replicas the callback reaches, one goes on.
-    if (!(await this.flows.take(state))) return { status: 400, message: INVALID_STATE };
-    const done = async (outcome: CallbackOutcome, settled: FlowOutcome): Promise<CallbackOutcome> => {
-      await this.settle(state, settled);
-      return { ...outcome, clearCookie: cookieName };
-    };
-    const error = query.get('error');
-    if (error) {
-      const description = query.get('error_description');
-      const message = `Authorization was refused by the provider: ${error}${description ? ` (${description})` : ''}`;
-      return done({ status: 502, message }, { ok: false, message });
-    }
-    try {
-      const provider = this.providers.get(flow.provider);
-      if (!provider) throw new Error(`Unknown authentication provider "${flow.provider}"`);
-      const tokens = await provider.exchange(query, state, flow.codeVerifier);
-      await this.tokens.set(flow.owner, tokens, flow.ownerId === null ? flow.executionId : undefined);
-      const message = 'Authentication complete. You can close this window.';
-      return done({ status: 200, message }, { ok: true });
-    } catch (err) {
-      const message =
-        err instanceof TokenEndpointError
-          ? `Authentication failed: ${err.message}`
-          : 'Authentication failed: the callback could not be processed';
-      const status = err instanceof TokenEndpointError ? 502 : 500;
-      return done({ status, message }, { ok: false, message });
-    }
-  }
-
-  /** Records the flow's outcome and wakes its workflow, wherever it waits. */
-  private async settle(state: string, outcome: FlowOutcome): Promise<void> {
-    await this.flows.settle(state, outcome);
-    // The waiter also re-reads the flow at its expiry: a wake-up lost with Redis delays, never loses.
-    await this.wakeups.publish(state, outcome).catch((err: unknown) => {
-      this.logger.warn(`Could not publish an OAuth wake-up: ${(err as Error).message}`);
-    });
+    return this.callbacks.callback(query, caller, cookies);
   }
 
   /** Forgets an ended execution's flows, and an anonymous caller's tokens with it. */
