@@ -53,13 +53,28 @@ export abstract class PendingOAuthFlows {
 
 export class MemoryPendingOAuthFlows extends PendingOAuthFlows {
   private readonly flows = new Map<string, FlowRecord>();
+  /** States by execution, so a replayed authenticate finds its flows without a scan. */
+  private readonly byExecution = new Map<string, Set<string>>();
 
   async put(flow: PendingFlow): Promise<void> {
     const now = Date.now();
     for (const [state, kept] of this.flows) {
-      if (kept.expiresAt < now - FLOW_RETENTION_MS) this.flows.delete(state);
+      // Oldest first (insertion order, near enough): stop at the first one still kept.
+      if (kept.expiresAt >= now - FLOW_RETENTION_MS) break;
+      this.remove(state, kept.executionId);
     }
+    this.flows.delete(flow.state);
     this.flows.set(flow.state, { ...flow, status: 'pending' });
+    let states = this.byExecution.get(flow.executionId);
+    if (!states) this.byExecution.set(flow.executionId, (states = new Set()));
+    states.add(flow.state);
+  }
+
+  private remove(state: string, executionId: string): void {
+    this.flows.delete(state);
+    const states = this.byExecution.get(executionId);
+    states?.delete(state);
+    if (states?.size === 0) this.byExecution.delete(executionId);
   }
 
   async get(state: string, now = Date.now()): Promise<PendingFlow | undefined> {
@@ -94,8 +109,11 @@ export class MemoryPendingOAuthFlows extends PendingOAuthFlows {
   }
 
   async forExecution(executionId: string, provider: string): Promise<FlowRecord[]> {
-    return [...this.flows.values()]
-      .filter((f) => f.executionId === executionId && f.provider === provider)
+    const states = this.byExecution.get(executionId);
+    if (!states) return [];
+    return [...states]
+      .map((state) => this.flows.get(state)!)
+      .filter((f) => f.provider === provider)
       .sort((a, b) => a.createdAt - b.createdAt)
       .map((f) => structuredClone(f));
   }

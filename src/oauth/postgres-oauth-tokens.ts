@@ -5,6 +5,9 @@ import type { TokenSet } from './oauth-client';
 import { OAuthTokens } from './oauth-tokens';
 import type { TokenCipher } from './token-cipher';
 
+/** An anonymous caller's tokens are dropped when its execution ends, and in any case after this. */
+const ANONYMOUS_TOKEN_MAX_AGE_MS = 7 * 24 * 3_600_000;
+
 /**
  * OAuth tokens in PostgreSQL, shared by every replica and sealed with AES-256-GCM: a row holds a random
  * IV, the auth tag and the ciphertext of the whole token set, with the owner as associated data. A row
@@ -51,6 +54,13 @@ export class PostgresOAuthTokens extends OAuthTokens {
       .insertInto('oauth_token')
       .values({ owner, ...row })
       .onConflict((oc) => oc.column('owner').doUpdateSet(row))
+      .execute();
+    // An anonymous caller's tokens whose execution never ended here (its replica died and nobody took
+    // it over) go with a later write.
+    await this.db
+      .deleteFrom('oauth_token')
+      .where('execution_id', 'is not', null)
+      .where('updated_at', '<', Date.now() - ANONYMOUS_TOKEN_MAX_AGE_MS)
       .execute();
   }
 
