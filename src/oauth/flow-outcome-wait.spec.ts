@@ -1,5 +1,5 @@
 import { LazyAbort } from '../runtime/lazy-abort';
-import { awaitFlowOutcome } from './flow-outcome-wait';
+import { awaitFlowOutcome, RECHECK_INTERVAL_MS, TAKEN_GRACE_MS } from './flow-outcome-wait';
 import { MemoryOAuthWakeups } from './oauth-wakeups';
 import { MemoryPendingOAuthFlows, type PendingFlow } from './pending-oauth-flows';
 
@@ -76,5 +76,43 @@ describe('waiting for an OAuth flow’s outcome', () => {
     await flows.settle(taken.state, { ok: true });
     await wakeups.publish(taken.state, { ok: true });
     expect(await stillWaiting).toEqual({ ok: true });
+  });
+
+  describe('when a wake-up never comes', () => {
+    beforeEach(() => jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick'] }));
+    afterEach(() => jest.useRealTimers());
+
+    it('a flow settled elsewhere whose wake-up was lost is read within the re-check interval', async () => {
+      const flows = new MemoryPendingOAuthFlows();
+      const flow = aFlow();
+      await flows.put(flow);
+      let outcome: unknown;
+      void awaitFlowOutcome(flows, new MemoryOAuthWakeups(), flow, new LazyAbort(), 'timeout').then(
+        (o) => (outcome = o),
+      );
+      await flows.take(flow.state);
+      await flows.settle(flow.state, { ok: true });
+      await jest.advanceTimersByTimeAsync(RECHECK_INTERVAL_MS - 1000);
+      expect(outcome).toBeUndefined();
+      await jest.advanceTimersByTimeAsync(1000);
+      expect(outcome).toEqual({ ok: true });
+    });
+
+    it('a callback that took the flow and died: the flow fails a grace period after its expiry', async () => {
+      const flows = new MemoryPendingOAuthFlows();
+      const flow = aFlow({ expiresAt: Date.now() + 1000 });
+      await flows.put(flow);
+      await flows.take(flow.state);
+      let outcome: unknown;
+      void awaitFlowOutcome(flows, new MemoryOAuthWakeups(), flow, new LazyAbort(), 'timeout').then(
+        (o) => (outcome = o),
+      );
+      await jest.advanceTimersByTimeAsync(1000);
+      expect(outcome).toBeUndefined();
+      await jest.advanceTimersByTimeAsync(TAKEN_GRACE_MS);
+      const failed = { ok: false, message: 'Authentication failed: the callback did not finish' };
+      expect(outcome).toEqual(failed);
+      expect((await flows.find(flow.state))?.outcome).toEqual(failed);
+    });
   });
 });

@@ -10,6 +10,12 @@ import type { FlowOutcome, PendingFlow, PendingOAuthFlows } from './pending-oaut
  */
 export const TAKEN_GRACE_MS = 30_000;
 
+/**
+ * How often a waiter re-reads its flow besides listening: a wake-up published while this replica's
+ * subscriber was reconnecting is lost, and this bounds how late the workflow learns the outcome.
+ */
+export const RECHECK_INTERVAL_MS = 15_000;
+
 const logger = new Logger('OAuth');
 
 /**
@@ -34,6 +40,7 @@ export function awaitFlowOutcome(
       finished = true;
       clearTimeout(timer);
       clearTimeout(grace);
+      clearInterval(recheck);
       stopWatching();
       stopListening();
       resolve(outcome);
@@ -74,6 +81,7 @@ export function awaitFlowOutcome(
       Math.max(0, flow.expiresAt - Date.now()),
     );
     const stopWatching = cancel.onAbort((reason) => failSafely(reason as Error));
+    const recheck = setInterval(() => void settled().catch(() => undefined), RECHECK_INTERVAL_MS);
     if (cancel.aborted) failSafely(cancel.abortReason as Error);
     void settled().catch((err: unknown) => {
       logger.warn(`Could not read an OAuth flow: ${(err as Error).message}`);

@@ -86,7 +86,7 @@ export class OAuthService {
     }
     const anonymous = execution.identity.userId === null;
     if (anonymous) this.anonymous.add(execution.id);
-    const earlier = await this.unclaimedFlow(execution.id, providerName);
+    const earlier = await this.claimEarlierFlow(execution, providerName);
     if (earlier) {
       const resumed = await this.resumeFlow(execution, provider, earlier, cancel);
       if (resumed) return bearer(resumed);
@@ -113,10 +113,20 @@ export class OAuthService {
   }
 
   /** The oldest flow of this execution and provider no workflow of this process has waited on. */
-  private async unclaimedFlow(executionId: string, provider: string): Promise<FlowRecord | undefined> {
-    const mine = this.claimed.get(executionId);
-    const flows = await this.flows.forExecution(executionId, provider);
-    return flows.find((flow) => !mine?.has(flow.state));
+  /**
+   * Claims the oldest flow of this execution and provider that no workflow of this process has waited
+   * on (and that the same caller opened). Picked and claimed in one step, so two calls side by side
+   * never share one.
+   */
+  private async claimEarlierFlow(
+    execution: AuthorizingExecution,
+    provider: string,
+  ): Promise<FlowRecord | undefined> {
+    const flows = await this.flows.forExecution(execution.id, provider);
+    const mine = this.claimed.get(execution.id);
+    const flow = flows.find((f) => !mine?.has(f.state) && f.ownerId === execution.identity.userId);
+    if (flow) this.claim(execution.id, flow.state);
+    return flow;
   }
 
   private claim(executionId: string, state: string): void {
@@ -167,7 +177,6 @@ export class OAuthService {
     flow: FlowRecord,
     cancel: AbortWatch,
   ): Promise<TokenSet | undefined> {
-    this.claim(execution.id, flow.state);
     if (flow.status === 'settled') {
       await execution.record({ kind: 'oauth_resolved' });
       if (!flow.outcome.ok) throw new OAuthFlowError(flow.outcome.message);
