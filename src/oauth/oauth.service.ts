@@ -112,7 +112,6 @@ export class OAuthService {
     return bearer(await this.runFlow(execution, provider, owner, cancel));
   }
 
-  /** The oldest flow of this execution and provider no workflow of this process has waited on. */
   /**
    * Claims the oldest flow of this execution and provider that no workflow of this process has waited
    * on (and that the same caller opened). Picked and claimed in one step, so two calls side by side
