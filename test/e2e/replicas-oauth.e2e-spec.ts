@@ -202,6 +202,22 @@ requires('postgres')('OAuth across replicas', () => {
       });
     });
 
+    it("an anonymous caller's token, granted through C, is dropped when its execution ends on A", async () => {
+      const run = await postJson(`${a.url}/v1/workflow`, { input_message: 'x' }, {});
+      expect(run.status).toBe(202);
+      const paused = run.json as unknown as OAuthRequired;
+      expect((await OAuthBrowser.of(c.url, auth, 'anon', {}).complete(paused.auth_url)).status).toBe(200);
+      await eventually(async () => {
+        const res = await fetch(`${b.url}/executions/${paused.execution_id}`);
+        expect(await res.json()).toMatchObject({ status: 'completed', result: { value: 'Hello anon' } });
+      });
+      await eventually(async () =>
+        expect((await tokenRows(services)).filter((r) => r.execution_id !== null)).toEqual([]),
+      );
+      const again = await postJson(`${b.url}/v1/workflow`, { input_message: 'x' }, {});
+      expect(again.status).toBe(202);
+    });
+
     it('`interlude serve` without the token key refuses to start, naming the variable', async () => {
       const missing = `${keyVariable}_MISSING`;
       const dir = mkdtempSync(join(tmpdir(), 'interlude-oauth-'));
