@@ -1,4 +1,4 @@
-import { AguiThreads } from './agui-threads';
+import { MemoryAguiThreads as AguiThreads } from './agui-threads';
 
 describe('AguiThreads keeps a bounded set of threads', () => {
   let now = 0;
@@ -20,7 +20,7 @@ describe('AguiThreads keeps a bounded set of threads', () => {
     now += 59_999;
     expect(await threads.get('t')).toBeDefined();
     now += 60_000;
-    threads.sweep();
+    await threads.sweep();
     expect(threads.size).toBe(0);
     expect(await threads.get('t')).toBeUndefined();
   });
