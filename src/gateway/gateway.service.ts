@@ -34,6 +34,7 @@ import {
   rejectFrame,
   SESSION_ID,
 } from './ws-frames';
+import { RemoteRuns } from './remote-runs';
 import { WsRun } from './ws-run';
 import { WsSession } from './ws-session';
 
@@ -56,6 +57,7 @@ export class GatewayService implements OnApplicationShutdown {
     private readonly conversations: ConversationRuns,
     private readonly connections: ConnectionCount,
     private readonly answers: WsAnswers,
+    private readonly remote: RemoteRuns,
   ) {
     this.allowedByCors = corsOriginMatcher(config.general.front_end.cors);
   }
@@ -85,8 +87,8 @@ export class GatewayService implements OnApplicationShutdown {
     }
     const identified = (identity: Identity) => {
       state.identity = identity;
-      this.takeOver(state);
-      resolveReady();
+      // Messages wait for the takeover: a reply sent at once finds the prompt it answers.
+      void this.takeOver(state).finally(resolveReady);
     };
     try {
       const identity = this.identities.resolve(req.headers, session ?? undefined);
@@ -111,7 +113,9 @@ export class GatewayService implements OnApplicationShutdown {
     run.detach();
     if (this.conversations.holds(run)) {
       const ttl = this.config.general.execution_ttl_seconds * 1000;
-      const timer = setTimeout(() => void run.execution.cancel('no client reconnected'), ttl);
+      const detachedAt = Date.now();
+      this.remote.progress(run, { delivered: run.shown });
+      const timer = setTimeout(() => void this.abandon(run, detachedAt), ttl);
       timer.unref();
       this.abandoned.set(run, timer);
     } else {
@@ -158,19 +162,42 @@ export class GatewayService implements OnApplicationShutdown {
     rejectFrame(session, code, message, details, parentId);
   }
 
-  /** A connection opened with `?conversation_id=` takes over its user's run still going there. */
-  private takeOver(session: WsSession): void {
+  /** Cancels a run nobody took over (on any replica) since its socket closed. */
+  private async abandon(run: WsRun, detachedAt: number): Promise<void> {
+    this.abandoned.delete(run);
+    if (run.isEnded || (await this.remote.takenOverSince(run, detachedAt))) return;
+    await run.execution.cancel('no client reconnected');
+  }
+
+  /**
+   * A connection opened with `?conversation_id=` takes over its user's run still going there: this
+   * replica's own, or one another replica runs (found through the shared conversation links).
+   */
+  private async takeOver(session: WsSession): Promise<void> {
     const conversationId = session.conversationId;
     const userId = session.identity.userId;
     if (conversationId === null || userId === null) return;
-    const run = this.conversations.get(userId, conversationId);
-    if (!run || run.isEnded) return;
+    let run = this.conversations.get(userId, conversationId);
+    if (!run || run.isEnded) {
+      try {
+        run = await this.remote.takeOver(session.identity, conversationId);
+      } catch {
+        run = undefined;
+      }
+      if (!run) return;
+      if (session.closed) return run.dispose();
+      const taken = run;
+      this.conversations.set(userId, conversationId, taken);
+      this.conversations.track(taken);
+      void taken.execution.done.then(() => this.ended(taken));
+    }
     const timer = this.abandoned.get(run);
     if (timer) clearTimeout(timer);
     this.abandoned.delete(run);
     const previous = run.attach(session);
     if (previous instanceof WsSession && previous !== session && previous.run === run) previous.run = null;
     session.run = run;
+    this.remote.progress(run, { attachedAt: Date.now() });
   }
 
   private async startRun(session: WsSession, raw: unknown): Promise<void> {
@@ -217,17 +244,20 @@ export class GatewayService implements OnApplicationShutdown {
         interactive: true,
         streaming: isStreaming(message.schema_type),
         beforeRun: (execution) => {
-          const run = new WsRun({
+          const run: WsRun = new WsRun({
             execution,
             ownerId: identity.userId,
             schema: message.schema_type,
-            request,
             messages: replies,
             adaptor: new StepAdaptor(mode, custom_event_types),
+            onPrompt: (seq) => this.remote.progress(run, { delivered: seq }),
           });
           session.run = run;
           if (identity.userId !== null && conversationId !== null) {
             this.conversations.set(identity.userId, conversationId, run);
+            const schema = message.schema_type;
+            const link = { executionId: execution.id, parentId, schema, delivered: 0, attachedAt: Date.now() };
+            this.remote.link(execution, identity.userId, conversationId, link);
           }
           this.conversations.track(run);
           run.attach(session);
@@ -261,6 +291,7 @@ export class GatewayService implements OnApplicationShutdown {
     const timer = this.abandoned.get(run);
     if (timer) clearTimeout(timer);
     this.abandoned.delete(run);
+    if (this.conversations.holds(run)) this.remote.unlink(run);
     this.conversations.remove(run);
     run.dispose();
   }
