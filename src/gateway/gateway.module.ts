@@ -6,6 +6,7 @@ import { BackingRedis } from '../db/backing-redis';
 import { ConversationLinks, MemoryConversationLinks } from './conversation-links';
 import { ConversationRuns } from './conversation-runs';
 import { RedisConversationLinks } from './redis-conversation-links';
+import { AbandonedRuns } from './abandoned-runs';
 import { RemoteRuns } from './remote-runs';
 import { GatewayService } from './gateway.service';
 import { createWorkflowGateway } from './workflow.gateway';
@@ -23,6 +24,7 @@ export class GatewayModule {
         WsAnswers,
         ConversationRuns,
         RemoteRuns,
+        AbandonedRuns,
         {
           provide: ConversationLinks,
           inject: [ServerConfig, BackingRedis],

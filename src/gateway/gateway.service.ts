@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { WebSocket } from 'ws';
 import { ConnectionCount } from '../core/connection-count';
 import { lastUserText, messageText } from '../runtime/chat-input';
@@ -34,6 +34,7 @@ import {
   rejectFrame,
   SESSION_ID,
 } from './ws-frames';
+import { AbandonedRuns } from './abandoned-runs';
 import { RemoteRuns } from './remote-runs';
 import { WsRun } from './ws-run';
 import { WsSession } from './ws-session';
@@ -44,10 +45,8 @@ import { WsSession } from './ws-session';
  * is taken over by the next connection of the same user for that conversation.
  */
 @Injectable()
-export class GatewayService implements OnApplicationShutdown {
+export class GatewayService {
   private readonly sessions = new WeakMap<WebSocket, WsSession>();
-  /** Runs whose socket closed, cancelled if nobody takes them over within the execution TTL. */
-  private readonly abandoned = new Map<WsRun, NodeJS.Timeout>();
   private readonly allowedByCors: (origin: string) => boolean;
 
   constructor(
@@ -58,13 +57,9 @@ export class GatewayService implements OnApplicationShutdown {
     private readonly connections: ConnectionCount,
     private readonly answers: WsAnswers,
     private readonly remote: RemoteRuns,
+    private readonly abandoned: AbandonedRuns,
   ) {
     this.allowedByCors = corsOriginMatcher(config.general.front_end.cors);
-  }
-
-  onApplicationShutdown(): void {
-    for (const timer of this.abandoned.values()) clearTimeout(timer);
-    this.abandoned.clear();
   }
 
   open(socket: WebSocket, req: IncomingMessage): void {
@@ -112,12 +107,7 @@ export class GatewayService implements OnApplicationShutdown {
     if (!run || run.isEnded || run.holder !== session) return;
     run.detach();
     if (this.conversations.holds(run)) {
-      const ttl = this.config.general.execution_ttl_seconds * 1000;
-      const detachedAt = Date.now();
-      this.remote.progress(run, { delivered: run.shown });
-      const timer = setTimeout(() => void this.abandon(run, detachedAt), ttl);
-      timer.unref();
-      this.abandoned.set(run, timer);
+      this.abandoned.leave(run);
     } else {
       // Nobody could take it over: nothing would ever see its answer.
       void run.execution.cancel('client disconnected');
@@ -162,13 +152,6 @@ export class GatewayService implements OnApplicationShutdown {
     rejectFrame(session, code, message, details, parentId);
   }
 
-  /** Cancels a run nobody took over (on any replica) since its socket closed. */
-  private async abandon(run: WsRun, detachedAt: number): Promise<void> {
-    this.abandoned.delete(run);
-    if (run.isEnded || (await this.remote.takenOverSince(run, detachedAt))) return;
-    await run.execution.cancel('no client reconnected');
-  }
-
   /**
    * A connection opened with `?conversation_id=` takes over its user's run still going there: this
    * replica's own, or one another replica runs (found through the shared conversation links).
@@ -189,11 +172,10 @@ export class GatewayService implements OnApplicationShutdown {
       const taken = run;
       this.conversations.set(userId, conversationId, taken);
       this.conversations.track(taken);
-      void taken.execution.done.then(() => this.ended(taken));
+      // Not `execution.done`: read on a connection of its own, it could end the run before it is shown.
+      void taken.finished.then(() => this.ended(taken));
     }
-    const timer = this.abandoned.get(run);
-    if (timer) clearTimeout(timer);
-    this.abandoned.delete(run);
+    this.abandoned.keep(run);
     const previous = run.attach(session);
     if (previous instanceof WsSession && previous !== session && previous.run === run) previous.run = null;
     session.run = run;
@@ -256,7 +238,13 @@ export class GatewayService implements OnApplicationShutdown {
           if (identity.userId !== null && conversationId !== null) {
             this.conversations.set(identity.userId, conversationId, run);
             const schema = message.schema_type;
-            const link = { executionId: execution.id, parentId, schema, delivered: 0, attachedAt: Date.now() };
+            const link = {
+              executionId: execution.id,
+              parentId,
+              schema,
+              delivered: 0,
+              attachedAt: Date.now(),
+            };
             this.remote.link(execution, identity.userId, conversationId, link);
           }
           this.conversations.track(run);
@@ -288,9 +276,7 @@ export class GatewayService implements OnApplicationShutdown {
   }
 
   private forget(run: WsRun): void {
-    const timer = this.abandoned.get(run);
-    if (timer) clearTimeout(timer);
-    this.abandoned.delete(run);
+    this.abandoned.keep(run);
     if (this.conversations.holds(run)) this.remote.unlink(run);
     this.conversations.remove(run);
     run.dispose();

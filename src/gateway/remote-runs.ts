@@ -101,6 +101,8 @@ function askedAtOf(record: ExecutionRecord): (id: string) => number | undefined 
 
 function openPrompts(record: ExecutionRecord): string[] {
   return Object.entries(record.interactions)
-    .filter(([, i]) => i.status === 'open' && (i.prompt as { input_type?: string }).input_type !== 'notification')
+    .filter(
+      ([, i]) => i.status === 'open' && (i.prompt as { input_type?: string }).input_type !== 'notification',
+    )
     .map(([id]) => id);
 }

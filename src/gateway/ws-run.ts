@@ -66,6 +66,9 @@ export class WsRun {
   /** Remote: prompts up to this seq are sent again once the log has been replayed that far. */
   private resendUpTo?: number;
   private caughtUpNow!: () => void;
+  private endNow!: () => void;
+  /** Resolves once the run's end was tracked (and shown, to a connection attached by then). */
+  readonly finished = new Promise<void>((resolve) => (this.endNow = resolve));
   /** Remote: resolves once the shared log has been replayed up to where the takeover found the run. */
   readonly caughtUp: Promise<void>;
   private listener: RunListener | null = null;
@@ -199,6 +202,7 @@ export class WsRun {
       this.resend();
       this.checkCaughtUp();
     }
+    if (this.ended) this.endNow();
   }
 
   /** Remote: sends the prompts the last connection was shown again, once the log is replayed that far. */
@@ -255,7 +259,8 @@ export class WsRun {
         const id = event.kind === 'oauth_required' ? event.state : event.interactionId;
         const pending = this.pending.get(id);
         // Remote: a prompt asked before this connection came (on another replica) has less time left.
-        const again = missed || (this.remote !== undefined && pending !== undefined && pending.askedAt < this.attachedAt);
+        const again =
+          missed || (this.remote !== undefined && pending !== undefined && pending.askedAt < this.attachedAt);
         if (pending) listener.send(this.ask(pending, again));
         else if (event.kind === 'interaction_required') listener.send(out.interaction(id, event.prompt));
         if (pending) this.onPrompt?.(event.seq);

@@ -43,7 +43,9 @@ export class MonitorUsersService implements OnModuleInit, BeforeApplicationShutd
     } catch (err) {
       this.logger.warn(`Other replicas' activity is unavailable: ${(err as Error).message}`);
     }
-    const all = mergeActivity([this.local(), ...others]).filter((u) => userId === undefined || u.userId === userId);
+    const all = mergeActivity([this.local(), ...others]).filter(
+      (u) => userId === undefined || u.userId === userId,
+    );
     const users = await Promise.all(all.map((u) => this.render(u)));
     return { timestamp: new Date().toISOString(), total_active_users: users.length, users };
   }

@@ -62,7 +62,9 @@ export class RedisReplicaActivity extends ReplicaActivity {
 
   async others(): Promise<ReplicaUser[][]> {
     const since = Date.now() - SNAPSHOT_TTL_MS;
-    const ids = (await this.redis.client.zrangebyscore(this.index, since, '+inf')).filter((id) => id !== this.id);
+    const ids = (await this.redis.client.zrangebyscore(this.index, since, '+inf')).filter(
+      (id) => id !== this.id,
+    );
     if (ids.length === 0) return [];
     const snapshots = await this.redis.client.mget(ids.map((id) => this.snapshotKey(id)));
     return snapshots.flatMap((s) => {

@@ -1,12 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  errorCodeOf,
-  interruptsOf,
-  postRun,
-  RecordingAgent,
-  textOf,
-  types,
-} from '../utils/agui-client';
+import { errorCodeOf, interruptsOf, postRun, RecordingAgent, textOf, types } from '../utils/agui-client';
 import { startReplicas, type Replicas } from '../utils/replica-apps';
 import { requires } from '../utils/requires';
 import { scriptedYaml } from '../utils/test-app';
