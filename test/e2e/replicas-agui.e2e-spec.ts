@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { errorCodeOf, interruptsOf, postRun, RecordingAgent, textOf, types } from '../utils/agui-client';
 import { startReplicas, type Replicas } from '../utils/replica-apps';
 import { requires } from '../utils/requires';
-import { scriptedYaml } from '../utils/test-app';
+import { eventually, scriptedYaml } from '../utils/test-app';
 
 const WORKFLOW = scriptedYaml(
   `- stream: { text: 'asking ' }
@@ -86,6 +86,42 @@ requires('postgres')('AG-UI across replicas', () => {
         alice,
       );
       expect(textOf(done.events)).toBe('red for Di');
+    });
+
+    describe('a run streaming on A', () => {
+      let slow: Replicas;
+      beforeAll(async () => {
+        slow = await startReplicas(2, scriptedYaml(`- stream: { text: 'one two three', delay_seconds: 30 }`));
+      });
+      afterAll(() => slow.close());
+
+      it('makes a second run of the thread on B get THREAD_BUSY; leaving A cancels it, as B sees', async () => {
+        const [sa, sb] = slow.apps.map((app) => app.url);
+        const threadId = randomUUID();
+        const leave = new AbortController();
+        const first = await fetch(`${sa}/v1/ag-ui`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...alice },
+          body: JSON.stringify({ threadId, runId: 'r1', messages: [] }),
+          signal: leave.signal,
+        });
+        const executionId = first.headers.get('x-execution-id')!;
+        const reader = first.body!.getReader();
+        expect(Buffer.from((await reader.read()).value!).toString()).toContain('RUN_STARTED');
+        expect(errorCodeOf(await postRun(`${sb}/v1/ag-ui`, { threadId }, alice))).toBe('THREAD_BUSY');
+        leave.abort();
+        await eventually(async () => {
+          const res = await fetch(`${sb}/executions/${executionId}`, { headers: alice });
+          expect(((await res.json()) as { status: string }).status).toBe('failed');
+        });
+        // Once A let the thread go, B takes runs of it (a resume naming no interrupt of it, here).
+        const resume = [{ interruptId: 'none', status: 'resolved', payload: 'x' }];
+        await eventually(async () =>
+          expect(errorCodeOf(await postRun(`${sb}/v1/ag-ui`, { threadId, resume }, alice))).toBe(
+            'UNKNOWN_INTERRUPT_ID',
+          ),
+        );
+      });
     });
   });
 });
