@@ -114,5 +114,33 @@ requires('postgres')('WebSocket across replicas', () => {
         onA.close();
       }
     });
+
+    describe('with a short execution TTL', () => {
+      let short: Replicas;
+      beforeAll(async () => {
+        short = await startReplicas(2, `  execution_ttl_seconds: 1\n${WORKFLOW}`);
+      });
+      afterAll(() => short.close());
+
+      it('a run taken over on B is not cancelled by A when the TTL since its socket closed on A passes', async () => {
+        const [sa, sb] = short.apps.map((app) => app.url);
+        const first = await WsClient.connect(sa, { session: 'erin' });
+        first.send(userMessage('x', { id: 'u-ttl', conversation_id: 'conv-ttl' }));
+        await first.until((m) => m.type === 'system_interaction_message');
+        first.close();
+        await first.closed;
+        const onB = await WsClient.connect(sb, { session: 'erin', conversation_id: 'conv-ttl' });
+        try {
+          expect(await onB.next()).toMatchObject({ type: 'system_interaction_message' });
+          // Past A's abandon timer (1 s after the close): the run still waits, and B's answer completes it.
+          await new Promise((resolve) => setTimeout(resolve, 1500));
+          onB.send(reply('still here', { conversation_id: 'conv-ttl' }));
+          const texts = (await onB.run()).filter((m) => m.status === 'in_progress');
+          expect(texts.map((m) => m.content.text).join('')).toBe('after still here ok x');
+        } finally {
+          onB.close();
+        }
+      });
+    });
   });
 });
