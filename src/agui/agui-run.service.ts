@@ -17,6 +17,7 @@ import type { Execution } from '../executions/execution';
 import { ExecutionService } from '../executions/execution.service';
 import type { ExecutionRecord } from '../executions/execution-record';
 import { AguiThreads, ThreadLimitError, type AguiThread } from './agui-threads';
+import { CLAIM_LEASE_MS } from './postgres-agui-threads';
 import { AGUI_FACE } from './agui-face';
 import { answerFor, type PendingInterrupt } from './interrupts';
 import { chatRequestOf } from './messages';
@@ -50,7 +51,9 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
 
   onModuleInit(): void {
     const every = Math.min(this.config.frontEnd.ag_ui_thread_ttl_seconds * 1000, 60_000);
-    this.sweeper = setInterval(() => this.threads.sweep(), every);
+    this.sweeper = setInterval(() => {
+      this.threads.sweep().catch((err: Error) => this.logger.warn(`Sweeping AG-UI threads: ${err.message}`));
+    }, every);
     this.sweeper.unref();
   }
 
@@ -80,9 +83,16 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
       writer.end();
       return;
     }
+    const held = thread;
+    // A shared claim lapses unless renewed, so a replica that dies mid-run does not hold the thread.
+    const renewal = setInterval(() => {
+      this.threads.renew(held).catch((err: Error) => this.logger.warn(`Renewing a thread: ${err.message}`));
+    }, CLAIM_LEASE_MS / 3);
+    renewal.unref();
     try {
       await this.runOn(thread, identity, input, req, res, trace);
     } finally {
+      clearInterval(renewal);
       await this.threads.release(thread);
     }
   }
@@ -95,7 +105,7 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
     res: Response,
     trace: ObservabilityTrace,
   ): Promise<void> {
-    const plan = await this.plan(identity, thread, input);
+    const { plan, execution: current } = await this.plan(identity, thread, input);
     let out: { writer: SseWriter; renderer: RunRenderer; following?: Following } | undefined;
     // The stream opens (and follows the execution) before its workflow runs, so no event is merged or missed.
     const begin = (execution: Execution | undefined, afterSeq = 0) => {
@@ -110,7 +120,7 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
       if (execution) out.following = this.follow(execution, renderer, writer, afterSeq);
     };
     if (plan.kind === 'start') {
-      await this.executions.start(this.workflowInput(input), identity, {
+      const started = await this.executions.start(this.workflowInput(input), identity, {
         request: { ...requestMetadata(req), extras: this.extras(input) },
         trace,
         interactive: true,
@@ -123,8 +133,9 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
           begin(execution);
         },
       });
+      if (thread.executionId === started.id) await this.threads.save(thread);
     } else if (plan.kind === 'follow') {
-      const execution = this.executions.find(plan.executionId);
+      const execution = current?.id === plan.executionId ? current : undefined;
       begin(execution, plan.afterSeq);
       if (execution && plan.answers.length > 0) {
         thread.lastResume = {
@@ -132,6 +143,7 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
           executionId: execution.id,
           afterSeq: plan.afterSeq,
         };
+        await this.threads.save(thread);
         await this.answer(identity, execution, plan.answers);
       }
     } else {
@@ -154,22 +166,33 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
     return plan.kind === 'reject' ? plan.rule.message : 'The thread’s execution is no longer available';
   }
 
-  private async plan(identity: Identity, thread: AguiThread, input: RunInput): Promise<Plan> {
+  /**
+   * What the run does, and the thread's execution as this replica sees it: its own, or one another
+   * replica runs, followed through the shared event log (the record read as `identity`, so its owner
+   * is checked).
+   */
+  private async plan(
+    identity: Identity,
+    thread: AguiThread,
+    input: RunInput,
+  ): Promise<{ plan: Plan; execution?: Execution }> {
     if (!thread.executionId) {
-      if (input.resume?.length) return planRun(thread, input, undefined, { live: false });
-      return { kind: 'start' };
+      if (input.resume?.length) return { plan: planRun(thread, input, undefined, { live: false }) };
+      return { plan: { kind: 'start' } };
     }
-    const execution = this.executions.find(thread.executionId);
     let record: ExecutionRecord | undefined;
     try {
       record = await this.executions.record(identity, thread.executionId);
     } catch {
       record = undefined;
     }
-    return planRun(thread, input, record, {
+    const execution =
+      this.executions.find(thread.executionId) ?? (record && (await this.executions.attach(record)));
+    const plan = planRun(thread, input, record, {
       live: execution !== undefined,
       endSeq: execution?.events.terminal?.seq,
     });
+    return { plan, execution };
   }
 
   /** Hands each answer to the waiting execution, as any face does. */

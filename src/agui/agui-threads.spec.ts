@@ -1,12 +1,18 @@
-import { AguiThreads } from './agui-threads';
+import { ReplicaServices } from '../../test/utils/replica-services';
+import { requires } from '../../test/utils/requires';
+import { MemoryAguiThreads, type AguiThread, type AguiThreads } from './agui-threads';
+import { CLAIM_LEASE_MS, PostgresAguiThreads } from './postgres-agui-threads';
 
-describe('AguiThreads keeps a bounded set of threads', () => {
+type Make = (maxPerOwner: number, ttlMs: number, clock: () => number) => AguiThreads | Promise<AguiThreads>;
+
+/** What every AguiThreads adapter does, whichever store holds the threads. */
+function threadContract(make: Make): void {
   let now = 0;
   const clock = () => now;
-  beforeEach(() => (now = 1_000));
+  beforeEach(() => (now = 1_000_000));
 
   it('refuses a second claim while a run streams on the thread', async () => {
-    const threads = new AguiThreads(10, 60_000, clock);
+    const threads = await make(10, 60_000, clock);
     const first = await threads.claim('t', 'alice');
     expect(first).not.toBe(false);
     expect(await threads.claim('t', 'alice')).toBe(false);
@@ -15,18 +21,17 @@ describe('AguiThreads keeps a bounded set of threads', () => {
   });
 
   it('forgets a thread idle past its time to live', async () => {
-    const threads = new AguiThreads(10, 60_000, clock);
+    const threads = await make(10, 60_000, clock);
     await threads.release((await threads.claim('t', 'alice')) as never);
     now += 59_999;
     expect(await threads.get('t')).toBeDefined();
     now += 60_000;
-    threads.sweep();
-    expect(threads.size).toBe(0);
+    await threads.sweep();
     expect(await threads.get('t')).toBeUndefined();
   });
 
   it('holds at most the limit per identity: the least recently used idle thread makes room', async () => {
-    const threads = new AguiThreads(2, 60_000, clock);
+    const threads = await make(2, 60_000, clock);
     for (const id of ['a', 'b']) {
       now++;
       await threads.release((await threads.claim(id, 'mallory')) as never);
@@ -37,12 +42,47 @@ describe('AguiThreads keeps a bounded set of threads', () => {
     expect(await threads.get('b')).toBeDefined();
     // Other identities are not affected by mallory's threads.
     expect(await threads.claim('d', 'alice')).not.toBe(false);
-    expect(threads.size).toBe(3);
   });
 
   it('refuses a new thread when all of an identity’s threads are running', async () => {
-    const threads = new AguiThreads(1, 60_000, clock);
+    const threads = await make(1, 60_000, clock);
     await threads.claim('a', 'mallory');
     await expect(threads.claim('b', 'mallory')).rejects.toThrow(/At most 1/);
+  });
+
+  it('keeps what a run saved on the thread for the next run', async () => {
+    const threads = await make(10, 60_000, clock);
+    const thread = (await threads.claim('t', 'alice')) as AguiThread;
+    Object.assign(thread, { executionId: 'e-1', cursor: 7 });
+    await threads.save(thread);
+    expect(await threads.get('t')).toMatchObject({ executionId: 'e-1', cursor: 7, busy: true });
+    await threads.release(thread);
+    expect(await threads.get('t')).toMatchObject({ owner: 'alice', executionId: 'e-1', busy: false });
+  });
+}
+
+describe('AguiThreads in memory keeps a bounded set of threads', () => {
+  threadContract((max, ttl, clock) => new MemoryAguiThreads(max, ttl, clock));
+});
+
+requires('postgres')('AguiThreads in Postgres (replicas share them)', () => {
+  const services = new ReplicaServices();
+  afterAll(() => services.cleanup());
+  const make: Make = async (max, ttl, clock) => {
+    const database = await services.database();
+    // The tests reuse thread ids: each starts from an empty table.
+    await database.db.deleteFrom('agui_thread').execute();
+    return new PostgresAguiThreads(database.db, max, ttl, clock);
+  };
+  threadContract(make);
+
+  it('a claim whose replica stopped renewing it lapses after the lease', async () => {
+    let now = 1_000_000;
+    const threads = await make(10, 3_600_000, () => now);
+    await threads.claim('t', 'alice');
+    now += CLAIM_LEASE_MS - 1;
+    expect(await threads.claim('t', 'alice')).toBe(false);
+    now += 2;
+    expect(await threads.claim('t', 'alice')).toMatchObject({ id: 't', busy: true });
   });
 });

@@ -1,9 +1,8 @@
 import type { PendingInterrupt } from './interrupts';
 
 /**
- * What the AG-UI face remembers of one thread between runs. Plain data, so that a later issue can keep
- * it in a shared store (Redis, Postgres) behind a port, for several replicas; `AguiThreads` is the
- * only class that reads and writes it.
+ * What the AG-UI face remembers of one thread between runs. Plain data (JSON), so that a shared store
+ * keeps it for several replicas; an `AguiThreads` adapter is the only class that stores it.
  */
 export interface AguiThread {
   id: string;
@@ -29,12 +28,41 @@ const MAX_EARLIER = 100;
 export class ThreadLimitError extends Error {}
 
 /**
- * The threads of this process, bounded: a thread is forgotten `ttlMs` after its last run, and one
+ * The AG-UI threads: a port (abstract class, also the DI token) with a memory adapter for one process
+ * and a Postgres one for replicas. Bounded: a thread is forgotten `ttlMs` after its last run, and one
  * identity holds at most `maxPerOwner` (its least recently used idle thread is dropped for a new one;
- * when all are busy the new one is refused). Every method is async so that a shared store can take
- * its place without changing callers.
+ * when all are busy the new one is refused).
  */
-export class AguiThreads {
+export abstract class AguiThreads {
+  abstract get(id: string): Promise<AguiThread | undefined>;
+  /** Marks the thread busy, creating it for `owner`; false when a run is already streaming on it. */
+  abstract claim(id: string, owner: string): Promise<AguiThread | false>;
+  /** Stores what a run changed on the thread it holds (so other replicas see it mid-run). */
+  abstract save(thread: AguiThread): Promise<void>;
+  /** Ends the run on the thread with what it changed. */
+  abstract release(thread: AguiThread): Promise<void>;
+  /** Keeps a running thread claimed (a shared claim expires unless renewed, should its replica die). */
+  abstract renew(thread: AguiThread): Promise<void>;
+  /** Drops the expired threads (called now and then, so idle ones do not wait for a lookup). */
+  abstract sweep(): Promise<void>;
+
+  /** The interrupts the thread now waits on; the ones before are remembered as earlier. */
+  setInterrupts(thread: AguiThread, interrupts: PendingInterrupt[]): void {
+    const ids = thread.interrupts
+      .map((p) => p.interrupt.id)
+      .filter((id) => !interrupts.some((p) => p.interrupt.id === id));
+    thread.earlier = [...thread.earlier, ...ids].slice(-MAX_EARLIER);
+    thread.interrupts = interrupts;
+  }
+}
+
+/** A new thread, claimed by its first run. */
+export function newThread(id: string, owner: string, now: number): AguiThread {
+  return { id, owner, cursor: 0, interrupts: [], earlier: [], busy: true, touchedAt: now };
+}
+
+/** The threads of this process (`general.executions.store: memory`). */
+export class MemoryAguiThreads extends AguiThreads {
   private readonly threads = new Map<string, AguiThread>();
   private readonly owners = new Map<string, Set<string>>();
 
@@ -42,7 +70,9 @@ export class AguiThreads {
     private readonly maxPerOwner: number,
     private readonly ttlMs: number,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    super();
+  }
 
   get size(): number {
     return this.threads.size;
@@ -57,7 +87,6 @@ export class AguiThreads {
     return thread;
   }
 
-  /** Marks the thread busy, creating it for `owner`; false when a run is already streaming on it. */
   async claim(id: string, owner: string): Promise<AguiThread | false> {
     const existing = await this.get(id);
     if (existing) {
@@ -67,15 +96,7 @@ export class AguiThreads {
       return existing;
     }
     this.makeRoom(owner);
-    const thread: AguiThread = {
-      id,
-      owner,
-      cursor: 0,
-      interrupts: [],
-      earlier: [],
-      busy: true,
-      touchedAt: this.now(),
-    };
+    const thread = newThread(id, owner, this.now());
     this.threads.set(id, thread);
     let own = this.owners.get(owner);
     if (!own) this.owners.set(owner, (own = new Set()));
@@ -83,20 +104,15 @@ export class AguiThreads {
     return thread;
   }
 
-  /** The interrupts the thread now waits on; the ones before are remembered as earlier. */
-  setInterrupts(thread: AguiThread, interrupts: PendingInterrupt[]): void {
-    const ids = thread.interrupts
-      .map((p) => p.interrupt.id)
-      .filter((id) => !interrupts.some((p) => p.interrupt.id === id));
-    thread.earlier = [...thread.earlier, ...ids].slice(-MAX_EARLIER);
-    thread.interrupts = interrupts;
-  }
+  /** The thread is the stored object itself: nothing to write. */
+  async save(): Promise<void> {}
 
-  /** Ends the run on the thread with what it changed. */
   async release(thread: AguiThread): Promise<void> {
     thread.busy = false;
     thread.touchedAt = this.now();
   }
+
+  async renew(): Promise<void> {}
 
   private makeRoom(owner: string): void {
     const own = this.owners.get(owner);
@@ -117,8 +133,7 @@ export class AguiThreads {
     if (own?.size === 0) this.owners.delete(thread.owner);
   }
 
-  /** Drops the expired threads (called now and then, so idle ones do not wait for a lookup). */
-  sweep(): void {
+  async sweep(): Promise<void> {
     const now = this.now();
     for (const t of this.threads.values()) if (!t.busy && t.touchedAt + this.ttlMs <= now) this.forget(t);
   }

@@ -2,11 +2,16 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { RouterModule } from '@nestjs/core';
 import type { AppConfig } from '../config/config.loader';
 import { ServerConfig } from '../config/server-config';
+import { pickAdapter } from '../core/adapters';
+import { Database } from '../db/database';
+import { DatabaseModule } from '../db/database.module';
+import { postgresOf } from '../executions/execution-adapters';
 import { ExecutionsModule } from '../executions/executions.module';
 import { AguiController } from './agui.controller';
 import { AguiFace } from './agui-face';
 import { AguiRunService } from './agui-run.service';
-import { AguiThreads } from './agui-threads';
+import { AguiThreads, MemoryAguiThreads } from './agui-threads';
+import { PostgresAguiThreads } from './postgres-agui-threads';
 
 /** The AG-UI face, mounted at `general.front_end.ag_ui_path` (left out when it is null). */
 @Module({})
@@ -16,19 +21,22 @@ export class AguiModule {
     if (path === null) return { module: AguiModule };
     return {
       module: AguiModule,
-      imports: [ExecutionsModule, RouterModule.register([{ path, module: AguiModule }])],
+      imports: [ExecutionsModule, DatabaseModule, RouterModule.register([{ path, module: AguiModule }])],
       controllers: [AguiController],
       providers: [
         AguiFace,
         AguiRunService,
         {
           provide: AguiThreads,
-          inject: [ServerConfig],
-          useFactory: (server: ServerConfig) =>
-            new AguiThreads(
-              server.frontEnd.ag_ui_max_threads_per_user,
-              server.frontEnd.ag_ui_thread_ttl_seconds * 1000,
-            ),
+          inject: [ServerConfig, Database],
+          useFactory: (server: ServerConfig, database: Database) => {
+            const max = server.frontEnd.ag_ui_max_threads_per_user;
+            const ttl = server.frontEnd.ag_ui_thread_ttl_seconds * 1000;
+            return pickAdapter<AguiThreads>('general.executions.store', server.general.executions.store, {
+              memory: () => new MemoryAguiThreads(max, ttl),
+              postgres: () => new PostgresAguiThreads(postgresOf(database).db, max, ttl),
+            });
+          },
         },
       ],
     };

@@ -5,6 +5,7 @@ import * as traceOwner from './migrations/0002-trace-owner';
 import * as jobs from './migrations/0003-jobs';
 import * as executions from './migrations/0004-executions';
 import * as oauthTokens from './migrations/0006-oauth-tokens';
+import * as aguiThreads from './migrations/0007-agui-threads';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: DatabaseDialect): Promise<void>;
@@ -18,6 +19,7 @@ const MIGRATIONS: [string, DialectMigration][] = [
   ['0003-jobs', jobs],
   ['0004-executions', executions],
   ['0006-oauth-tokens', oauthTokens],
+  ['0007-agui-threads', aguiThreads],
 ];
 
 /** The migrations compiled into the server, so no migrations folder has to ship beside it. */

@@ -92,6 +92,16 @@ export interface OAuthTokenTable {
   updated_at: BigIntColumn;
 }
 
+/** An AG-UI thread of `general.executions.store: postgres`; `thread` is the whole AguiThread. */
+export interface AguiThreadTable {
+  id: string;
+  owner: string;
+  /** While a run streams on it: until when its claim holds unless renewed (epoch ms). */
+  busy_until: BigIntColumn | null;
+  touched_at: BigIntColumn;
+  thread: ColumnType<unknown, string, string>;
+}
+
 /** Every table, as Kysely sees them. Migrations in ./migrations create them. */
 export interface Tables {
   feedback: FeedbackTable;
@@ -100,6 +110,7 @@ export interface Tables {
   execution_record: ExecutionRecordTable;
   pending_oauth_flow: PendingOAuthFlowTable;
   oauth_token: OAuthTokenTable;
+  agui_thread: AguiThreadTable;
 }
 
 export function isoTimestamp(value: Date | string): string {

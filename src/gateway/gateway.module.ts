@@ -1,6 +1,13 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { ExecutionsModule } from '../executions/executions.module';
+import { pickAdapter } from '../core/adapters';
+import { ServerConfig } from '../config/server-config';
+import { BackingRedis } from '../db/backing-redis';
+import { ConversationLinks, MemoryConversationLinks } from './conversation-links';
 import { ConversationRuns } from './conversation-runs';
+import { RedisConversationLinks } from './redis-conversation-links';
+import { AbandonedRuns } from './abandoned-runs';
+import { RemoteRuns } from './remote-runs';
 import { GatewayService } from './gateway.service';
 import { createWorkflowGateway } from './workflow.gateway';
 import { WsAnswers } from './ws-answers';
@@ -12,7 +19,23 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [ExecutionsModule],
-      providers: [GatewayService, WsAnswers, ConversationRuns, createWorkflowGateway(path)],
+      providers: [
+        GatewayService,
+        WsAnswers,
+        ConversationRuns,
+        RemoteRuns,
+        AbandonedRuns,
+        {
+          provide: ConversationLinks,
+          inject: [ServerConfig, BackingRedis],
+          useFactory: (config: ServerConfig, redis: BackingRedis) =>
+            pickAdapter<ConversationLinks>('general.executions.store', config.general.executions.store, {
+              memory: () => new MemoryConversationLinks(),
+              postgres: () => new RedisConversationLinks(redis),
+            }),
+        },
+        createWorkflowGateway(path),
+      ],
     };
   }
 }

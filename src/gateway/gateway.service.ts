@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { WebSocket } from 'ws';
 import { ConnectionCount } from '../core/connection-count';
 import { lastUserText, messageText } from '../runtime/chat-input';
@@ -34,6 +34,8 @@ import {
   rejectFrame,
   SESSION_ID,
 } from './ws-frames';
+import { AbandonedRuns } from './abandoned-runs';
+import { RemoteRuns } from './remote-runs';
 import { WsRun } from './ws-run';
 import { WsSession } from './ws-session';
 
@@ -43,10 +45,8 @@ import { WsSession } from './ws-session';
  * is taken over by the next connection of the same user for that conversation.
  */
 @Injectable()
-export class GatewayService implements OnApplicationShutdown {
+export class GatewayService {
   private readonly sessions = new WeakMap<WebSocket, WsSession>();
-  /** Runs whose socket closed, cancelled if nobody takes them over within the execution TTL. */
-  private readonly abandoned = new Map<WsRun, NodeJS.Timeout>();
   private readonly allowedByCors: (origin: string) => boolean;
 
   constructor(
@@ -56,13 +56,10 @@ export class GatewayService implements OnApplicationShutdown {
     private readonly conversations: ConversationRuns,
     private readonly connections: ConnectionCount,
     private readonly answers: WsAnswers,
+    private readonly remote: RemoteRuns,
+    private readonly abandoned: AbandonedRuns,
   ) {
     this.allowedByCors = corsOriginMatcher(config.general.front_end.cors);
-  }
-
-  onApplicationShutdown(): void {
-    for (const timer of this.abandoned.values()) clearTimeout(timer);
-    this.abandoned.clear();
   }
 
   open(socket: WebSocket, req: IncomingMessage): void {
@@ -85,8 +82,8 @@ export class GatewayService implements OnApplicationShutdown {
     }
     const identified = (identity: Identity) => {
       state.identity = identity;
-      this.takeOver(state);
-      resolveReady();
+      // Messages wait for the takeover: a reply sent at once finds the prompt it answers.
+      void this.takeOver(state).finally(resolveReady);
     };
     try {
       const identity = this.identities.resolve(req.headers, session ?? undefined);
@@ -110,10 +107,7 @@ export class GatewayService implements OnApplicationShutdown {
     if (!run || run.isEnded || run.holder !== session) return;
     run.detach();
     if (this.conversations.holds(run)) {
-      const ttl = this.config.general.execution_ttl_seconds * 1000;
-      const timer = setTimeout(() => void run.execution.cancel('no client reconnected'), ttl);
-      timer.unref();
-      this.abandoned.set(run, timer);
+      this.abandoned.leave(run);
     } else {
       // Nobody could take it over: nothing would ever see its answer.
       void run.execution.cancel('client disconnected');
@@ -158,19 +152,34 @@ export class GatewayService implements OnApplicationShutdown {
     rejectFrame(session, code, message, details, parentId);
   }
 
-  /** A connection opened with `?conversation_id=` takes over its user's run still going there. */
-  private takeOver(session: WsSession): void {
+  /**
+   * A connection opened with `?conversation_id=` takes over its user's run still going there: this
+   * replica's own, or one another replica runs (found through the shared conversation links).
+   */
+  private async takeOver(session: WsSession): Promise<void> {
     const conversationId = session.conversationId;
     const userId = session.identity.userId;
     if (conversationId === null || userId === null) return;
-    const run = this.conversations.get(userId, conversationId);
-    if (!run || run.isEnded) return;
-    const timer = this.abandoned.get(run);
-    if (timer) clearTimeout(timer);
-    this.abandoned.delete(run);
+    let run = this.conversations.get(userId, conversationId);
+    if (!run || run.isEnded) {
+      try {
+        run = await this.remote.takeOver(session.identity, conversationId);
+      } catch {
+        run = undefined;
+      }
+      if (!run) return;
+      if (session.closed) return run.dispose();
+      const taken = run;
+      this.conversations.set(userId, conversationId, taken);
+      this.conversations.track(taken);
+      // Not `execution.done`: read on a connection of its own, it could end the run before it is shown.
+      void taken.finished.then(() => this.ended(taken));
+    }
+    this.abandoned.keep(run);
     const previous = run.attach(session);
     if (previous instanceof WsSession && previous !== session && previous.run === run) previous.run = null;
     session.run = run;
+    this.remote.progress(run, { attachedAt: Date.now() });
   }
 
   private async startRun(session: WsSession, raw: unknown): Promise<void> {
@@ -217,17 +226,26 @@ export class GatewayService implements OnApplicationShutdown {
         interactive: true,
         streaming: isStreaming(message.schema_type),
         beforeRun: (execution) => {
-          const run = new WsRun({
+          const run: WsRun = new WsRun({
             execution,
             ownerId: identity.userId,
             schema: message.schema_type,
-            request,
             messages: replies,
             adaptor: new StepAdaptor(mode, custom_event_types),
+            onPrompt: (seq) => this.remote.progress(run, { delivered: seq }),
           });
           session.run = run;
           if (identity.userId !== null && conversationId !== null) {
             this.conversations.set(identity.userId, conversationId, run);
+            const schema = message.schema_type;
+            const link = {
+              executionId: execution.id,
+              parentId,
+              schema,
+              delivered: 0,
+              attachedAt: Date.now(),
+            };
+            this.remote.link(execution, identity.userId, conversationId, link);
           }
           this.conversations.track(run);
           run.attach(session);
@@ -258,9 +276,8 @@ export class GatewayService implements OnApplicationShutdown {
   }
 
   private forget(run: WsRun): void {
-    const timer = this.abandoned.get(run);
-    if (timer) clearTimeout(timer);
-    this.abandoned.delete(run);
+    this.abandoned.keep(run);
+    if (this.conversations.holds(run)) this.remote.unlink(run);
     this.conversations.remove(run);
     run.dispose();
   }

@@ -1,4 +1,3 @@
-import type { ChatRequestDto } from '../http-executions/dto/chat-request.dto';
 import type { ExecutionEvent } from '../runtime/execution-event';
 import type { Execution } from '../executions/execution';
 import { answerText, chunkText } from '../runtime/output-text';
@@ -26,11 +25,26 @@ export interface WsRunInit {
   execution: Execution;
   ownerId: string | null;
   schema: SchemaType;
-  /** The chat request the run was started with (chat answers are rendered as its completion). */
-  request: ChatRequestDto;
   messages: ReplyMessages;
   adaptor: StepAdaptor;
+  /** Called once a connection was shown a prompt (the seq of its event). */
+  onPrompt?: (seq: number) => void;
+  /** A run another replica runs, taken over here (its events are read from the shared log). */
+  remote?: RemoteRun;
 }
+
+/** What the replica taking over a run knows from the shared store. */
+export interface RemoteRun {
+  /** The last event the previous connection (on another replica) was shown. */
+  delivered: number;
+  /** When each prompt open at takeover was asked (its record's deadline less its timeout). */
+  askedAt: (interactionId: string) => number | undefined;
+  /** The prompts the record says are open: the run has caught up once it has seen them. */
+  open: string[];
+}
+
+/** How long a takeover waits for the shared log to replay what the record says is waiting. */
+const CATCH_UP_MS = 3000;
 
 /**
  * One workflow run started from a `user_message`, rendered as NAT's WebSocket messages. It listens to
@@ -42,12 +56,27 @@ export class WsRun {
   readonly ownerId: string | null;
   readonly messages: ReplyMessages;
   private readonly schema: SchemaType;
-  private readonly request: ChatRequestDto;
   private readonly adaptor: StepAdaptor;
+  private readonly onPrompt?: (seq: number) => void;
+  private readonly remote?: RemoteRun;
+  /** When the current connection was attached: a prompt asked before it is sent with the time left. */
+  private attachedAt = 0;
+  /** The last event this run has tracked. */
+  private tracked = 0;
+  /** Remote: prompts up to this seq are sent again once the log has been replayed that far. */
+  private resendUpTo?: number;
+  private caughtUpNow!: () => void;
+  private endNow!: () => void;
+  /** Resolves once the run's end was tracked (and shown, to a connection attached by then). */
+  readonly finished = new Promise<void>((resolve) => (this.endNow = resolve));
+  /** Remote: resolves once the shared log has been replayed up to where the takeover found the run. */
+  readonly caughtUp: Promise<void>;
   private listener: RunListener | null = null;
   /** The last event rendered to a connection. */
   private delivered = 0;
   private readonly pending = new Map<string, Pending>();
+  /** Remote: prompts seen answered while replaying. */
+  private readonly closedIds = new Set<string>();
   private ended = false;
   private readonly stopListening: () => void;
 
@@ -55,9 +84,24 @@ export class WsRun {
     this.execution = init.execution;
     this.ownerId = init.ownerId;
     this.schema = init.schema;
-    this.request = init.request;
     this.messages = init.messages;
     this.adaptor = init.adaptor;
+    this.onPrompt = init.onPrompt;
+    this.remote = init.remote;
+    let timer: NodeJS.Timeout | undefined;
+    this.caughtUp = new Promise<void>((resolve) => {
+      this.caughtUpNow = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      if (!init.remote) return resolve();
+      timer = setTimeout(resolve, CATCH_UP_MS);
+      timer.unref();
+    });
+    if (init.remote) {
+      this.delivered = init.remote.delivered;
+      this.checkCaughtUp();
+    }
     this.stopListening = this.execution.events.subscribe((event) => this.track(event));
   }
 
@@ -67,6 +111,11 @@ export class WsRun {
 
   get isEnded(): boolean {
     return this.ended;
+  }
+
+  /** The last event a connection was shown. */
+  get shown(): number {
+    return this.delivered;
   }
 
   /** The connection the run is shown on, if any. */
@@ -91,7 +140,15 @@ export class WsRun {
   attach(listener: RunListener): RunListener | null {
     const previous = this.listener;
     this.listener = listener;
+    this.attachedAt = Date.now();
     const missedFrom = this.delivered;
+    if (this.remote) {
+      // The shared log is read asynchronously: the run's own listener renders what comes after
+      // `missedFrom` as it arrives, and the prompts before it are sent again once it got that far.
+      this.resendUpTo = missedFrom;
+      this.resend();
+      return previous;
+    }
     // Subscribing replays the missed events at once; the run's own listener renders the rest.
     this.execution.events.subscribe((event) => this.render(event, true), missedFrom)();
     for (const pending of this.pending.values()) {
@@ -126,6 +183,7 @@ export class WsRun {
         break;
       case 'interaction_resolved':
         this.pending.delete(event.interactionId);
+        if (this.remote) this.closedIds.add(event.interactionId);
         break;
       case 'oauth_resolved':
         this.pending.delete(event.state);
@@ -138,7 +196,30 @@ export class WsRun {
       default:
         break;
     }
+    this.tracked = Math.max(this.tracked, event.seq);
     if (this.listener) this.render(event, false);
+    if (this.remote) {
+      this.resend();
+      this.checkCaughtUp();
+    }
+    if (this.ended) this.endNow();
+  }
+
+  /** Remote: sends the prompts the last connection was shown again, once the log is replayed that far. */
+  private resend(): void {
+    const upTo = this.resendUpTo;
+    const listener = this.listener;
+    if (upTo === undefined || !listener || this.tracked < upTo) return;
+    this.resendUpTo = undefined;
+    for (const pending of this.pending.values()) {
+      if (pending.seq <= upTo) listener.send(this.ask(pending, true));
+    }
+  }
+
+  private checkCaughtUp(): void {
+    const remote = this.remote!;
+    if (this.tracked < remote.delivered) return;
+    if (remote.open.every((id) => this.pending.has(id) || this.closedIds.has(id))) this.caughtUpNow();
   }
 
   private remember(
@@ -147,7 +228,8 @@ export class WsRun {
     content: Record<string, unknown>,
     event: ExecutionEvent,
   ) {
-    this.pending.set(id, { kind, id, content, seq: event.seq, askedAt: Date.now() });
+    const askedAt = this.remote?.askedAt(id) ?? Date.now();
+    this.pending.set(id, { kind, id, content, seq: event.seq, askedAt });
   }
 
   /** The interaction message for a pending prompt; sent again, its timeout is what is left of it. */
@@ -176,8 +258,12 @@ export class WsRun {
       case 'oauth_required': {
         const id = event.kind === 'oauth_required' ? event.state : event.interactionId;
         const pending = this.pending.get(id);
-        if (pending) listener.send(this.ask(pending, missed));
+        // Remote: a prompt asked before this connection came (on another replica) has less time left.
+        const again =
+          missed || (this.remote !== undefined && pending !== undefined && pending.askedAt < this.attachedAt);
+        if (pending) listener.send(this.ask(pending, again));
         else if (event.kind === 'interaction_required') listener.send(out.interaction(id, event.prompt));
+        if (pending) this.onPrompt?.(event.seq);
         return;
       }
       case 'completed':

@@ -8,6 +8,10 @@ import { HealthController } from './health.controller';
 import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
 import { MonitorController } from './monitor.controller';
+import { MonitorUsersService } from './monitor-users.service';
+import { NoReplicaActivity, RedisReplicaActivity, ReplicaActivity } from './replica-activity';
+import { pickAdapter } from '../core/adapters';
+import { BackingRedis } from '../db/backing-redis';
 import { ReadinessService } from './readiness.service';
 import { requestTracking } from './request-tracking';
 import { UserActivityService } from './user-activity.service';
@@ -27,7 +31,25 @@ export class MonitoringModule implements NestModule {
         MetricsController,
         ...(options.perUserMonitoring ? [MonitorController] : []),
       ],
-      providers: [MetricsService, UserActivityService, ReadinessService],
+      providers: [
+        MetricsService,
+        UserActivityService,
+        ReadinessService,
+        ...(options.perUserMonitoring
+          ? [
+              MonitorUsersService,
+              {
+                provide: ReplicaActivity,
+                inject: [ServerConfig, BackingRedis],
+                useFactory: (config: ServerConfig, redis: BackingRedis) =>
+                  pickAdapter<ReplicaActivity>('general.executions.store', config.general.executions.store, {
+                    memory: () => new NoReplicaActivity(),
+                    postgres: () => new RedisReplicaActivity(redis),
+                  }),
+              },
+            ]
+          : []),
+      ],
       exports: [MetricsService, ReadinessService, UserActivityService],
     };
   }

@@ -22,6 +22,8 @@ export class UserActivityService {
   private readonly users = new Map<string, UserActivity>();
   private readonly maxUsers: number;
   private readonly idleMs: number;
+  /** Bumped by every change, so a publisher knows when there is something new to share. */
+  version = 0;
 
   constructor(config: ServerConfig) {
     this.maxUsers = config.general.monitor_max_users;
@@ -43,6 +45,7 @@ export class UserActivityService {
       };
     }
     this.users.set(userId, user);
+    this.version++;
     user.activeRequests++;
     user.totalRequests++;
     user.lastActivity = now;
@@ -56,6 +59,7 @@ export class UserActivityService {
   end(userId: string, latencyMs: number, failed: boolean, now = Date.now(), matched = true): void {
     const user = this.users.get(userId);
     if (!user) return;
+    this.version++;
     user.activeRequests = Math.max(0, user.activeRequests - 1);
     if (!matched) {
       user.totalRequests--;

@@ -20,15 +20,24 @@ export class MonitorMemoryDto {
   @ApiProperty() exit_stack_size!: number;
 }
 
+export class MonitorExecutionsDto {
+  @ApiProperty({
+    description: 'Executions of the user waiting for a person, on every replica (from the shared store)',
+  })
+  waiting!: number;
+}
+
 export class MonitorUserDto {
   @ApiProperty() user_id!: string;
   @ApiProperty({ type: MonitorSessionDto }) session!: MonitorSessionDto;
   @ApiProperty({ type: MonitorRequestsDto }) requests!: MonitorRequestsDto;
   @ApiProperty({ type: MonitorMemoryDto }) memory!: MonitorMemoryDto;
+  @ApiProperty({ type: MonitorExecutionsDto }) executions!: MonitorExecutionsDto;
 }
 
 export class MonitorUsersDto {
   @ApiProperty() timestamp!: string;
-  @ApiProperty() total_active_users!: number;
+  @ApiProperty({ description: 'Users with activity on any replica (each replica shares its own)' })
+  total_active_users!: number;
   @ApiProperty({ type: [MonitorUserDto] }) users!: MonitorUserDto[];
 }

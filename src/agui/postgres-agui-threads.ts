@@ -1,0 +1,142 @@
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { Tables } from '../db/tables';
+import { fromJson, toJson } from '../executions/postgres-execution.store';
+import { AguiThreads, newThread, ThreadLimitError, type AguiThread } from './agui-threads';
+
+/** How long a run's claim on its thread holds unless renewed: a replica that died frees it after this. */
+export const CLAIM_LEASE_MS = 60_000;
+
+type Row = Selectable<Tables['agui_thread']>;
+type Db = Kysely<Tables> | Transaction<Tables>;
+
+/**
+ * The AG-UI threads in PostgreSQL, for replicas. Postgres rather than Redis: a thread is what lets a
+ * client resume a wait for a person, which must outlive any replica (the system of record holds it,
+ * beside the execution it points to); its claim is a compare-and-set on a row, and the per-user cap
+ * (count, then drop the least recently used idle thread) is one indexed query under a per-user lock.
+ */
+export class PostgresAguiThreads extends AguiThreads {
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly maxPerOwner: number,
+    private readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    super();
+  }
+
+  async get(id: string): Promise<AguiThread | undefined> {
+    const row = await this.db.selectFrom('agui_thread').selectAll().where('id', '=', id).executeTakeFirst();
+    const now = this.now();
+    if (!row || this.expired(row, now)) return undefined;
+    return this.threadOf(row, now);
+  }
+
+  claim(id: string, owner: string): Promise<AguiThread | false> {
+    return this.db.transaction().execute(async (trx) => {
+      const now = this.now();
+      // One claim of a new thread per user at a time, on every replica, so the cap holds.
+      await sql`select pg_advisory_xact_lock(hashtext(${`agui-thread:${owner}`}))`.execute(trx);
+      const row = await trx
+        .selectFrom('agui_thread')
+        .selectAll()
+        .where('id', '=', id)
+        .forUpdate()
+        .executeTakeFirst();
+      if (row && !this.expired(row, now)) {
+        const thread = this.threadOf(row, now);
+        if (thread.busy || thread.owner !== owner) return false;
+        Object.assign(thread, { busy: true, touchedAt: now });
+        await trx
+          .updateTable('agui_thread')
+          .set({ busy_until: now + CLAIM_LEASE_MS, touched_at: now, thread: toJson(thread) })
+          .where('id', '=', id)
+          .execute();
+        return thread;
+      }
+      if (row) await trx.deleteFrom('agui_thread').where('id', '=', id).execute();
+      await this.makeRoom(trx, owner, now);
+      const thread = newThread(id, owner, now);
+      const inserted = await trx
+        .insertInto('agui_thread')
+        .values({ id, owner, busy_until: now + CLAIM_LEASE_MS, touched_at: now, thread: toJson(thread) })
+        .onConflict((c) => c.column('id').doNothing())
+        .executeTakeFirst();
+      // Another identity created the same thread id at the same moment on another replica.
+      return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0 ? thread : false;
+    });
+  }
+
+  async save(thread: AguiThread): Promise<void> {
+    await this.db
+      .updateTable('agui_thread')
+      .set({ thread: toJson(thread) })
+      .where('id', '=', thread.id)
+      .where('owner', '=', thread.owner)
+      .execute();
+  }
+
+  async release(thread: AguiThread): Promise<void> {
+    const now = this.now();
+    Object.assign(thread, { busy: false, touchedAt: now });
+    await this.db
+      .updateTable('agui_thread')
+      .set({ busy_until: null, touched_at: now, thread: toJson(thread) })
+      .where('id', '=', thread.id)
+      .where('owner', '=', thread.owner)
+      .execute();
+  }
+
+  async renew(thread: AguiThread): Promise<void> {
+    await this.db
+      .updateTable('agui_thread')
+      .set({ busy_until: this.now() + CLAIM_LEASE_MS })
+      .where('id', '=', thread.id)
+      .where('busy_until', 'is not', null)
+      .execute();
+  }
+
+  async sweep(): Promise<void> {
+    await this.expiredRows(this.db, this.now()).execute();
+  }
+
+  /** Drops the owner's expired threads, then (at the cap) its least recently used idle one. */
+  private async makeRoom(trx: Transaction<Tables>, owner: string, now: number): Promise<void> {
+    await this.expiredRows(trx, now).where('owner', '=', owner).execute();
+    const { count } = await trx
+      .selectFrom('agui_thread')
+      .select((eb) => eb.fn.countAll<string>().as('count'))
+      .where('owner', '=', owner)
+      .executeTakeFirstOrThrow();
+    if (Number(count) < this.maxPerOwner) return;
+    const oldest = await trx
+      .selectFrom('agui_thread')
+      .select('id')
+      .where('owner', '=', owner)
+      .where((eb) => eb.or([eb('busy_until', 'is', null), eb('busy_until', '<=', now)]))
+      .orderBy('touched_at')
+      .limit(1)
+      .executeTakeFirst();
+    if (!oldest) throw new ThreadLimitError(`At most ${this.maxPerOwner} AG-UI threads per user`);
+    await trx.deleteFrom('agui_thread').where('id', '=', oldest.id).execute();
+  }
+
+  private expiredRows(db: Db, now: number) {
+    return db
+      .deleteFrom('agui_thread')
+      .where((eb) => eb.or([eb('busy_until', 'is', null), eb('busy_until', '<=', now)]))
+      .where('touched_at', '<=', now - this.ttlMs);
+  }
+
+  private expired(row: Row, now: number): boolean {
+    return !this.busy(row, now) && Number(row.touched_at) + this.ttlMs <= now;
+  }
+
+  private busy(row: Row, now: number): boolean {
+    return row.busy_until !== null && Number(row.busy_until) > now;
+  }
+
+  private threadOf(row: Row, now: number): AguiThread {
+    return { ...fromJson<AguiThread>(row.thread), busy: this.busy(row, now) };
+  }
+}

@@ -1,0 +1,108 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { Identity } from '../core/identity/identity';
+import { ServerConfig } from '../config/server-config';
+import type { Execution } from '../executions/execution';
+import { ExecutionService } from '../executions/execution.service';
+import type { ExecutionRecord } from '../executions/execution-record';
+import { isTerminalStatus } from '../executions/execution-state';
+import { PROMPT_GRACE_SECONDS } from '../runtime/prompts';
+import { StepAdaptor } from '../runtime/step-adaptor';
+import { ConversationLinks, type ConversationLink, type LinkProgress } from './conversation-links';
+import { ReplyMessages } from './ws-messages';
+import { WsRun } from './ws-run';
+
+const logger = new Logger('WebSocket');
+
+/**
+ * The conversation links of identified users' runs, and the takeover of a run another replica runs:
+ * a connection opened here with `?conversation_id=` gets its pending prompt with the time left, can
+ * answer it, and sees the rest of the run, read from the shared event log.
+ */
+@Injectable()
+export class RemoteRuns {
+  constructor(
+    private readonly executions: ExecutionService,
+    private readonly links: ConversationLinks,
+    private readonly config: ServerConfig,
+  ) {}
+
+  /** Records the run a conversation now runs (so any replica can take it over). */
+  link(execution: Execution, userId: string, conversationId: string, link: ConversationLink): void {
+    // A replica following it must read its last events after it ended: its log stays for the TTL.
+    if (this.links.shared) execution.expose();
+    this.write(this.links.set(userId, conversationId, link));
+  }
+
+  progress(run: WsRun, progress: LinkProgress): void {
+    const { ownerId, conversationId } = run;
+    if (ownerId === null || conversationId === null) return;
+    this.write(this.links.update(ownerId, conversationId, run.execution.id, progress));
+  }
+
+  unlink(run: WsRun): void {
+    const { ownerId, conversationId } = run;
+    if (ownerId === null || conversationId === null) return;
+    this.write(this.links.remove(ownerId, conversationId, run.execution.id));
+  }
+
+  /** Whether a connection took the run over (on any replica) after `since`. */
+  async takenOverSince(run: WsRun, since: number): Promise<boolean> {
+    const { ownerId, conversationId } = run;
+    if (ownerId === null || conversationId === null) return false;
+    try {
+      const link = await this.links.get(ownerId, conversationId);
+      return link?.executionId === run.execution.id && link.attachedAt > since;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * The user's run in the conversation, run by another replica, as a WsRun of this one; undefined when
+   * there is none still going that `identity` owns.
+   */
+  async takeOver(identity: Identity, conversationId: string): Promise<WsRun | undefined> {
+    const userId = identity.userId;
+    if (userId === null) return undefined;
+    const link = await this.links.get(userId, conversationId).catch(() => undefined);
+    if (!link) return undefined;
+    // Read as `identity`: another user's execution is not found.
+    const record = await this.executions.record(identity, link.executionId).catch(() => undefined);
+    if (!record || isTerminalStatus(record.status)) return undefined;
+    const execution = await this.executions.attach(record);
+    if (!execution) return undefined;
+    const { mode, custom_event_types } = this.config.frontEnd.step_adaptor;
+    const run = new WsRun({
+      execution,
+      ownerId: userId,
+      schema: link.schema,
+      messages: new ReplyMessages(link.parentId, conversationId),
+      adaptor: new StepAdaptor(mode, custom_event_types),
+      remote: { delivered: link.delivered, askedAt: askedAtOf(record), open: openPrompts(record) },
+    });
+    await run.caughtUp;
+    return run;
+  }
+
+  private write(done: Promise<void>): void {
+    done.catch((err: Error) => logger.warn(`Could not record a conversation's run: ${err.message}`));
+  }
+}
+
+/** When each open prompt was asked: its deadline less its timeout (and the grace the engine adds). */
+function askedAtOf(record: ExecutionRecord): (id: string) => number | undefined {
+  return (id) => {
+    const interaction = record.interactions[id];
+    const timeout = (interaction?.prompt as { timeout?: unknown } | undefined)?.timeout;
+    if (!interaction || interaction.deadline === null || typeof timeout !== 'number') return undefined;
+    return interaction.deadline - (timeout + PROMPT_GRACE_SECONDS) * 1000;
+  };
+}
+
+function openPrompts(record: ExecutionRecord): string[] {
+  return Object.entries(record.interactions)
+    .filter(
+      ([, i]) => i.status === 'open' && (i.prompt as { input_type?: string }).input_type !== 'notification',
+    )
+    .map(([id]) => id);
+}
