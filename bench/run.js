@@ -171,6 +171,13 @@ const JSON_SERVERS = [
   { key: 'express', label: 'Express 5 (bare)', name: 'express' },
   { key: 'nest', label: 'NestJS 12 route (bare)', name: 'nest' },
   { key: 'interlude', label: 'Interlude /v1/workflow (echo)', name: 'interlude', variant: 'echo' },
+  { key: 'nestInfo', label: 'NestJS 12 route + nestjs-pino, info', name: 'nest', variant: 'info' },
+  {
+    key: 'interludeInfo',
+    label: 'Interlude /v1/workflow (echo), LOG_LEVEL=info',
+    name: 'interlude',
+    variant: 'echo-info',
+  },
 ];
 
 const STREAM_SERVERS = [
@@ -411,6 +418,8 @@ function report(env, json, stream) {
   const rawSse = by(stream, 'raw');
   const sse = by(stream, 'interlude');
   const interlude = by(json, 'interlude');
+  const nestInfo = by(json, 'nestInfo');
+  const interludeInfo = by(json, 'interludeInfo');
   const sseFrame = `${sse.ids ? 'id: <n>\\n' : ''}data: ${STREAM_DATA}\\n\\n`;
 
   const jsonTable = table(
@@ -453,12 +462,27 @@ function report(env, json, stream) {
 
   const targets = [
     [
-      '`/v1/workflow` req/s ≥ 0.8× bare NestJS route',
+      '`/v1/workflow` req/s ≥ 0.9× bare NestJS route (logging silent)',
       `${fmt(interlude.rps)} vs ${fmt(nest.rps)} = ${ratio(interlude.rps, nest.rps)}`,
-      interlude.rps >= 0.8 * nest.rps,
+      interlude.rps >= 0.9 * nest.rps,
+    ],
+    [
+      '`/v1/workflow` CPU/req ≤ 1.15× bare NestJS route (logging silent)',
+      `${fmt(interlude.cpuPerReq, 1)} vs ${fmt(nest.cpuPerReq, 1)} µs = ${ratio(interlude.cpuPerReq, nest.cpuPerReq)}`,
+      interlude.cpuPerReq <= 1.15 * nest.cpuPerReq,
+    ],
+    [
+      '`/v1/workflow` at LOG_LEVEL=info req/s ≥ 0.6× bare NestJS route (silent)',
+      `${fmt(interludeInfo.rps)} vs ${fmt(nest.rps)} = ${ratio(interludeInfo.rps, nest.rps)} (vs bare + nestjs-pino ${fmt(nestInfo.rps)}: ${ratio(interludeInfo.rps, nestInfo.rps)})`,
+      interludeInfo.rps >= 0.6 * nest.rps,
     ],
     ['Stream TTFB p50 ≤ 1 ms', `${fmt(sse.ttfbP50, 3)} ms`, sse.ttfbP50 <= 1],
     ['Stream TTFB p99 ≤ 5 ms', `${fmt(sse.ttfbP99, 3)} ms`, sse.ttfbP99 <= 5],
+    [
+      'Stream TTFB p99 ≤ 1.2× raw node:http',
+      `${fmt(sse.ttfbP99, 3)} vs ${fmt(rawSse.ttfbP99, 3)} ms = ${ratio(sse.ttfbP99, rawSse.ttfbP99)}`,
+      sse.ttfbP99 <= 1.2 * rawSse.ttfbP99,
+    ],
     [
       'Stream TTFB p50 ≤ 2× raw node:http',
       `${fmt(sse.ttfbP50, 3)} vs ${fmt(rawSse.ttfbP50, 3)} ms = ${ratio(sse.ttfbP50, rawSse.ttfbP50)}`,

@@ -4,7 +4,7 @@ const { ECHO_YAML, SCRIPTED_YAML, HITL_YAML } = require('../lib/shared');
 
 const DIST = path.resolve(__dirname, '..', '..', 'dist');
 
-const YAML = { echo: ECHO_YAML, stream: SCRIPTED_YAML, hitl: HITL_YAML, ws: SCRIPTED_YAML };
+const YAML = { echo: ECHO_YAML, 'echo-info': ECHO_YAML, stream: SCRIPTED_YAML, hitl: HITL_YAML, ws: SCRIPTED_YAML };
 
 /**
  * The server under test, built from dist/: `echo` (JSON), `stream` / `ws` (scripted, 1,000 chunks) or `hitl`
@@ -17,6 +17,11 @@ module.exports = async function start(variant) {
   const yaml = YAML[variant] ?? ECHO_YAML;
   const config = parseConfig(yaml, `bench-${variant}.yml`, builtinRegistry());
   // Nest exits silently when its logger is off and the app cannot start: BENCH_LOG=1 shows why.
-  const app = await createApp(config, { logger: process.env.BENCH_LOG ? ['error', 'warn'] : false });
+  // `echo-info`: LOG_LEVEL=info as `interlude serve` runs by default, its lines going to /dev/null.
+  const log =
+    variant === 'echo-info'
+      ? { level: 'info', destination: require('pino').pino.destination({ dest: '/dev/null', sync: false }) }
+      : undefined;
+  const app = await createApp(config, log ? { log } : { logger: process.env.BENCH_LOG ? ['error', 'warn'] : false });
   return app.getHttpServer();
 };
