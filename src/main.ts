@@ -17,6 +17,7 @@ import {
 } from './core/logging/http-logging';
 import { LoggingModule } from './core/logging/logging.module';
 import { NestPinoLogger } from './core/logging/nest-logger';
+import { startupTimings } from './core/logging/startup-timings';
 import { startTracing } from './core/tracing/otel';
 import { TracingShutdown } from './core/tracing/tracing-shutdown';
 import { ApiDocs, buildOpenApi } from './openapi';
@@ -50,6 +51,8 @@ export async function createApp(
     oauthCallbackPath: frontEnd.oauth2_callback_path,
   };
   const sink = createLogger(logging);
+  startupTimings.use(sink.logger);
+  startupTimings.step('code loaded');
   // Logs that go nowhere cost nothing: with level silent no per-request logging runs at all.
   const logs = logging.level !== 'silent';
   const root = AppModule.forRoot(config);
@@ -61,6 +64,7 @@ export async function createApp(
   ];
   // OpenTelemetry export when OTEL_EXPORTER_OTLP_ENDPOINT is set; the spans left are flushed on close.
   if (startTracing()) root.providers = [...(root.providers ?? []), TracingShutdown];
+  startupTimings.step('tracing checked');
   const app = await NestFactory.create<NestExpressApplication>(root, {
     // Nest's own JSON parser answers a bad or oversized body itself, before any route; CoreModule's
     // parser instead keeps the error for the route to report in its own shape (FastAPI's 422 or
@@ -68,6 +72,7 @@ export async function createApp(
     bodyParser: false,
     logger: logs ? new NestPinoLogger(sink.logger) : false,
   });
+  startupTimings.step('modules and providers created (database, Redis opened)');
   app.set('x-powered-by', false);
   app.set('query parser', 'simple');
   app.useWebSocketAdapter(
@@ -80,11 +85,13 @@ export async function createApp(
   );
   app.enableShutdownHooks();
   app.get(ApiDocs).serve(() =>
-    SwaggerModule.setup('docs', app, buildOpenApi(app, config, AppModule), {
+    // A factory: the document is built at the first request for it, not at every start-up.
+    SwaggerModule.setup('docs', app, () => buildOpenApi(app, config, AppModule), {
       jsonDocumentUrl: 'openapi.json',
       raw: ['json'],
     }),
   );
   await app.init();
+  startupTimings.step('routes and middleware mounted');
   return app;
 }
