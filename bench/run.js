@@ -49,6 +49,7 @@ const hitl = require('./hitl');
 const ws = require('./ws');
 const jobs = require('./jobs');
 const agui = require('./agui');
+const startup = require('./startup');
 const { fmt, ratio, table } = require('./lib/report');
 
 const RESULTS = path.join(__dirname, 'RESULTS.md');
@@ -59,7 +60,7 @@ const args = new Set(argv);
 const QUICK = args.has('--quick');
 const PROFILE = args.has('--profile');
 const HEAP_SNAPSHOT = args.has('--heap-snapshot');
-const PARTS = ['json', 'stream', 'hitl', 'ws', 'jobs', 'agui'];
+const PARTS = ['json', 'stream', 'startup', 'hitl', 'ws', 'jobs', 'agui'];
 const ONLY = (() => {
   const at = argv.findIndex((a) => a === '--only' || a.startsWith('--only='));
   if (at < 0) return new Set(PROFILE ? ['json', 'stream'] : PARTS);
@@ -617,6 +618,16 @@ async function main() {
     console.log(`Streams: ${STREAM_SERVERS.map((s) => s.label).join(', ')}`);
     const stream = await measureStreams(STREAM_SERVERS);
     sections.push({ heading: /^## Latest run\b/m, ...report(env, json, stream) });
+  }
+
+  if (ONLY.has('startup')) {
+    console.log('Start-up: spawn → first 200 on /health and idle RSS, against a bare NestJS app');
+    const result = await startup.measureStartup({ quick: QUICK });
+    const pin = TASKSET ? `servers pinned to core ${SERVER_CORE}` : 'not pinned (taskset not found)';
+    sections.push({
+      heading: new RegExp(`^${startup.HEADING}\\b`, 'm'),
+      ...startup.startupSection(env, result, { quick: QUICK, pin }),
+    });
   }
 
   if (ONLY.has('hitl')) {
