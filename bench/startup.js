@@ -125,7 +125,14 @@ async function measureStartup({ quick }) {
       label: 'Interlude, config/default.yml',
       cwd: tmp,
       env: { LOG_LEVEL: 'info' },
-      argv: (port) => [cli, 'serve', '--config', path.join(ROOT, 'config', 'default.yml'), '--port', String(port)],
+      argv: (port) => [
+        cli,
+        'serve',
+        '--config',
+        path.join(ROOT, 'config', 'default.yml'),
+        '--port',
+        String(port),
+      ],
     },
   ];
   const db = process.env.DATABASE_URL;
@@ -175,7 +182,13 @@ function startupSection(env, result, { quick, pin }) {
   const nest = by('nest');
   const def = by('default');
   const rows = table(
-    ['Server', 'spawn → first 200 on /health (median ms)', 'idle RSS (median MiB)', 'time vs Nest', 'RSS vs Nest'],
+    [
+      'Server',
+      'spawn → first 200 on /health (median ms)',
+      'idle RSS (median MiB)',
+      'time vs Nest',
+      'RSS vs Nest',
+    ],
     result.rows.map((r) => [r.label, fmt(r.ms), fmt(r.rss, 1), ratio(r.ms, nest.ms), ratio(r.rss, nest.rss)]),
   );
   const targets = [

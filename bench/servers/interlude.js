@@ -4,7 +4,13 @@ const { ECHO_YAML, SCRIPTED_YAML, HITL_YAML } = require('../lib/shared');
 
 const DIST = path.resolve(__dirname, '..', '..', 'dist');
 
-const YAML = { echo: ECHO_YAML, 'echo-info': ECHO_YAML, stream: SCRIPTED_YAML, hitl: HITL_YAML, ws: SCRIPTED_YAML };
+const YAML = {
+  echo: ECHO_YAML,
+  'echo-info': ECHO_YAML,
+  stream: SCRIPTED_YAML,
+  hitl: HITL_YAML,
+  ws: SCRIPTED_YAML,
+};
 
 /**
  * The server under test, built from dist/: `echo` (JSON), `stream` / `ws` (scripted, 1,000 chunks) or `hitl`
@@ -22,6 +28,9 @@ module.exports = async function start(variant) {
     variant === 'echo-info'
       ? { level: 'info', destination: require('pino').pino.destination({ dest: '/dev/null', sync: false }) }
       : undefined;
-  const app = await createApp(config, log ? { log } : { logger: process.env.BENCH_LOG ? ['error', 'warn'] : false });
+  const app = await createApp(
+    config,
+    log ? { log } : { logger: process.env.BENCH_LOG ? ['error', 'warn'] : false },
+  );
   return app.getHttpServer();
 };

@@ -25,7 +25,9 @@ export function streamRoutes(routes: Routes): StreamRoutes {
   return {
     byPath: (path) => {
       const normalised = normal(path);
-      return paths.has(normalised) || (normalised.startsWith('/executions/') && matchesRoute(REATTACH, normalised));
+      return (
+        paths.has(normalised) || (normalised.startsWith('/executions/') && matchesRoute(REATTACH, normalised))
+      );
     },
     byBody: (path) => completions !== undefined && normal(path) === completions,
     reattached: (path) =>

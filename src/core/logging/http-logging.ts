@@ -93,7 +93,10 @@ function stdoutDestination(): DestinationStream {
 export function createLogger(options: LoggingOptions): LogSink {
   const redact = [...SECRET_HEADERS].flatMap((h) => [`headers["${h}"]`, `*.headers["${h}"]`]);
   const stream = options.destination ?? stdoutDestination();
-  const logger = pino({ level: options.level, redact: { paths: redact, remove: true }, mixin: requestFields }, stream);
+  const logger = pino(
+    { level: options.level, redact: { paths: redact, remove: true }, mixin: requestFields },
+    stream,
+  );
   return { logger, stream };
 }
 

@@ -38,7 +38,9 @@ export class LoggingModule implements NestModule {
     };
   }
 
-  constructor(@Optional() @Inject(REQUEST_LOGGER) private readonly requests?: ReturnType<typeof requestLogger>) {}
+  constructor(
+    @Optional() @Inject(REQUEST_LOGGER) private readonly requests?: ReturnType<typeof requestLogger>,
+  ) {}
 
   configure(consumer: MiddlewareConsumer): void {
     if (this.requests) consumer.apply(this.requests).forRoutes(ALL_ROUTES);

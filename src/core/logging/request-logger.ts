@@ -45,7 +45,12 @@ export function requestLogger(
     return q >= 0 && reachesRoute(url.slice(0, q), oauthCallbackPath) ? url.slice(0, q) : url;
   };
 
-  const line = (req: LoggedRequest, res: ServerResponse, context: RequestContext, started: number): string => {
+  const line = (
+    req: LoggedRequest,
+    res: ServerResponse,
+    context: RequestContext,
+    started: number,
+  ): string => {
     const aborted = !res.writableFinished;
     const failed = aborted || res.statusCode >= 500;
     const userId = 'userId' in context ? context.userId : req.identity?.userId;
