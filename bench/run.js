@@ -179,6 +179,18 @@ const JSON_SERVERS = [
     name: 'interlude',
     variant: 'echo-info',
   },
+  // BENCH_BASE_DIST=<another commit's dist/>: the same two routes built from it, measured in the same run.
+  ...(process.env.BENCH_BASE_DIST
+    ? [
+        { key: 'base', label: 'base build: /v1/workflow (echo)', name: 'interlude', variant: 'echo@base' },
+        {
+          key: 'baseInfo',
+          label: 'base build: /v1/workflow (echo), LOG_LEVEL=info',
+          name: 'interlude',
+          variant: 'echo-info@base',
+        },
+      ]
+    : []),
 ];
 
 const STREAM_SERVERS = [
@@ -520,7 +532,7 @@ function report(env, json, stream) {
 - Machine: ${env.cpu}, ${env.cores} cores, ${env.os}, load average at start ${env.load}
 - Node: ${env.node}; commit ${env.commit}
 - Pinning: ${pin}
-- Rounds: each server's measured time is split into rounds taken in turns with the other servers of its
+${process.env.BENCH_BASE_DIST ? `- "base build" rows: the same server built from ${process.env.BENCH_BASE_COMMIT ?? process.env.BENCH_BASE_DIST} (\`BENCH_BASE_DIST=<its dist/>\`), measured in the same run.\n` : ''}- Rounds: each server's measured time is split into rounds taken in turns with the other servers of its
   table (order reversed every other round), so slow drift in the machine's load hits all of them alike.
 - JSON load: autocannon, ${LOAD.connections} connections, \`POST ${JSON_PATH}\` \`${JSON_REQUEST}\` → \`${JSON_RESPONSE}\`;
   per server ${LOAD.warmup} s warm-up, then ${LOAD.duration} s measured in ${ROUNDS} rounds of ${LOAD.duration / ROUNDS} s.

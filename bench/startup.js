@@ -135,6 +135,22 @@ async function measureStartup({ quick }) {
       ],
     },
   ];
+  if (process.env.BENCH_BASE_DIST) {
+    specs.push({
+      key: 'base',
+      label: 'base build, config/default.yml',
+      cwd: tmp,
+      env: { LOG_LEVEL: 'info' },
+      argv: (port) => [
+        path.join(path.resolve(process.env.BENCH_BASE_DIST), 'cli.js'),
+        'serve',
+        '--config',
+        path.join(ROOT, 'config', 'default.yml'),
+        '--port',
+        String(port),
+      ],
+    });
+  }
   const db = process.env.DATABASE_URL;
   const redis = process.env.REDIS_URL;
   let skipped;
@@ -210,7 +226,7 @@ function startupSection(env, result, { quick, pin }) {
 - Machine: ${env.cpu}, ${env.cores} cores, ${env.os}, load average at start ${env.load}
 - Node: ${env.node}; commit ${env.commit}
 - Pinning: ${pin}
-- Each server spawned ${result.runs} times in turns (after one uncounted start each); spawn → the first
+${process.env.BENCH_BASE_DIST ? `- "base build" rows: the same server built from ${process.env.BENCH_BASE_COMMIT ?? process.env.BENCH_BASE_DIST} (\`BENCH_BASE_DIST=<its dist/>\`), measured in the same run.\n` : ''}- Each server spawned ${result.runs} times in turns (after one uncounted start each); spawn → the first
   200 answer to \`GET /health\` (polled every 5 ms), then RSS (/proc/<pid>/status) after 1 s idle; medians.
   Interlude runs as \`interlude serve\` with LOG_LEVEL=info, its stdout a pipe. The every-feature config:
   PostgreSQL \`db_url\`, \`executions.store: postgres\` with Redis, BullMQ on Redis, a JWT secret, an OpenAI

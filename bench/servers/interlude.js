@@ -2,7 +2,7 @@
 const path = require('node:path');
 const { ECHO_YAML, SCRIPTED_YAML, HITL_YAML } = require('../lib/shared');
 
-const DIST = path.resolve(__dirname, '..', '..', 'dist');
+const HEAD_DIST = path.resolve(__dirname, '..', '..', 'dist');
 
 const YAML = {
   echo: ECHO_YAML,
@@ -16,7 +16,10 @@ const YAML = {
  * The server under test, built from dist/: `echo` (JSON), `stream` / `ws` (scripted, 1,000 chunks) or `hitl`
  * (scripted: a text prompt, then a short stream).
  */
-module.exports = async function start(variant) {
+/** `<variant>@base`: the same, built from BENCH_BASE_DIST (another commit's dist/), for before/after rows. */
+module.exports = async function start(tagged = 'echo') {
+  const [variant, base] = tagged.split('@');
+  const DIST = base ? path.resolve(process.env.BENCH_BASE_DIST) : HEAD_DIST;
   const { createApp } = require(path.join(DIST, 'main.js'));
   const { parseConfig } = require(path.join(DIST, 'config', 'config.loader.js'));
   const { builtinRegistry } = require(path.join(DIST, 'runtime', 'builtin-functions.js'));
