@@ -84,7 +84,14 @@ function stdoutDestination(): DestinationStream {
   if (process.stdout.isTTY) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const pretty = require('pino-pretty') as typeof import('pino-pretty');
-    return pretty.build({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+    return pretty.build({
+      colorize: true,
+      translateTime: 'SYS:HH:MM:ss.l',
+      // A request's line reads `POST /v1/workflow → 200 (3 ms) request completed`, its ids below it.
+      messageFormat:
+        '{if req.method}{req.method} {req.url} → {res.statusCode} ({responseTime} ms) {end}{msg}',
+      ignore: 'pid,hostname,req,res,responseTime',
+    });
   }
   return pino.destination({ dest: 1, sync: false });
 }
