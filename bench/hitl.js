@@ -466,6 +466,16 @@ function hitlSection(env, r, { quick = false, pin = '' } = {}) {
       `${fmt(m.heapPer)} B − ${fmt(m.promptBytes)} B prompt = ${fmt(beyond)} B (${kib(beyond)})`,
       beyond <= 8192,
     ],
+    [
+      'Heap per waiting execution ≤ 4 KiB (issue 18)',
+      `${fmt(m.heapPer)} B (${kib(m.heapPer)})`,
+      m.heapPer <= 4096,
+    ],
+    [
+      'Status polls ≥ 0.9× the bare NestJS GET (issue 18)',
+      `${fmt(poll.interlude.rps)} vs ${fmt(poll.nest.rps)} = ${fmt(poll.interlude.rps / poll.nest.rps, 2)}×`,
+      poll.interlude.rps >= 0.9 * poll.nest.rps,
+    ],
     ['Answer’s 204 → next event p99 < 5 ms', `${fmt(l.p99, 3)} ms`, l.p99 < 5],
   ];
   const targetTable = table(

@@ -49,6 +49,7 @@ const hitl = require('./hitl');
 const ws = require('./ws');
 const jobs = require('./jobs');
 const agui = require('./agui');
+const startup = require('./startup');
 const { fmt, ratio, table } = require('./lib/report');
 
 const RESULTS = path.join(__dirname, 'RESULTS.md');
@@ -59,7 +60,7 @@ const args = new Set(argv);
 const QUICK = args.has('--quick');
 const PROFILE = args.has('--profile');
 const HEAP_SNAPSHOT = args.has('--heap-snapshot');
-const PARTS = ['json', 'stream', 'hitl', 'ws', 'jobs', 'agui'];
+const PARTS = ['json', 'stream', 'startup', 'hitl', 'ws', 'jobs', 'agui'];
 const ONLY = (() => {
   const at = argv.findIndex((a) => a === '--only' || a.startsWith('--only='));
   if (at < 0) return new Set(PROFILE ? ['json', 'stream'] : PARTS);
@@ -171,6 +172,25 @@ const JSON_SERVERS = [
   { key: 'express', label: 'Express 5 (bare)', name: 'express' },
   { key: 'nest', label: 'NestJS 12 route (bare)', name: 'nest' },
   { key: 'interlude', label: 'Interlude /v1/workflow (echo)', name: 'interlude', variant: 'echo' },
+  { key: 'nestInfo', label: 'NestJS 12 route + nestjs-pino, info', name: 'nest', variant: 'info' },
+  {
+    key: 'interludeInfo',
+    label: 'Interlude /v1/workflow (echo), LOG_LEVEL=info',
+    name: 'interlude',
+    variant: 'echo-info',
+  },
+  // BENCH_BASE_DIST=<another commit's dist/>: the same two routes built from it, measured in the same run.
+  ...(process.env.BENCH_BASE_DIST
+    ? [
+        { key: 'base', label: 'base build: /v1/workflow (echo)', name: 'interlude', variant: 'echo@base' },
+        {
+          key: 'baseInfo',
+          label: 'base build: /v1/workflow (echo), LOG_LEVEL=info',
+          name: 'interlude',
+          variant: 'echo-info@base',
+        },
+      ]
+    : []),
 ];
 
 const STREAM_SERVERS = [
@@ -411,6 +431,8 @@ function report(env, json, stream) {
   const rawSse = by(stream, 'raw');
   const sse = by(stream, 'interlude');
   const interlude = by(json, 'interlude');
+  const nestInfo = by(json, 'nestInfo');
+  const interludeInfo = by(json, 'interludeInfo');
   const sseFrame = `${sse.ids ? 'id: <n>\\n' : ''}data: ${STREAM_DATA}\\n\\n`;
 
   const jsonTable = table(
@@ -453,12 +475,27 @@ function report(env, json, stream) {
 
   const targets = [
     [
-      '`/v1/workflow` req/s ≥ 0.8× bare NestJS route',
+      '`/v1/workflow` req/s ≥ 0.9× bare NestJS route (logging silent)',
       `${fmt(interlude.rps)} vs ${fmt(nest.rps)} = ${ratio(interlude.rps, nest.rps)}`,
-      interlude.rps >= 0.8 * nest.rps,
+      interlude.rps >= 0.9 * nest.rps,
+    ],
+    [
+      '`/v1/workflow` CPU/req ≤ 1.15× bare NestJS route (logging silent)',
+      `${fmt(interlude.cpuPerReq, 1)} vs ${fmt(nest.cpuPerReq, 1)} µs = ${ratio(interlude.cpuPerReq, nest.cpuPerReq)}`,
+      interlude.cpuPerReq <= 1.15 * nest.cpuPerReq,
+    ],
+    [
+      '`/v1/workflow` at LOG_LEVEL=info req/s ≥ 0.6× bare NestJS route (silent)',
+      `${fmt(interludeInfo.rps)} vs ${fmt(nest.rps)} = ${ratio(interludeInfo.rps, nest.rps)} (vs bare + nestjs-pino ${fmt(nestInfo.rps)}: ${ratio(interludeInfo.rps, nestInfo.rps)})`,
+      interludeInfo.rps >= 0.6 * nest.rps,
     ],
     ['Stream TTFB p50 ≤ 1 ms', `${fmt(sse.ttfbP50, 3)} ms`, sse.ttfbP50 <= 1],
     ['Stream TTFB p99 ≤ 5 ms', `${fmt(sse.ttfbP99, 3)} ms`, sse.ttfbP99 <= 5],
+    [
+      'Stream TTFB p99 ≤ 1.2× raw node:http',
+      `${fmt(sse.ttfbP99, 3)} vs ${fmt(rawSse.ttfbP99, 3)} ms = ${ratio(sse.ttfbP99, rawSse.ttfbP99)}`,
+      sse.ttfbP99 <= 1.2 * rawSse.ttfbP99,
+    ],
     [
       'Stream TTFB p50 ≤ 2× raw node:http',
       `${fmt(sse.ttfbP50, 3)} vs ${fmt(rawSse.ttfbP50, 3)} ms = ${ratio(sse.ttfbP50, rawSse.ttfbP50)}`,
@@ -495,7 +532,7 @@ function report(env, json, stream) {
 - Machine: ${env.cpu}, ${env.cores} cores, ${env.os}, load average at start ${env.load}
 - Node: ${env.node}; commit ${env.commit}
 - Pinning: ${pin}
-- Rounds: each server's measured time is split into rounds taken in turns with the other servers of its
+${process.env.BENCH_BASE_DIST ? `- "base build" rows: the same server built from ${process.env.BENCH_BASE_COMMIT ?? process.env.BENCH_BASE_DIST} (\`BENCH_BASE_DIST=<its dist/>\`), measured in the same run.\n` : ''}- Rounds: each server's measured time is split into rounds taken in turns with the other servers of its
   table (order reversed every other round), so slow drift in the machine's load hits all of them alike.
 - JSON load: autocannon, ${LOAD.connections} connections, \`POST ${JSON_PATH}\` \`${JSON_REQUEST}\` → \`${JSON_RESPONSE}\`;
   per server ${LOAD.warmup} s warm-up, then ${LOAD.duration} s measured in ${ROUNDS} rounds of ${LOAD.duration / ROUNDS} s.
@@ -593,6 +630,16 @@ async function main() {
     console.log(`Streams: ${STREAM_SERVERS.map((s) => s.label).join(', ')}`);
     const stream = await measureStreams(STREAM_SERVERS);
     sections.push({ heading: /^## Latest run\b/m, ...report(env, json, stream) });
+  }
+
+  if (ONLY.has('startup')) {
+    console.log('Start-up: spawn → first 200 on /health and idle RSS, against a bare NestJS app');
+    const result = await startup.measureStartup({ quick: QUICK });
+    const pin = TASKSET ? `servers pinned to core ${SERVER_CORE}` : 'not pinned (taskset not found)';
+    sections.push({
+      heading: new RegExp(`^${startup.HEADING}\\b`, 'm'),
+      ...startup.startupSection(env, result, { quick: QUICK, pin }),
+    });
   }
 
   if (ONLY.has('hitl')) {

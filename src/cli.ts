@@ -9,6 +9,7 @@ import { runWorkflow } from './runtime/workflow-runner';
 import { resultText } from './runtime/chat-completion';
 import { isLogLevel, LOG_LEVELS } from './core/logging/http-logging';
 import { createApp } from './main';
+import { startupTimings } from './core/logging/startup-timings';
 import { createWorker } from './jobs/worker';
 
 const DEFAULT_CONFIG = resolve(__dirname, '..', 'config', 'default.yml');
@@ -97,6 +98,7 @@ withConfigOptions(
     const app = await createApp(config, { log: { level } });
     const host = opts.host ?? frontEnd.host;
     await app.listen(opts.port ?? frontEnd.port, host);
+    startupTimings.step('listening');
     const url = await app.getUrl();
     process.stdout.write(
       `Interlude serving "${config.workflow.type}" from ${config.file} at ${url} (docs: ${url}/docs)\n`,

@@ -3,7 +3,6 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { LogLevel } from '@nestjs/common';
-import { Logger } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { InterludeWsAdapter } from './gateway/interlude-ws.adapter';
@@ -17,6 +16,8 @@ import {
   type LogLevelName,
 } from './core/logging/http-logging';
 import { LoggingModule } from './core/logging/logging.module';
+import { NestPinoLogger } from './core/logging/nest-logger';
+import { startupTimings } from './core/logging/startup-timings';
 import { startTracing } from './core/tracing/otel';
 import { TracingShutdown } from './core/tracing/tracing-shutdown';
 import { ApiDocs, buildOpenApi } from './openapi';
@@ -49,27 +50,29 @@ export async function createApp(
     destination: options.log?.destination,
     oauthCallbackPath: frontEnd.oauth2_callback_path,
   };
-  const logger = createLogger(logging);
+  const sink = createLogger(logging);
+  startupTimings.use(sink.logger);
+  startupTimings.step('code loaded');
   // Logs that go nowhere cost nothing: with level silent no per-request logging runs at all.
   const logs = logging.level !== 'silent';
   const root = AppModule.forRoot(config);
   // First: its middleware then runs before every other module's (Nest mounts global modules' middleware
   // first, in the order they are imported), so requests refused before routing are logged too.
   root.imports = [
-    logs ? LoggingModule.forRoot(logger, logging) : LoggingModule.silent(),
+    logs ? LoggingModule.forRoot(sink, logging) : LoggingModule.silent(),
     ...(root.imports ?? []),
   ];
   // OpenTelemetry export when OTEL_EXPORTER_OTLP_ENDPOINT is set; the spans left are flushed on close.
   if (startTracing()) root.providers = [...(root.providers ?? []), TracingShutdown];
+  startupTimings.step('tracing checked');
   const app = await NestFactory.create<NestExpressApplication>(root, {
     // Nest's own JSON parser answers a bad or oversized body itself, before any route; CoreModule's
     // parser instead keeps the error for the route to report in its own shape (FastAPI's 422 or
     // OpenAI's error), and gives streaming routes their own limit.
     bodyParser: false,
-    bufferLogs: logs,
-    logger: logs ? undefined : false,
+    logger: logs ? new NestPinoLogger(sink.logger) : false,
   });
-  if (logs) app.useLogger(app.get(Logger));
+  startupTimings.step('modules and providers created (database, Redis opened)');
   app.set('x-powered-by', false);
   app.set('query parser', 'simple');
   app.useWebSocketAdapter(
@@ -82,11 +85,13 @@ export async function createApp(
   );
   app.enableShutdownHooks();
   app.get(ApiDocs).serve(() =>
-    SwaggerModule.setup('docs', app, buildOpenApi(app, config, AppModule), {
+    // A factory: the document is built at the first request for it, not at every start-up.
+    SwaggerModule.setup('docs', app, () => buildOpenApi(app, config, AppModule), {
       jsonDocumentUrl: 'openapi.json',
       raw: ['json'],
     }),
   );
   await app.init();
+  startupTimings.step('routes and middleware mounted');
   return app;
 }

@@ -59,6 +59,9 @@ const HITL_RESULT = JSON.stringify({ value: `Hello ${HITL_ANSWER}` });
 const HITL_YAML = [
   'general:',
   '  max_waiting_executions: 20000',
+  // every parked execution comes from the benchmark's one address (the default allows 100)
+  '  max_waiting_executions_per_address: 20000',
+  '  max_anonymous_waiting_executions: 20000',
   'workflow:',
   '  _type: scripted',
   '  steps:',

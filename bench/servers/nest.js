@@ -51,8 +51,27 @@ Controller('executions')(StatusController);
 class StatusModule {}
 Module({ controllers: [StatusController] })(StatusModule);
 
+/**
+ * Variant `info`: the same route with request logging as nestjs-pino sets it up (pino-http, a line per
+ * request at info), lines going to /dev/null like Interlude's `echo-info`: the bare app with logging on.
+ */
+function withLogging(module) {
+  const { pino } = require('pino');
+  const { LoggerModule } = require('nestjs-pino');
+  const logger = pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false }));
+  class LoggedModule {}
+  Module({ imports: [LoggerModule.forRoot({ pinoHttp: { logger } }), module] })(LoggedModule);
+  return LoggedModule;
+}
+
 module.exports = async function start(variant) {
-  const app = await NestFactory.create(variant === 'get' ? StatusModule : BenchModule, { logger: false });
+  const logged = variant === 'info';
+  const module = variant === 'get' ? StatusModule : BenchModule;
+  const app = await NestFactory.create(logged ? withLogging(module) : module, {
+    logger: false,
+    bufferLogs: logged,
+  });
+  if (logged) app.useLogger(app.get(require('nestjs-pino').Logger));
   await app.init();
   return app.getHttpServer();
 };

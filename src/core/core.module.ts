@@ -7,7 +7,9 @@ import {
   type NestModule,
 } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import type { RequestHandler } from 'express';
 import { ConnectionCount } from './connection-count';
+import { composeMiddleware } from './http/compose-middleware';
 import { httpPipeline, HttpSettings } from './http/http-pipeline';
 import { ALL_ROUTES } from './http/route-paths';
 import { IdentityGuard } from './identity/identity.guard';
@@ -36,6 +38,8 @@ export class CoreModule implements NestModule {
 
   configure(consumer: MiddlewareConsumer): void {
     const pipeline = this.http ? httpPipeline(this.http) : [];
-    consumer.apply(...pipeline, identityMiddleware(this.resolver)).forRoutes(ALL_ROUTES);
+    consumer
+      .apply(composeMiddleware([...pipeline, identityMiddleware(this.resolver) as RequestHandler]))
+      .forRoutes(ALL_ROUTES);
   }
 }

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
 import { checkRedisUrl, redactRedisUrl } from './redis-url';
 
 /**
@@ -22,6 +22,12 @@ const OPTIONS: RedisOptions = {
   // loop. Not `null` (wait forever, what BullMQ's workers need) and not the default 20 (~20 s).
   maxRetriesPerRequest: 10,
 };
+
+/** ioredis, loaded when a config names a Redis: the memory adapters never load it. */
+function ioredis(): typeof Redis {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('ioredis') as typeof import('ioredis')).Redis;
+}
 
 /** Connects `client` and PINGs it; a failure is the error that caused it, and leaves it closed. */
 async function connected(client: Redis): Promise<void> {
@@ -64,7 +70,7 @@ export class BackingRedis {
 
   /** Connects (and checks the server answers) before the server listens. */
   static async open(url: string, prefix: string): Promise<BackingRedis> {
-    const client = new Redis(checkRedisUrl(url), { ...OPTIONS, connectionName: `${prefix}commands` });
+    const client = new (ioredis())(checkRedisUrl(url), { ...OPTIONS, connectionName: `${prefix}commands` });
     try {
       await connected(client);
     } catch (err) {

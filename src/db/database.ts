@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Logger } from '@nestjs/common';
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Dialect } from 'kysely';
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
 import {
   parseDatabaseUrl,
   redactDatabaseUrl,
@@ -20,7 +20,10 @@ const SQLITE_BUSY_TIMEOUT_MS = 5000;
 
 function sqliteDialect(file: string): Dialect {
   if (file !== SQLITE_MEMORY) mkdirSync(dirname(file), { recursive: true });
-  const db = new BetterSqlite3(file);
+  // Loaded by the dialect that uses it: a PostgreSQL server never loads SQLite, nor SQLite `pg`.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const Sqlite = require('better-sqlite3') as typeof BetterSqlite3;
+  const db = new Sqlite(file);
   // WAL lets readers run beside the writer; NORMAL sync is durable across process crashes in WAL mode.
   if (file !== SQLITE_MEMORY) db.pragma('journal_mode = WAL');
   db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
@@ -30,7 +33,9 @@ function sqliteDialect(file: string): Dialect {
 }
 
 function postgresDialect(connectionString: string, schema: string | undefined): Dialect {
-  const pool = new Pool({
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const pg = require('pg') as { Pool: typeof Pool };
+  const pool = new pg.Pool({
     connectionString,
     // Every connection resolves unqualified table names in our schema only.
     ...(schema ? { options: `-c search_path=${schema}` } : {}),

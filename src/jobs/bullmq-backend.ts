@@ -1,4 +1,4 @@
-import { createPostgresBackend, Queue, withBackend, Worker, type Job, type Processor } from 'bullmq';
+import type { Job, Processor, Queue } from 'bullmq';
 import type { AsyncConfig } from '../config/async.schema';
 import { parseDatabaseUrl } from '../config/database-url';
 import type { JobTicket } from './job-record';
@@ -58,8 +58,15 @@ function postgresConnection(settings: AsyncConfig, dbUrl: string) {
 // The queued job carries the request's headers: it is removed as soon as it ends, whichever way.
 const OPTIONS = { removeOnComplete: true, removeOnFail: true, attempts: 1 } as const;
 
+/** BullMQ, loaded when a config queues jobs on it: the in-process queue never loads it. */
+function bullmq(): typeof import('bullmq') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('bullmq') as typeof import('bullmq');
+}
+
 /** The queue a server adds jobs to, on the backend `general.async.queue` names. */
 export function openQueue(settings: AsyncConfig, dbUrl: string, env = process.env): BullQueue {
+  const { createPostgresBackend, Queue, withBackend } = bullmq();
   const name = settings.queue_name;
   const queue =
     settings.queue === 'postgres'
@@ -89,6 +96,7 @@ export function openWorker(
   worker: WorkerSettings,
   env = process.env,
 ): BullWorker {
+  const { createPostgresBackend, Worker, withBackend } = bullmq();
   const options = {
     concurrency: worker.concurrency,
     lockDuration: settings.lock_duration_seconds * 1000,

@@ -137,6 +137,17 @@ describe('logs: one JSON line per request, with its ids, and no credentials', ()
     expect(text).not.toMatch(/code=code-\d+-never/);
   });
 
+  it('health probes and metric scrapes are not logged; the requests around them are', async () => {
+    for (const path of ['/health', '/metrics', '/Health/']) {
+      await (await fetch(`${t.url}${path}`, { headers: { 'x-request-id': 'probe' } })).text();
+    }
+    await postJson(`${t.url}/v1/workflow`, { input_message: 'hi' }, { 'x-request-id': 'after-probes' });
+    await eventually(() =>
+      expect(log.entries.some((e) => e.reqId === 'after-probes' && e.msg === 'request completed')).toBe(true),
+    );
+    expect(log.entries.filter((e) => e.reqId === 'probe')).toEqual([]);
+  });
+
   it('a request refused before routing (malformed JSON) is logged too', async () => {
     const res = await postJson(`${t.url}/v1/workflow`, '{"input_message": ', { 'x-request-id': 'bad-json' });
     expect(res.status).toBe(422);

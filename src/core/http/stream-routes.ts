@@ -23,8 +23,14 @@ export function streamRoutes(routes: Routes): StreamRoutes {
   const normal = (path: string) => (path.length > 1 ? path.replace(/\/+$/, '') : path).toLowerCase();
   const completions = routes.completions?.toLowerCase();
   return {
-    byPath: (path) => paths.has(normal(path)) || matchesRoute(REATTACH, normal(path)),
+    byPath: (path) => {
+      const normalised = normal(path);
+      return (
+        paths.has(normalised) || (normalised.startsWith('/executions/') && matchesRoute(REATTACH, normalised))
+      );
+    },
     byBody: (path) => completions !== undefined && normal(path) === completions,
-    reattached: (path) => (matchesRoute(REATTACH, path) ? path.split('/')[2] : undefined),
+    reattached: (path) =>
+      path.startsWith('/executions/') && matchesRoute(REATTACH, path) ? path.split('/')[2] : undefined,
   };
 }

@@ -1,16 +1,13 @@
 import { Logger } from '@nestjs/common';
-import {
-  createRemoteJWKSet,
-  decodeJwt,
-  decodeProtectedHeader,
-  errors,
-  importSPKI,
-  jwtVerify,
-  type JWTPayload,
-  type JWTVerifyGetKey,
-} from 'jose';
+import type { importSPKI, jwtVerify, JWTPayload, JWTVerifyGetKey } from 'jose';
 import type { JwtConfig } from './auth.config';
 import { AppError, ErrorCode } from '../errors/app-error';
+
+/** jose, loaded at the first JWT (or the config that verifies them): most servers never see one. */
+function jose(): typeof import('jose') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('jose') as typeof import('jose');
+}
 
 const HMAC = ['HS256', 'HS384', 'HS512'];
 const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
@@ -27,7 +24,7 @@ export function invalidToken(description: string): AppError {
 export function looksLikeJwt(token: string): boolean {
   if (!/^[\w-]+\.[\w-]+\.[\w-]*$/.test(token)) return false;
   try {
-    return typeof decodeProtectedHeader(token).alg === 'string';
+    return typeof jose().decodeProtectedHeader(token).alg === 'string';
   } catch {
     return false;
   }
@@ -49,13 +46,13 @@ export class JwtVerifier {
     }
     if (config.secret) this.key = new TextEncoder().encode(config.secret);
     else if (config.jwks_url) {
-      this.key = createRemoteJWKSet(new URL(config.jwks_url), {
+      this.key = jose().createRemoteJWKSet(new URL(config.jwks_url), {
         cacheMaxAge: 10 * 60_000,
         cooldownDuration: 30_000,
       });
     } else if (config.public_key) {
       const alg = config.algorithms?.find((a) => ASYMMETRIC.includes(a)) ?? 'RS256';
-      this.key = importSPKI(config.public_key, alg);
+      this.key = jose().importSPKI(config.public_key, alg);
     }
   }
 
@@ -71,7 +68,7 @@ export class JwtVerifier {
     try {
       const algorithms = config.algorithms ?? (config.secret ? HMAC : ASYMMETRIC);
       const key = await this.key;
-      const { payload } = await jwtVerify(token, key as Parameters<typeof jwtVerify>[1], {
+      const { payload } = await jose().jwtVerify(token, key as Parameters<typeof jwtVerify>[1], {
         algorithms,
         issuer: config.issuer,
         audience: config.audience,
@@ -92,8 +89,8 @@ function decodeUnverified(token: string, toleranceSeconds: number): JWTPayload {
   let alg: unknown;
   let payload: JWTPayload;
   try {
-    alg = decodeProtectedHeader(token).alg;
-    payload = decodeJwt(token);
+    alg = jose().decodeProtectedHeader(token).alg;
+    payload = jose().decodeJwt(token);
   } catch {
     throw invalidToken('The token is not a valid JWT');
   }
@@ -117,6 +114,7 @@ function decodeUnverified(token: string, toleranceSeconds: number): JWTPayload {
 }
 
 function describe(err: unknown): string {
+  const { errors } = jose();
   if (err instanceof errors.JWTExpired) return 'The token has expired';
   if (err instanceof errors.JWTClaimValidationFailed)
     return `The token's "${err.claim}" claim is not accepted`;

@@ -1,11 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LogLevel as NestLogLevel } from '@nestjs/common';
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { pinoHttp, type HttpLogger } from 'pino-http';
-import type { SerializedRequest } from 'pino-std-serializers';
-import type { Identity } from '../identity/identity';
-import { requestLogFields } from './request-log';
+import { requestContext } from './request-context';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevelName = (typeof LOG_LEVELS)[number];
@@ -43,7 +38,6 @@ export const LOGGED_HEADERS: readonly string[] = [
   'last-event-id',
   'upgrade',
 ];
-const LOGGED = new Set(LOGGED_HEADERS);
 
 export function isLogLevel(value: string): value is LogLevelName {
   return (LOG_LEVELS as readonly string[]).includes(value);
@@ -70,53 +64,51 @@ export function levelOfNestLevels(levels: NestLogLevel[] | false): LogLevelName 
   return [...LOG_LEVELS].reverse().find((l) => l !== 'silent' && wanted.includes(l)) ?? 'silent';
 }
 
-/** The application's one pino logger: JSON lines, credentials redacted wherever they are logged. */
-export function createLogger(options: LoggingOptions): Logger {
-  const redact = [...SECRET_HEADERS].flatMap((h) => [`headers["${h}"]`, `*.headers["${h}"]`]);
-  return pino({ level: options.level, redact: { paths: redact, remove: true } }, options.destination);
+/** The application's pino logger and the stream its lines go to (request lines are written there directly). */
+export interface LogSink {
+  logger: Logger;
+  stream: DestinationStream;
 }
 
-function safeHeaders(headers: IncomingMessage['headers']): Record<string, unknown> {
-  const kept: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(headers)) if (LOGGED.has(name)) kept[name] = value;
-  return kept;
+/** The request a line is logged for, copied: pino merges the call's own fields into what the mixin returns. */
+function requestFields(): object {
+  const context = requestContext.getStore();
+  return context ? { ...context } : {};
+}
+
+/**
+ * stdout: human-readable lines on a terminal (pino-pretty, loaded only then), JSON lines otherwise,
+ * written asynchronously so a request never waits on the pipe.
+ */
+function stdoutDestination(): DestinationStream {
+  if (process.stdout.isTTY) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const pretty = require('pino-pretty') as typeof import('pino-pretty');
+    return pretty.build({
+      colorize: true,
+      translateTime: 'SYS:HH:MM:ss.l',
+      // A request's line reads `POST /v1/workflow → 200 (3 ms) request completed`, its ids below it.
+      messageFormat:
+        '{if req.method}{req.method} {req.url} → {res.statusCode} ({responseTime} ms) {end}{msg}',
+      ignore: 'pid,hostname,req,res,responseTime',
+    });
+  }
+  return pino.destination({ dest: 1, sync: false });
+}
+
+/** The application's one pino logger: JSON lines, credentials redacted wherever they are logged. */
+export function createLogger(options: LoggingOptions): LogSink {
+  const redact = [...SECRET_HEADERS].flatMap((h) => [`headers["${h}"]`, `*.headers["${h}"]`]);
+  const stream = options.destination ?? stdoutDestination();
+  const logger = pino(
+    { level: options.level, redact: { paths: redact, remove: true }, mixin: requestFields },
+    stream,
+  );
+  return { logger, stream };
 }
 
 /** Whether `path` reaches the route `route` as Express matches it: any case, optional trailing slash. */
 export function reachesRoute(path: string, route: string): boolean {
   const normal = (p: string) => p.replace(/\/+$/, '').toLowerCase();
   return normal(path).endsWith(normal(route));
-}
-
-/**
- * The per-request middleware (pino-http): a request id (the caller's `X-Request-Id` when it looks like
- * one, else a UUID, echoed back), one line when the response ends with the user id, execution id and
- * trace id, and a `reqId` on every line logged while the request is handled.
- */
-export function httpLogger(logger: Logger, options: LoggingOptions): HttpLogger {
-  const withoutSecretQuery = (url: string) => {
-    const path = url.split('?', 1)[0];
-    return reachesRoute(path, options.oauthCallbackPath) ? path : url;
-  };
-  return pinoHttp<IncomingMessage & { identity?: Identity }, ServerResponse>({
-    logger,
-    quietReqLogger: true,
-    genReqId: (req, res) => {
-      const incoming = req.headers['x-request-id'];
-      const id = typeof incoming === 'string' && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
-      res.setHeader('X-Request-Id', id);
-      return id;
-    },
-    customProps: (req) => ({ userId: req.identity?.userId, ...requestLogFields(req) }),
-    serializers: {
-      req: (req: SerializedRequest) => ({
-        id: req.id,
-        method: req.method,
-        url: withoutSecretQuery(req.url),
-        remoteAddress: req.remoteAddress,
-        headers: safeHeaders(req.headers),
-      }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-    },
-  });
 }

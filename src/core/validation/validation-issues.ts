@@ -1,6 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validateSync, type ValidationError } from 'class-validator';
 import type { ValidationIssue } from '../errors/app-error';
+import { compiledCheck } from './compiled-check';
 
 type Ctor<T> = new () => T;
 
@@ -172,10 +173,14 @@ export function validatePlain<T extends object>(
       ],
     };
   }
-  const instance =
-    options.forbidUnknown !== true && isFlat(cls)
-      ? shallowInstance(cls, value as Record<string, unknown>)
-      : plainToInstance(cls, value, { enableImplicitConversion: false });
+  const shallow = options.forbidUnknown !== true && isFlat(cls);
+  const instance = shallow
+    ? shallowInstance(cls, value as Record<string, unknown>)
+    : plainToInstance(cls, value, { enableImplicitConversion: false });
+  // The common case, a body that fits, decided by the class's compiled rules; anything else is
+  // validated (and described) by class-validator.
+  if (shallow && compiledCheck(cls)?.(instance as Record<string, unknown>) === true)
+    return { ok: true, value: instance };
   const errors = validateSync(instance, {
     forbidUnknownValues: false,
     whitelist: options.forbidUnknown === true,

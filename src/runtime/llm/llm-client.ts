@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type {
   ChatCompletion,
   ChatCompletionCreateParamsBase,
@@ -76,7 +76,10 @@ export class LlmClient {
       hasApiKey: this.hasApiKey,
       keyVariable,
     };
-    this.sdk = new OpenAI({
+    // Loaded with the first `llms:` entry: a config without an LLM never loads the SDK.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { OpenAI: Sdk } = require('openai') as typeof import('openai');
+    this.sdk = new Sdk({
       // Local servers (Ollama, vLLM) take any key; a hosted one answers 401, reported with a hint.
       apiKey: apiKey ?? 'no-key',
       baseURL: this.endpoint,

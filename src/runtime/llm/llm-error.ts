@@ -1,4 +1,4 @@
-import { APIConnectionError, APIError } from 'openai';
+import type { APIError } from 'openai';
 import { redactUrl, redactUrlsIn } from '../../core/outbound/redact-url';
 
 /** Where a failed call went, for a message a person can act on. */
@@ -49,6 +49,9 @@ export function llmError(err: unknown, target: LlmTarget, run: AbortSignal, time
   if (timeout.aborted) {
     return new LlmError(`${who} did not answer within ${target.timeoutSeconds}s (timeout_seconds)`);
   }
+  // The SDK is loaded by then: only its client (LlmClient) raises these.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { APIConnectionError, APIError } = require('openai') as typeof import('openai');
   if (err instanceof APIConnectionError) {
     return new LlmError(`${who} could not be reached: ${rootCause(err).message}`);
   }

@@ -1,5 +1,4 @@
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { default as Ajv, ErrorObject, ValidateFunction } from 'ajv';
 
 /** A JSON Schema (the `parameters` of an OpenAI function tool). */
 export type JsonSchema = Record<string, unknown>;
@@ -12,15 +11,26 @@ export class ToolInputError extends Error {
   }
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-// Without it `format` is ignored, and a tool declared to take an email or a date would take anything.
-addFormats(ajv);
+let ajv: Ajv | undefined;
+
+/** Ajv, made at the first schema compiled: a config without tools never loads it. */
+function compiler(): Ajv {
+  if (ajv) return ajv;
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { default: AjvClass } = require('ajv') as typeof import('ajv');
+  const { default: addFormats } = require('ajv-formats') as typeof import('ajv-formats');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  ajv = new AjvClass({ allErrors: true, strict: false });
+  // Without it `format` is ignored, and a tool declared to take an email or a date would take anything.
+  addFormats(ajv);
+  return ajv;
+}
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
 
 function validatorFor(schema: JsonSchema): ValidateFunction {
   let validate = compiled.get(schema);
   if (!validate) {
-    validate = ajv.compile(schema);
+    validate = compiler().compile(schema);
     compiled.set(schema, validate);
   }
   return validate;
