@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  Inject,
   Injectable,
   Logger,
   Optional,
@@ -58,7 +59,7 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     @Optional() private readonly traceOwners?: TraceOwners,
     @Optional() private readonly cancels: ExecutionCancels = new LocalExecutionCancels(),
     /** Durable waits (store: postgres): leases, claims and the journal; null in one process. */
-    @Optional() private readonly durable: DurableRuns | null = null,
+    @Optional() @Inject(DurableRuns) private readonly durable: DurableRuns | null = null,
   ) {
     this.waits = {
       interactions,
