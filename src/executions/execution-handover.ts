@@ -1,5 +1,6 @@
 import type { Identity } from '../core/identity/identity';
 import type { ObservabilityTrace } from '../core/tracing/observability-trace';
+import { startExecutionSpan, type ExecutionSpan } from '../core/tracing/execution-spans';
 import type { RequestMetadata } from '../runtime/workflow-context';
 import { HandedOver } from '../runtime/run-journal';
 import type { Entry } from './execution-entry';
@@ -54,4 +55,21 @@ export interface RunFacts {
   streaming?: boolean;
   interactive: boolean;
   interactiveRoute?: string;
+}
+
+/** The span of a run (started, or taken over). */
+export function spanOf(
+  executionId: string,
+  workflow: string,
+  identity: Identity,
+  trace: ObservabilityTrace,
+  request: RequestMetadata,
+): ExecutionSpan {
+  return startExecutionSpan({
+    executionId,
+    workflow,
+    userId: identity.userId,
+    trace,
+    headers: request.headers,
+  });
 }

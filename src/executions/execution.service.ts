@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import {
   Inject,
   Injectable,
-  Logger,
   Optional,
   type BeforeApplicationShutdown,
   type OnApplicationShutdown,
@@ -10,7 +9,7 @@ import {
 } from '@nestjs/common';
 import { AppError, ErrorCode } from '../core/errors/app-error';
 import type { Identity } from '../core/identity/identity';
-import { startExecutionSpan, type ExecutionSpan } from '../core/tracing/execution-spans';
+import type { ExecutionSpan } from '../core/tracing/execution-spans';
 import { newTraceId } from '../core/tracing/observability-trace';
 import { ServerConfig } from '../config/server-config';
 import { alreadyResolved, InteractionService } from '../interactions/interaction.service';
@@ -36,12 +35,11 @@ import { RunJournal } from '../runtime/run-journal';
 import { runSpecOf } from './run-spec';
 import type { ClaimedRun } from './postgres-execution-claims';
 import type { JournalEntry } from './journal';
-import { abandonDurable, Handovers, routeOf, type RunFacts } from './execution-handover';
+import { abandonDurable, Handovers, routeOf, spanOf, type RunFacts } from './execution-handover';
 
 /** The one execution engine every face uses: starts workflows, records them, streams their events. */
 @Injectable()
 export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
-  private readonly logger = new Logger(ExecutionService.name);
   /** Live executions, and finished ones whose id a client holds, until their record expires. */
   private readonly entries = new Map<string, Entry>();
   /** How the runs' prompts and authorizations reach interactions and OAuth, and are recorded. */
@@ -68,14 +66,8 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
       record: (id, wait) => this.store.apply(id, wait),
       read: async (id, interactionId) => (await this.store.get(id))?.interactions[interactionId],
     };
-    const ttlSeconds = config.general.execution_ttl_seconds;
-    this.endings = new ExecutionEndings(this.entries, {
-      store,
-      oauth,
-      instances,
-      ttlSeconds,
-      journal: durable?.journal,
-    });
+    const deps = { store, oauth, instances, ttlSeconds: config.general.execution_ttl_seconds };
+    this.endings = new ExecutionEndings(this.entries, { ...deps, journal: durable?.journal });
   }
 
   /** Since start-up, for /metrics. */
@@ -108,9 +100,7 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     if (this.crashed) return;
     if (this.durable) {
       this.abandon();
-      await this.durable.handOver().catch((err: Error) => {
-        this.logger.error(`Could not release this replica's executions: ${err.message}`);
-      });
+      await this.durable.handOver();
       this.handovers.fire();
     }
     const entries = [...this.entries.values()];
@@ -167,13 +157,7 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     await this.store.create(record, spec ? { replica: this.durable!.replica, spec } : undefined);
     this.counts.started++;
 
-    const span = startExecutionSpan({
-      executionId: record.id,
-      workflow: workflow.type,
-      userId: identity.userId,
-      trace,
-      headers: options.request.headers,
-    });
+    const span = spanOf(record.id, workflow.type, identity, trace, options.request);
     const events = this.eventLogs.open(record.id);
     const holder = options.workflow ? undefined : identity;
     const entry = this.entryFor(record.id, trace.traceId, span, holder, events);
@@ -219,14 +203,13 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     const record = await this.store.get(run.id);
     if (!record || isTerminalStatus(record.status) || this.entries.has(run.id) || !this.durable) return;
     const { spec } = run;
+    if (spec.workflow !== this.config.workflow.type) {
+      // Another config (a deploy changed the workflow): replaying it would not be the same run.
+      const message = `The workflow changed (it was ${spec.workflow}); the execution cannot go on`;
+      return this.endings.refuse(run.id, { message, type: 'WorkflowChanged' });
+    }
     const workflow = this.instances.acquire(spec.identity);
-    const span = startExecutionSpan({
-      executionId: record.id,
-      workflow: workflow.type,
-      userId: spec.identity.userId,
-      trace: spec.trace,
-      headers: spec.request.headers,
-    });
+    const span = spanOf(record.id, workflow.type, spec.identity, spec.trace, spec.request);
     const events = await this.eventLogs.resume(record.id);
     const entry = this.entryFor(record.id, record.traceId, span, spec.identity, events);
     entry.journal = this.journalOf(record.id, await this.durable.journal.read(record.id));

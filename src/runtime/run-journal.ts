@@ -99,6 +99,8 @@ export class RunJournal {
 
   /** `fn`'s result, journaled; on a replay past this point, the journaled result without running `fn`. */
   async journaled<T>(kind: string, fn: () => Promise<T> | T): Promise<T> {
+    // Handed over: another replica does this work now (a workflow that caught the abort goes no further).
+    if (this.closed) throw new HandedOver();
     const point = this.point(kind);
     if (point.recorded) return point.recorded.value as T;
     const value = await this.within(point, fn);
