@@ -153,7 +153,10 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     this.traceOwners?.record(trace.traceId, identity.userId);
     // Durable when a replica can run it again: the configured workflow, on the shared store.
     const spec =
-      this.durable && !options.workflow && runSpecOf(workflow.type, input, identity, options, trace);
+      this.durable &&
+      !options.workflow &&
+      options.durable !== false &&
+      runSpecOf(workflow.type, input, identity, options, trace);
     await this.store.create(record, spec ? { replica: this.durable!.replica, spec } : undefined);
     this.counts.started++;
 
