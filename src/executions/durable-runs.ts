@@ -26,7 +26,8 @@ export class DurableRuns {
   private heartbeat?: NodeJS.Timeout;
   private scanner?: NodeJS.Timeout;
   private scanning?: Promise<void>;
-  private stopped = false;
+  /** Once set, this replica claims nothing and owns nothing new (it stops, or it is presumed dead). */
+  stopped = false;
 
   private readonly mine: ReplicaLiveness;
 

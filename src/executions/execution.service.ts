@@ -151,9 +151,11 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
       interactions: {},
     };
     this.traceOwners?.record(trace.traceId, identity.userId);
-    // Durable when a replica can run it again: the configured workflow, on the shared store.
+    // Durable when a replica can run it again: the configured workflow, on the shared store. Not once
+    // this replica hands its runs over: nobody would own it (it is cancelled with the others at the end).
     const spec =
       this.durable &&
+      !this.durable.stopped &&
       !options.workflow &&
       options.durable !== false &&
       runSpecOf(workflow.type, input, identity, options, trace);
