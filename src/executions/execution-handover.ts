@@ -2,7 +2,8 @@ import type { Identity } from '../core/identity/identity';
 import type { ObservabilityTrace } from '../core/tracing/observability-trace';
 import { startExecutionSpan, type ExecutionSpan } from '../core/tracing/execution-spans';
 import type { RequestMetadata } from '../runtime/workflow-context';
-import { HandedOver } from '../runtime/run-journal';
+import { HandedOver, RunJournal } from '../runtime/run-journal';
+import type { Journal, JournalEntry } from './journal';
 import type { Entry } from './execution-entry';
 import type { ExecutionEndings } from './execution-endings';
 import type { RouteFacts } from './execution-sink';
@@ -72,4 +73,9 @@ export function spanOf(
     trace,
     headers: request.headers,
   });
+}
+
+/** A durable run's journal: `entries` (a replay) first, then what it writes to `journal`. */
+export function journalOf(journal: Journal, executionId: string, entries: JournalEntry[]): RunJournal {
+  return new RunJournal(entries, (entry) => journal.append(executionId, entry));
 }

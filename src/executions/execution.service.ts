@@ -31,11 +31,9 @@ import { ExecutionStore } from './execution.store';
 import { TraceOwners } from './trace-owners';
 import { ExecutionEndings } from './execution-endings';
 import { DurableRuns } from './durable-runs';
-import { RunJournal } from '../runtime/run-journal';
 import { runSpecOf } from './run-spec';
 import type { ClaimedRun } from './postgres-execution-claims';
-import type { JournalEntry } from './journal';
-import { abandonDurable, Handovers, routeOf, spanOf, type RunFacts } from './execution-handover';
+import { abandonDurable, Handovers, journalOf, routeOf, spanOf, type RunFacts } from './execution-handover';
 
 /** The one execution engine every face uses: starts workflows, records them, streams their events. */
 @Injectable()
@@ -101,7 +99,6 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     if (this.durable) {
       this.abandon();
       await this.durable.handOver();
-      this.handovers.fire();
     }
     const entries = [...this.entries.values()];
     await Promise.all(entries.map((entry) => this.endings.cancel(entry, 'server shutting down')));
@@ -116,18 +113,17 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
 
   private crashed = false;
 
-  /**
-   * What a replica killed at once leaves behind, for tests of durable waits: its lease is no longer
-   * renewed and its runs stop, and nothing is written (no record, no release, no event).
-   */
+  /** For tests of durable waits, what a killed replica leaves: no lease renewed, no run, nothing written. */
   crash(): void {
     this.crashed = true;
     this.durable?.stop();
     this.abandon();
   }
 
+  /** Stops the durable runs here, recording nothing; their streams end so that clients re-attach elsewhere. */
   private abandon(): void {
     abandonDurable(this.entries, this.endings);
+    this.handovers.fire();
   }
 
   async start(input: unknown, identity: Identity, options: StartOptions): Promise<Execution> {
@@ -166,7 +162,7 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     const events = this.eventLogs.open(record.id);
     const holder = options.workflow ? undefined : identity;
     const entry = this.entryFor(record.id, trace.traceId, span, holder, events);
-    if (spec) entry.journal = this.journalOf(record.id, []);
+    if (spec) entry.journal = journalOf(this.durable!.journal, record.id, []);
     this.entries.set(record.id, entry);
     options.beforeRun?.(entry.execution);
     // Closures made here would keep `options` alive for the whole run, and with it the face's closures
@@ -194,11 +190,6 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     );
   }
 
-  private journalOf(id: string, entries: JournalEntry[]): RunJournal {
-    const journal = this.durable!.journal;
-    return new RunJournal(entries, (entry) => journal.append(id, entry));
-  }
-
   /**
    * Takes over an execution claimed from a replica that is gone: runs its workflow again from the
    * start, the journal answering every step that had finished (nothing published again), up to where
@@ -213,11 +204,16 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
       const message = `The workflow changed (it was ${spec.workflow}); the execution cannot go on`;
       return this.endings.refuse(run.id, { message, type: 'WorkflowChanged' });
     }
+    const [events, journal] = await Promise.all([
+      this.eventLogs.resume(record.id),
+      this.durable.journal.read(record.id),
+    ]);
+    // Stopping meanwhile: the claim is released with the rest.
+    if (this.durable.stopped || this.entries.has(run.id)) return;
     const workflow = this.instances.acquire(spec.identity);
     const span = spanOf(record.id, workflow.type, spec.identity, spec.trace, spec.request);
-    const events = await this.eventLogs.resume(record.id);
     const entry = this.entryFor(record.id, record.traceId, span, spec.identity, events);
-    entry.journal = this.journalOf(record.id, await this.durable.journal.read(record.id));
+    entry.journal = journalOf(this.durable.journal, record.id, journal);
     entry.exposed = entry.adopted = true;
     this.entries.set(record.id, entry);
     this.run(entry, workflow, spec.input, spec);
