@@ -4,6 +4,7 @@ import * as feedback from './migrations/0001-feedback';
 import * as traceOwner from './migrations/0002-trace-owner';
 import * as jobs from './migrations/0003-jobs';
 import * as executions from './migrations/0004-executions';
+import * as journal from './migrations/0005-journal';
 import * as oauthTokens from './migrations/0006-oauth-tokens';
 import * as aguiThreads from './migrations/0007-agui-threads';
 
@@ -18,6 +19,7 @@ const MIGRATIONS: [string, DialectMigration][] = [
   ['0002-trace-owner', traceOwner],
   ['0003-jobs', jobs],
   ['0004-executions', executions],
+  ['0005-journal', journal],
   ['0006-oauth-tokens', oauthTokens],
   ['0007-agui-threads', aguiThreads],
 ];

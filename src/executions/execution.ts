@@ -17,6 +17,11 @@ export interface StartOptions {
   interactiveRoute?: string;
   /** The workflow to run; the configured one by default. */
   workflow?: BuiltFunction;
+  /**
+   * Whether another replica may take the execution over if this one goes (store: postgres; default
+   * true). Off for runs something else restarts (async jobs) and for workflows given here.
+   */
+  durable?: boolean;
   /** The face that starts it, kept on the record so that a poll or a re-attached stream is rendered by it. */
   face?: FaceRef;
   /** Called once the execution exists and before its workflow runs (a stream sends its headers here). */
@@ -37,6 +42,12 @@ export interface Execution {
    * log then stay readable for `execution_ttl_seconds`. Executions nobody can name are dropped at the end.
    */
   expose(): void;
+  /**
+   * Durable executions: calls `listener` when this replica stops and hands the execution to another
+   * (a stream then ends without a terminal event, so its client re-attaches elsewhere); returns the
+   * call that stops listening. Undefined when executions are never handed over (one process).
+   */
+  onHandover?: (listener: () => void) => () => void;
 }
 
 /** Why a workflow was stopped from outside; workflows see it as `ctx.signal.reason`. */
