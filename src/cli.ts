@@ -95,7 +95,12 @@ withConfigOptions(
       process.stderr.write(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${level}")\n`);
       process.exit(2);
     }
-    const app = await createApp(config, { log: { level } });
+    const app = await createApp(config, { log: { level } }).catch((err: unknown) => {
+      process.stderr.write(
+        `Interlude could not start: ${err instanceof Error ? err.message : String(err)}\n`,
+      );
+      process.exit(1);
+    });
     const host = opts.host ?? frontEnd.host;
     await app.listen(opts.port ?? frontEnd.port, host);
     startupTimings.step('listening');

@@ -70,6 +70,9 @@ export async function createApp(
     // parser instead keeps the error for the route to report in its own shape (FastAPI's 422 or
     // OpenAI's error), and gives streaming routes their own limit.
     bodyParser: false,
+    // A module that cannot start (a missing key, an unreachable database) throws to the caller, which
+    // says why on stderr: Nest's default would log it as one more JSON line on stdout and exit.
+    abortOnError: false,
     logger: logs ? new NestPinoLogger(sink.logger) : false,
   });
   startupTimings.step('modules and providers created (database, Redis opened)');
