@@ -486,7 +486,7 @@ function replicasSection(env, r, { quick = false, pin = '' } = {}) {
   const text = `${HEADING}
 
 - Command: \`node bench/run.js --only replicas\`${quick ? ' (--quick)' : ''}
-- Date: ${env.date}; commit ${env.commit}; ${pin}
+- Date: ${env.date}; commit ${env.commit}; load average at start ${env.load}; ${pin}
 - Each server is a real \`interlude serve\` process (\`LOG_LEVEL=warn\`); the two replicas share one
   PostgreSQL schema and one Redis key prefix (\`general.executions.store: postgres\`) and are pinned to the
   same core as the single memory-store server, so the rows compare stores, not core counts.
