@@ -308,8 +308,8 @@ async function cleanup(schema, prefix) {
 }
 
 /**
- * How many of `ids` a live replica has claimed since the kill: the lease owner recorded in the store
- * differs from the dead replica's. Returns undefined when this build has no leases to read.
+ * How many of `ids` a live replica has claimed since the kill: the replica recorded as running them
+ * (`execution_record.replica`) is no longer the dead one. Returns undefined when this build has no leases to read.
  */
 async function claimedCount(schema, ids, deadOwner) {
   const { Client } = require('pg');
@@ -318,13 +318,13 @@ async function claimedCount(schema, ids, deadOwner) {
   try {
     const { rows: cols } = await client.query(
       `select column_name from information_schema.columns
-        where table_schema = $1 and table_name = 'executions' and column_name = 'lease_owner'`,
+        where table_schema = $1 and table_name = 'execution_record' and column_name = 'replica'`,
       [schema],
     );
     if (cols.length === 0) return undefined;
     const { rows } = await client.query(
-      `select count(*)::int as n from ${schema}.executions
-        where id = any($1) and lease_owner is not null and lease_owner <> $2`,
+      `select count(*)::int as n from ${schema}.execution_record
+        where id = any($1) and replica is not null and replica <> $2`,
       [ids, deadOwner],
     );
     return rows[0].n;
@@ -338,8 +338,8 @@ async function leaseOwnerOf(schema, id) {
   const client = new Client({ connectionString: process.env.DATABASE_URL });
   await client.connect();
   try {
-    const { rows } = await client.query(`select lease_owner from ${schema}.executions where id = $1`, [id]);
-    return rows[0]?.lease_owner;
+    const { rows } = await client.query(`select replica from ${schema}.execution_record where id = $1`, [id]);
+    return rows[0]?.replica ?? undefined;
   } catch {
     return undefined;
   } finally {
@@ -407,7 +407,7 @@ async function sigkillTakeover(agent, replicas, schema, S) {
   const { paused } = await park(agent, [a.port], S.orphans, S.parkInFlight);
   const ids = paused.map((p) => p.execution_id);
   const deadOwner = await leaseOwnerOf(schema, ids[0]);
-  if (deadOwner === undefined) return { unsupported: 'no lease_owner column in this build' };
+  if (deadOwner === undefined) return { unsupported: 'this build records no replica running an execution (execution_record.replica)' };
   await a.kill('SIGKILL');
   const t0 = nowMs();
   const deadline = t0 + 10 * S.leaseSeconds * 1000 + 30_000;
@@ -482,7 +482,7 @@ function replicasSection(env, r, { quick = false, pin = '' } = {}) {
     ? ''
     : t.unsupported
       ? `- SIGKILL → claimed: not measured (${t.unsupported}).\n`
-      : `- SIGKILL → claimed: ${fmt(t.count)} executions waiting on A, A killed with SIGKILL, \`lease_seconds: ${S.leaseSeconds}\`: ${Number.isFinite(t.ms) ? `all claimed by B after **${fmt(t.ms)} ms**` : `only ${t.claimed} claimed before the deadline`} (the store's \`lease_owner\` polled every 20 ms). The memory store has nothing to claim: a dead server's waits are lost.\n`;
+      : `- SIGKILL → claimed: ${fmt(t.count)} executions waiting on A, A killed with SIGKILL, \`lease_seconds: ${S.leaseSeconds}\`: ${Number.isFinite(t.ms) ? `all claimed by B after **${fmt(t.ms)} ms**` : `only ${t.claimed} claimed before the deadline`} (the \`replica\` column of their records polled every 20 ms). The memory store has nothing to claim: a dead server's waits are lost.\n`;
   const text = `${HEADING}
 
 - Command: \`node bench/run.js --only replicas\`${quick ? ' (--quick)' : ''}
