@@ -4,6 +4,7 @@ import * as feedback from './migrations/0001-feedback';
 import * as traceOwner from './migrations/0002-trace-owner';
 import * as jobs from './migrations/0003-jobs';
 import * as executions from './migrations/0004-executions';
+import * as journal from './migrations/0005-journal';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: DatabaseDialect): Promise<void>;
@@ -16,6 +17,7 @@ const MIGRATIONS: [string, DialectMigration][] = [
   ['0002-trace-owner', traceOwner],
   ['0003-jobs', jobs],
   ['0004-executions', executions],
+  ['0005-journal', journal],
 ];
 
 /** The migrations compiled into the server, so no migrations folder has to ship beside it. */

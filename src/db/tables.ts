@@ -65,6 +65,20 @@ export interface ExecutionRecordTable {
   created_at: BigIntColumn;
   /** JSON: json on PostgreSQL (read back parsed), text on SQLite. */
   record: ColumnType<unknown, string, string>;
+  /** The replica that runs it (durable executions); null once released for another to claim. */
+  replica: ColumnType<string | null, string | null | undefined, string | null>;
+  /** What re-running it takes (JSON, durable executions only). */
+  run_spec: ColumnType<unknown, string | null | undefined, string | null>;
+}
+
+/** One journaled result of a durable execution. */
+export interface ExecutionJournalTable {
+  n: Generated<string | number>;
+  execution_id: string;
+  point: string;
+  kind: string;
+  value: ColumnType<unknown, string, string>;
+  created_at: BigIntColumn;
 }
 
 export interface PendingOAuthFlowTable {
@@ -79,6 +93,7 @@ export interface Tables {
   trace_owner: TraceOwnerTable;
   jobs: JobsTable;
   execution_record: ExecutionRecordTable;
+  execution_journal: ExecutionJournalTable;
   pending_oauth_flow: PendingOAuthFlowTable;
 }
 

@@ -4,6 +4,8 @@ import { ReplicaServices } from '../../test/utils/replica-services';
 import type { Database } from '../db/database';
 import { executionStoreContract } from './execution-store.contract';
 import { PostgresExecutionStore } from './postgres-execution.store';
+import { journalContract } from './journal.contract';
+import { PostgresJournal } from './postgres-journal';
 
 requires('postgres')('Postgres execution store', () => {
   const services = new ReplicaServices();
@@ -20,5 +22,11 @@ requires('postgres')('Postgres execution store', () => {
     },
     // Another process: a pool of its own over the same schema.
     async () => new PostgresExecutionStore((await services.database()).db),
+  );
+
+  journalContract(
+    'postgres',
+    async () => new PostgresJournal((await shared()).db),
+    async () => new PostgresJournal((await services.database()).db),
   );
 });

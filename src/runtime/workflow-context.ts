@@ -59,6 +59,24 @@ export interface WorkflowContext {
   prompt(prompt: PromptRequest, options?: PromptOptions): Promise<PromptAnswer>;
   /** Resolves with a bearer header for the named provider, asking the user to authorize if needed. */
   authenticate(provider: string): Promise<AuthResult>;
+  /**
+   * Durable waits: `fn`'s result, journaled before the workflow sees it. When another replica takes the
+   * execution over and replays the workflow, the journaled result is returned and `fn` does not run
+   * again (model calls and `defineTool` tools already go through here). The result must be JSON.
+   */
+  journaled<T>(kind: string, fn: () => Promise<T> | T): Promise<T>;
+  /** The time (epoch ms), journaled: a replay sees the time the first run saw. Use it, not `Date.now()`. */
+  now(): Promise<number>;
+  /** A random number in [0, 1), journaled. Use it, not `Math.random()`. */
+  random(): Promise<number>;
+  /** A random UUID, journaled. */
+  uuid(): Promise<string>;
+  /**
+   * A key that names the current piece of work (the tool call running now, plus `label`) and stays the
+   * same when a replay runs it again: work between journal points runs at least once, so a tool that
+   * changes the world can pass it on (an `Idempotency-Key` header) to have the repeat ignored.
+   */
+  idempotencyKey(label?: string): string;
 }
 
 /** A built, runnable workflow (or tool) function. */

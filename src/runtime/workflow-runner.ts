@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import type { ExecutionEventBody } from './execution-event';
 import type { Identity } from '../core/identity/identity';
 import { newTraceId, type ObservabilityTrace } from '../core/tracing/observability-trace';
@@ -16,6 +17,7 @@ import {
 } from './intermediate-step';
 import { validatePlain } from '../core/validation/validation-issues';
 import { PromptConfig, promptProblems, toPrompt, type Prompt, type PromptAnswer } from './prompts';
+import { RunJournal, type JournalPoint } from './run-journal';
 import type {
   AuthResult,
   PromptOptions,
@@ -28,9 +30,18 @@ import type {
 /** Where the engine sends what a workflow does; the ExecutionService implements it. */
 export interface ExecutionSink {
   publish(event: ExecutionEventBody): void;
-  /** Asks a person; the sink ends the wait when the run is cancelled. */
-  prompt(prompt: Prompt, interactionId?: string): Promise<PromptAnswer>;
-  authenticate(provider: string, signal: AbortSignal): Promise<AuthResult>;
+  /**
+   * Asks a person; the sink ends the wait when the run is cancelled. `points` (durable runs only): where
+   * the interaction's id and then its answer are journaled.
+   */
+  prompt(prompt: Prompt, interactionId?: string, points?: PromptPoints): Promise<PromptAnswer>;
+  /** `point` (durable runs only): where the grant is journaled (a marker, never the token). */
+  authenticate(provider: string, signal: AbortSignal, point?: JournalPoint): Promise<AuthResult>;
+}
+
+export interface PromptPoints {
+  interaction: JournalPoint;
+  answer: JournalPoint;
 }
 
 /** Wraps each `ctx.step` in a tracing span (OpenTelemetry, when it is on). */
@@ -50,6 +61,8 @@ export interface RunInit {
   /** Whether the face streams output (default true). */
   streaming?: boolean;
   sink: ExecutionSink;
+  /** The run's journal when it is durable (a replica can take it over); none in one process. */
+  journal?: RunJournal;
 }
 
 interface Frame {
@@ -72,6 +85,9 @@ class Context implements WorkflowContext {
   private readonly signalOf: RunInit['signal'];
   private readonly sink: ExecutionSink;
   private readonly steps?: StepTracer;
+  /** Durable runs' journal; otherwise made on first use, only to number points (nothing is written). */
+  private points?: RunJournal;
+  private readonly durable: boolean;
 
   constructor(init: RunInit) {
     this.executionId = init.executionId;
@@ -82,6 +98,33 @@ class Context implements WorkflowContext {
     this.streaming = init.streaming ?? true;
     this.signalOf = init.signal;
     this.sink = init.sink;
+    this.points = init.journal;
+    this.durable = init.journal !== undefined;
+  }
+
+  private get journal(): RunJournal {
+    return (this.points ??= new RunJournal([], async (entry) => entry.value));
+  }
+
+  journaled<T>(kind: string, fn: () => Promise<T> | T): Promise<T> {
+    return this.journal.journaled(kind, fn);
+  }
+
+  now(): Promise<number> {
+    return this.journaled('now', () => Date.now());
+  }
+
+  random(): Promise<number> {
+    return this.journaled('random', () => Math.random());
+  }
+
+  uuid(): Promise<string> {
+    return this.journaled('uuid', () => randomUUID());
+  }
+
+  idempotencyKey(label?: string): string {
+    const point = this.journal.current ?? '0';
+    return `${this.executionId}:${point}${label === undefined ? '' : `:${label}`}`;
   }
 
   get signal(): AbortSignal {
@@ -131,14 +174,18 @@ class Context implements WorkflowContext {
   // Not async, and no signal handed over: a waiting execution should cost as little memory as it can.
   prompt(request: PromptRequest, options?: PromptOptions): Promise<PromptAnswer> {
     try {
-      return this.sink.prompt(checkedPrompt(request), options?.interactionId);
+      const prompt = checkedPrompt(request);
+      if (!this.durable) return this.sink.prompt(prompt, options?.interactionId);
+      const points = { interaction: this.journal.point('interaction'), answer: this.journal.point('answer') };
+      return this.sink.prompt(prompt, options?.interactionId, points);
     } catch (err) {
       return Promise.reject(err as Error);
     }
   }
 
   authenticate(provider: string): Promise<AuthResult> {
-    return this.sink.authenticate(provider, this.signal);
+    const point = this.durable ? this.journal.point('oauth') : undefined;
+    return this.sink.authenticate(provider, this.signal, point);
   }
 
   private publishStep(

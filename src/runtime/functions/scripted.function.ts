@@ -86,7 +86,9 @@ async function runStep(
   } else if (step.authenticate) {
     await ctx.authenticate(step.authenticate.provider);
   } else if (step.fetch) {
-    const value = await fetchAs(step.fetch, ctx, vars, outbound);
+    const fetch = step.fetch;
+    // Journaled like a tool result: a replay after a takeover does not call the URL again.
+    const value = await ctx.journaled('fetch', () => fetchAs(fetch, ctx, vars, outbound));
     if (step.fetch.save_as) vars[step.fetch.save_as] = value;
   }
   return 'next';

@@ -48,17 +48,20 @@ export function callModel(ctx: WorkflowContext, llm: LlmClient, call: ModelCall)
     llm.model,
     'llm',
     async () => {
-      const response = await llm.complete({
-        messages: call.messages,
-        tools: call.tools,
-        stop: call.stop,
-        stream: ctx.streaming,
-        signal: ctx.signal,
-        onText: (delta, inToolCall) => {
-          ctx.event('LLM_NEW_TOKEN', llm.model, { chunk: delta });
-          call.onText?.(delta, inToolCall);
-        },
-      });
+      // Journaled: a replay gets this answer back without asking the model again (nor streaming it).
+      const response = await ctx.journaled('llm', () =>
+        llm.complete({
+          messages: call.messages,
+          tools: call.tools,
+          stop: call.stop,
+          stream: ctx.streaming,
+          signal: ctx.signal,
+          onText: (delta, inToolCall) => {
+            ctx.event('LLM_NEW_TOKEN', llm.model, { chunk: delta });
+            call.onText?.(delta, inToolCall);
+          },
+        }),
+      );
       if (response.usage) addUsage(ctx, response.usage);
       return response;
     },

@@ -42,8 +42,8 @@ export const currentDatetimeTool = defineTool<CurrentDatetimeConfig>({
     const problem = config.timezone === undefined ? undefined : timeZoneProblem(config.timezone);
     return problem ? [{ loc: ['timezone'], message: problem }] : [];
   },
-  run: (_args, _ctx, config) => {
+  run: async (_args, ctx, config) => {
     const zone = config.timezone ?? 'UTC';
-    return `The current date and time is ${formatDateTime(new Date(), zone)} (${zone}).`;
+    return `The current date and time is ${formatDateTime(new Date(await ctx.now()), zone)} (${zone}).`;
   },
 });

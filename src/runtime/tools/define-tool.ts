@@ -55,7 +55,11 @@ export function defineTool<C extends ToolConfig = ToolConfig, A = Record<string,
         fromChat: (request: ChatRequest) => argumentsFromText(lastUserText(request.messages), schema),
         parameters: schema,
         asksPerson: definition.asksPerson,
-        run: async (input, ctx) => definition.run(checkedArguments<A>(schema, input), ctx, config, built),
+        // Journaled, so a replay after a takeover does not run a finished tool call again.
+        run: async (input, ctx) => {
+          const args = checkedArguments<A>(schema, input);
+          return ctx.journaled(`tool:${type}`, () => definition.run(args, ctx, config, built));
+        },
       };
     },
   };

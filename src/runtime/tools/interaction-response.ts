@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { IsNumber, Min } from 'class-validator';
 import { Optional } from '../../core/validation/optional.decorator';
 import { PromptTimeoutError, type PromptAnswer } from '../prompts';
@@ -34,7 +33,8 @@ export async function askPerson(
   config: InteractionToolConfig,
   read: (answer: Exclude<PromptAnswer, { type: 'cancel' }>) => Reading,
 ): Promise<InteractionResponse> {
-  const interactionId = randomUUID();
+  // Journaled: a replay after a takeover waits on the same interaction.
+  const interactionId = await ctx.uuid();
   const cancelled: InteractionResponse = {
     interaction_id: interactionId,
     selected_option_id: null,

@@ -1,0 +1,111 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** One result a workflow depended on, at its point (`3`, `3.1` for a point inside point 3). */
+export interface JournalEntry {
+  point: string;
+  /** What kind of result (`llm`, `tool:calculator`, `now`, `interaction`…), for people reading it. */
+  kind: string;
+  value: unknown;
+}
+
+/** Where a run's journal entries go; resolves with the value the journal holds at that point. */
+export type JournalWriter = (entry: JournalEntry) => Promise<unknown>;
+
+/** A reserved place in the journal: what a replay finds there, and how a live run records its result. */
+export interface JournalPoint {
+  readonly key: string;
+  /** The journaled result when the run replays past this point. */
+  readonly recorded?: { value: unknown };
+  /** Journals `value`; resolves with what the journal holds (the first writer's, on a race). */
+  record(value: unknown): Promise<unknown>;
+}
+
+interface Scope {
+  key: string;
+  children: number;
+}
+
+/** Thrown when a run that was handed to another replica tries to journal (it is being stopped). */
+export class JournalClosed extends Error {
+  constructor() {
+    super('This execution was handed over to another replica');
+    this.name = 'JournalClosed';
+  }
+}
+
+/**
+ * The journal of one run. Points are numbered in the order the workflow reaches them, and points
+ * reached inside another point's work (a prompt inside a tool) are numbered under it, so a replay that
+ * skips a journaled tool also skips what the tool did. A run is replaying while entries it has not
+ * reached yet remain and no point came up empty: its events were published already and are held back.
+ */
+export class RunJournal {
+  private readonly entries = new Map<string, JournalEntry>();
+  private readonly pending = new Set<string>();
+  private readonly root: Scope = { key: '', children: 0 };
+  private readonly scopes = new AsyncLocalStorage<Scope>();
+  private live: boolean;
+  private closed = false;
+
+  constructor(
+    entries: readonly JournalEntry[],
+    private readonly write: JournalWriter,
+  ) {
+    for (const entry of entries) {
+      this.entries.set(entry.point, entry);
+      this.pending.add(entry.point);
+    }
+    this.live = entries.length === 0;
+  }
+
+  get replaying(): boolean {
+    return !this.live;
+  }
+
+  /** Stops journaling: the run is being handed over, what it does from now on must not count. */
+  close(): void {
+    this.closed = true;
+  }
+
+  /** Reserves the next point where the workflow is now (call it before any await, in the workflow's order). */
+  point(kind: string): JournalPoint {
+    const scope = this.scopes.getStore() ?? this.root;
+    const key = scope.key ? `${scope.key}.${++scope.children}` : String(++scope.children);
+    const entry = this.entries.get(key);
+    if (entry) this.consume(key);
+    else this.live = true;
+    return {
+      key,
+      recorded: entry && { value: entry.value },
+      record: async (value) => {
+        if (this.closed) throw new JournalClosed();
+        return this.write({ point: key, kind, value });
+      },
+    };
+  }
+
+  /** Runs `fn` with points it reaches numbered under `point`. */
+  within<T>(point: JournalPoint, fn: () => Promise<T> | T): Promise<T> {
+    return this.scopes.run({ key: point.key, children: 0 }, async () => fn());
+  }
+
+  /** The key of the point whose work is running now (undefined at the top). */
+  get current(): string | undefined {
+    return this.scopes.getStore()?.key;
+  }
+
+  /** `fn`'s result, journaled; on a replay past this point, the journaled result without running `fn`. */
+  async journaled<T>(kind: string, fn: () => Promise<T> | T): Promise<T> {
+    const point = this.point(kind);
+    if (point.recorded) return point.recorded.value as T;
+    const value = await this.within(point, fn);
+    return (await point.record(value)) as T;
+  }
+
+  private consume(key: string): void {
+    this.pending.delete(key);
+    // A journaled result stands for everything journaled inside its work.
+    for (const other of this.pending) if (other.startsWith(`${key}.`)) this.pending.delete(other);
+    if (this.pending.size === 0) this.live = true;
+  }
+}
