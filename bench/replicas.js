@@ -274,20 +274,25 @@ async function redisBytes(prefix) {
   const redis = new Redis(process.env.REDIS_URL, { lazyConnect: true });
   let bytes = 0;
   let keys = 0;
+  /** Bytes by kind of key: the key with its execution id (in braces, a hash tag) left out. */
+  const kinds = {};
   try {
     let cursor = '0';
     do {
       const [next, batch] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
       cursor = next;
       for (const key of batch) {
-        bytes += Number((await redis.memory('USAGE', key, 'SAMPLES', '0')) ?? 0);
+        const used = Number((await redis.memory('USAGE', key, 'SAMPLES', '0')) ?? 0);
+        const kind = `${key.slice(prefix.length).replace(/\{[^}]*\}/g, '{id}')} (${await redis.type(key)})`;
+        kinds[kind] = (kinds[kind] ?? 0) + used;
+        bytes += used;
         keys++;
       }
     } while (cursor !== '0');
   } finally {
     redis.disconnect();
   }
-  return { bytes, keys };
+  return { bytes, keys, kinds };
 }
 
 async function cleanup(schema, prefix) {
@@ -387,6 +392,9 @@ async function measureStore(store, S, dir) {
         pg: (after.pg - before.pg) / S.waiting,
         redis: (after.redis.bytes - before.redis.bytes) / S.waiting,
         redisKeys: (after.redis.keys - before.redis.keys) / S.waiting,
+        redisKinds: Object.entries(after.redis.kinds)
+          .map(([kind, used]) => [kind, (used - (before.redis.kinds[kind] ?? 0)) / S.waiting])
+          .filter(([, used]) => used > 0),
       };
     }
     const poll = await polls(ports, parked.paused, S.pollConnections, S.pollMs);
@@ -407,7 +415,8 @@ async function sigkillTakeover(agent, replicas, schema, S) {
   const { paused } = await park(agent, [a.port], S.orphans, S.parkInFlight);
   const ids = paused.map((p) => p.execution_id);
   const deadOwner = await leaseOwnerOf(schema, ids[0]);
-  if (deadOwner === undefined) return { unsupported: 'this build records no replica running an execution (execution_record.replica)' };
+  if (deadOwner === undefined)
+    return { unsupported: 'this build records no replica running an execution (execution_record.replica)' };
   await a.kill('SIGKILL');
   const t0 = nowMs();
   const deadline = t0 + 10 * S.leaseSeconds * 1000 + 30_000;
@@ -474,6 +483,7 @@ function replicasSection(env, r, { quick = false, pin = '' } = {}) {
             fmt(shared.bytes.redis),
             perGib(shared.bytes.redis),
           ],
+          ...shared.bytes.redisKinds.map(([kind, used]) => [`  of which \`${kind}\``, fmt(used), '']),
         ],
       )
     : '';
