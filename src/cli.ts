@@ -97,6 +97,11 @@ withConfigOptions(
     const app = await createApp(config, { log: { level } });
     const host = opts.host ?? frontEnd.host;
     await app.listen(opts.port ?? frontEnd.port, host);
+    // Whatever still holds the server open after the grace period (general.shutdown_grace_seconds).
+    const grace = config.settings.general.shutdown_grace_seconds * 1000;
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      process.once(signal, () => setTimeout(() => process.exit(1), grace).unref());
+    }
     const url = await app.getUrl();
     process.stdout.write(
       `Interlude serving "${config.workflow.type}" from ${config.file} at ${url} (docs: ${url}/docs)\n`,

@@ -169,6 +169,11 @@ export class GeneralConfig {
   /** How long a prompt written without a timeout waits for its answer (seconds). */
   @Optional() @Min(1) @IsInt() default_prompt_timeout_seconds = 3600;
   /**
+   * On SIGTERM, how long the server may take to stop: streams are ended, durable executions handed to
+   * another replica, connections drained (seconds; keep it under Kubernetes' terminationGracePeriodSeconds).
+   */
+  @Optional() @Min(1) @Max(3600) @IsInt() shutdown_grace_seconds = 25;
+  /**
    * `sqlite:<file>`, `sqlite::memory:` or `postgres://…[?schema=name]`. Only this decides: DATABASE_URL
    * is used when the file says so (`db_url: ${DATABASE_URL:-sqlite:./data/interlude.db}`).
    */

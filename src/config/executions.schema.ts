@@ -26,4 +26,9 @@ export class ExecutionsConfig {
   @Optional() @IsInt() @Min(60) @Max(30 * 24 * 3600) event_log_retention_seconds = 24 * 3600;
   /** Events kept per execution in Redis; a client resuming before the oldest is told how many it missed. */
   @Optional() @IsInt() @Min(100) @Max(10_000_000) event_log_max_events = 100_000;
+  /**
+   * Durable waits (`store: postgres`): a replica that stops renewing its liveness for this long is
+   * presumed dead and its executions are claimed by another one (seconds).
+   */
+  @Optional() @IsInt() @Min(2) @Max(3600) lease_seconds = 10;
 }

@@ -28,4 +28,11 @@ export abstract class EventLogs {
    * `live`: the execution still runs, so its log is followed even before its first event is written.
    */
   abstract attach(executionId: string, live: boolean): Promise<EventLog | undefined>;
+  /**
+   * The log of an execution this process takes over from a replica that is gone: it appends after the
+   * events already there (one process never takes over, so by default a new log).
+   */
+  async resume(executionId: string): Promise<EventLog> {
+    return this.open(executionId);
+  }
 }

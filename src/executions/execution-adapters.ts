@@ -11,6 +11,10 @@ import { ExecutionStore } from './execution.store';
 import { MemoryExecutionStore } from './memory-execution.store';
 import { PostgresExecutionStore } from './postgres-execution.store';
 import { RedisEventLogs } from './redis-event-log';
+import { DurableRuns } from './durable-runs';
+import { PostgresJournal } from './postgres-journal';
+import { PostgresExecutionClaims } from './postgres-execution-claims';
+import { ReplicaLiveness } from './replica-liveness';
 
 const STORE = 'general.executions.store';
 
@@ -62,6 +66,25 @@ export const executionAdapters: Provider[] = [
       pickAdapter<ExecutionCancels>(STORE, config.general.executions.store, {
         memory: () => new LocalExecutionCancels(),
         postgres: () => new RedisExecutionCancels(redis),
+      }),
+  },
+  {
+    // Durable waits: only with the shared store (one process has no replica to hand a run to).
+    provide: DurableRuns,
+    inject: [ServerConfig, Database, BackingRedis],
+    useFactory: (config: ServerConfig, database: Database, redis: BackingRedis) =>
+      pickAdapter<DurableRuns | null>(STORE, config.general.executions.store, {
+        memory: () => null,
+        postgres: () => {
+          const { db } = postgresOf(database);
+          const leaseMs = config.general.executions.lease_seconds * 1000;
+          return new DurableRuns(
+            new PostgresJournal(db),
+            new PostgresExecutionClaims(db),
+            (replica) => new ReplicaLiveness(redis, replica, leaseMs),
+            leaseMs,
+          );
+        },
       }),
   },
 ];

@@ -30,6 +30,8 @@ export interface Entry extends WaitingEntry {
   exposed: boolean;
   ended: boolean;
   expiresAt?: number;
+  /** Taken over from a replica that is gone: its local log holds only the events since. */
+  adopted?: boolean;
 }
 
 export function newEntry(

@@ -96,6 +96,11 @@ export class ExecutionEventLog extends EventLog implements SheddableLog {
     return this.bytes;
   }
 
+  /** Numbers the next event after `seq` (a log taken over from another replica); only before the first. */
+  continueAfter(seq: number): void {
+    if (this.seq === 0) this.seq = this.droppedThrough = seq;
+  }
+
   append(body: ExecutionEventBody): ExecutionEvent | undefined {
     if (this.final) return undefined;
     // Publishers hand over fresh objects, so the sequence number is stamped on in place.

@@ -6,8 +6,11 @@ import type { OAuthService } from '../oauth/oauth.service';
 import type { OAuthFlowWait } from '../oauth/oauth-wait';
 import type { ExecutionEventBody } from '../runtime/execution-event';
 import type { LazyAbort } from '../runtime/lazy-abort';
-import type { Prompt } from '../runtime/prompts';
+import type { Prompt, PromptAnswer } from '../runtime/prompts';
+import type { JournalPoint, RunJournal } from '../runtime/run-journal';
 import type { ExecutionSink } from '../runtime/workflow-runner';
+import type { InteractionRecord } from '../interactions/interaction-record';
+import { durablePrompt } from './durable-prompt';
 import type { EventLog } from './event-log';
 import type { TransitionOutcome } from './execution-state';
 
@@ -27,6 +30,10 @@ export interface WaitingEntry {
   waiting: number;
   /** Whether the workflow emitted output items (faces then need not stream the result). */
   streamed: boolean;
+  /** A durable run's journal; while it replays, the events it publishes are in the log already. */
+  journal?: RunJournal;
+  /** Set when the run was handed to another replica: it must record and publish nothing more. */
+  handedOver?: boolean;
 }
 
 /** Where prompts and authorizations go; `record` is the engine's (only) writer of the waits. */
@@ -35,20 +42,44 @@ export interface WaitDeps {
   oauth: OAuthService;
   defaultPromptTimeout: number;
   record(executionId: string, wait: InteractionWait | OAuthFlowWait): Promise<TransitionOutcome>;
+  /** An interaction as the shared record holds it now (durable runs resuming a wait). */
+  read(executionId: string, interactionId: string): Promise<InteractionRecord | undefined>;
 }
 
 /** Where the workflow's events, prompts and authorizations go. */
 export function sinkFor(entry: WaitingEntry, deps: WaitDeps, options: RouteFacts): ExecutionSink {
   const publish = (event: ExecutionEventBody) => {
     if (event.kind === 'output') entry.streamed = true;
+    if (entry.journal && (entry.journal.replaying || entry.handedOver)) return;
     entry.execution.events.append(event);
   };
+  if (entry.journal) deps = durableDeps(entry, deps);
   return {
     publish,
-    prompt: (p, interactionId) => prompt(entry, p, interactionId, publish, options, deps),
-    authenticate: (provider) => authenticate(entry, provider, publish, options, deps),
+    prompt: (p, interactionId, points) =>
+      points
+        ? durablePrompt(entry, p, interactionId, points, publish, options, deps, prompt)
+        : prompt(entry, p, interactionId, publish, options, deps),
+    authenticate: (provider, _signal, point) => authenticate(entry, provider, publish, options, deps, point),
   };
 }
+
+/** A durable run records nothing once it was handed over: the replica that has it now does. */
+function durableDeps(entry: WaitingEntry, deps: WaitDeps): WaitDeps {
+  return {
+    ...deps,
+    record: async (id, wait) => (entry.handedOver ? 'not_found' : deps.record(id, wait)),
+  };
+}
+
+export type AskPerson = (
+  entry: WaitingEntry,
+  prompt: Prompt,
+  interactionId: string | undefined,
+  publish: (event: ExecutionEventBody) => void,
+  options: RouteFacts,
+  deps: WaitDeps,
+) => Promise<PromptAnswer>;
 
 async function authenticate(
   entry: WaitingEntry,
@@ -56,6 +87,7 @@ async function authenticate(
   publish: (event: ExecutionEventBody) => void,
   options: RouteFacts,
   deps: WaitDeps,
+  point?: JournalPoint,
 ) {
   if (!options.interactive) throw notInteractive('authorize with OAuth (ctx.authenticate)', options);
   entry.waiting++;
@@ -63,7 +95,11 @@ async function authenticate(
     const id = entry.execution.id;
     const record = (wait: OAuthFlowWait) => deps.record(id, wait);
     const execution = { id, identity: options.identity, publish, record };
-    return await deps.oauth.authenticate(execution, provider, entry.abort);
+    // A replay asks again: the token is held by then (or the pending flow is waited on again).
+    const granted = await deps.oauth.authenticate(execution, provider, entry.abort);
+    // Journaled as a marker, never the token itself.
+    if (point && !point.recorded) await point.record({ granted: provider });
+    return granted;
   } finally {
     entry.waiting--;
   }

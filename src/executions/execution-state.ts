@@ -80,7 +80,11 @@ export function applyTransition(
       if (interaction.status !== 'open') return { outcome: 'already_closed', record };
       const interactions = {
         ...record.interactions,
-        [transition.interactionId]: { ...interaction, status: transition.status },
+        [transition.interactionId]: {
+          ...interaction,
+          status: transition.status,
+          ...(transition.answer !== undefined && { answer: transition.answer }),
+        },
       };
       const current = record.openInteractionId === transition.interactionId;
       if (!current || isTerminalStatus(record.status)) {

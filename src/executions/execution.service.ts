@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  Inject,
   Injectable,
   Logger,
   Optional,
@@ -7,20 +8,20 @@ import {
   type OnApplicationShutdown,
   type OnModuleInit,
 } from '@nestjs/common';
-import { AppError, ErrorCode, WorkflowError } from '../core/errors/app-error';
+import { AppError, ErrorCode } from '../core/errors/app-error';
 import type { Identity } from '../core/identity/identity';
 import { startExecutionSpan, type ExecutionSpan } from '../core/tracing/execution-spans';
 import { newTraceId } from '../core/tracing/observability-trace';
 import { ServerConfig } from '../config/server-config';
 import { alreadyResolved, InteractionService } from '../interactions/interaction.service';
 import { executionNotFound, ownedBy } from './execution-access';
-import { ExecutionCancelled, type Execution, type StartOptions } from './execution';
+import type { Execution, StartOptions } from './execution';
 import { sinkFor, type WaitDeps } from './execution-sink';
-import { launch, newEntry, signalOf, type Ending, type Entry } from './execution-entry';
+import { launch, newEntry, signalOf, type Entry } from './execution-entry';
 import type { RunInit } from '../runtime/workflow-runner';
-import type { ExecutionEventBody } from '../runtime/execution-event';
+import type { BuiltFunction } from '../runtime/function-type';
 import { checkCapacity } from './execution-capacity';
-import { EventLogs } from './event-log';
+import { EventLogs, type EventLog } from './event-log';
 import { OAuthService } from '../oauth/oauth.service';
 import { WorkflowInstances } from './workflow-instances';
 import { cancelElsewhere, remoteExecution } from './remote-execution';
@@ -29,6 +30,13 @@ import type { ExecutionRecord } from './execution-record';
 import { isTerminalStatus } from './execution-state';
 import { ExecutionStore } from './execution.store';
 import { TraceOwners } from './trace-owners';
+import { ExecutionEndings } from './execution-endings';
+import { DurableRuns } from './durable-runs';
+import { RunJournal } from '../runtime/run-journal';
+import { runSpecOf } from './run-spec';
+import type { ClaimedRun } from './postgres-execution-claims';
+import type { JournalEntry } from './journal';
+import { abandonDurable, Handovers, routeOf, type RunFacts } from './execution-handover';
 
 /** The one execution engine every face uses: starts workflows, records them, streams their events. */
 @Injectable()
@@ -39,8 +47,7 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
   /** How the runs' prompts and authorizations reach interactions and OAuth, and are recorded. */
   private readonly waits: WaitDeps;
   private sweeper?: NodeJS.Timeout;
-  /** Since start-up, for /metrics. */
-  readonly counts = { started: 0, completed: 0, failed: 0, cancelled: 0 };
+  private readonly endings: ExecutionEndings;
 
   constructor(
     private readonly store: ExecutionStore,
@@ -51,37 +58,86 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     private readonly config: ServerConfig,
     @Optional() private readonly traceOwners?: TraceOwners,
     @Optional() private readonly cancels: ExecutionCancels = new LocalExecutionCancels(),
+    /** Durable waits (store: postgres): leases, claims and the journal; null in one process. */
+    @Optional() @Inject(DurableRuns) private readonly durable: DurableRuns | null = null,
   ) {
     this.waits = {
       interactions,
       oauth,
       defaultPromptTimeout: config.general.default_prompt_timeout_seconds,
       record: (id, wait) => this.store.apply(id, wait),
+      read: async (id, interactionId) => (await this.store.get(id))?.interactions[interactionId],
     };
+    const ttlSeconds = config.general.execution_ttl_seconds;
+    this.endings = new ExecutionEndings(this.entries, {
+      store,
+      oauth,
+      instances,
+      ttlSeconds,
+      journal: durable?.journal,
+    });
   }
+
+  /** Since start-up, for /metrics. */
+  get counts() {
+    return this.endings.counts;
+  }
+
+  /** Streams told to let their client re-attach elsewhere when this replica hands its runs over. */
+  private readonly handovers = new Handovers();
 
   async onModuleInit(): Promise<void> {
     // A cancel asked on another replica, for an execution this one runs.
     await this.cancels.listen((id, reason) => {
       const entry = this.entries.get(id);
-      if (entry) void this.cancelEntry(entry, reason);
+      if (entry) void this.endings.cancel(entry, reason);
     });
     const ttl = this.config.general.execution_ttl_seconds * 1000;
     this.sweeper = setInterval(() => void this.sweep(), Math.min(ttl, 30_000));
     this.sweeper.unref();
+    await this.durable?.start({ resume: (run) => this.resume(run), abandon: () => this.abandon() });
   }
 
-  /** Before the database and Redis close, so the shared records say how these executions ended. */
+  /**
+   * Before the database and Redis close, so the shared records say how these executions ended. Durable
+   * runs are not ended: they are handed over (released for another replica to claim at once), and
+   * their streams end with a hint to re-attach elsewhere. The others are cancelled.
+   */
   async beforeApplicationShutdown(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
+    if (this.crashed) return;
+    if (this.durable) {
+      this.abandon();
+      await this.durable.handOver().catch((err: Error) => {
+        this.logger.error(`Could not release this replica's executions: ${err.message}`);
+      });
+      this.handovers.fire();
+    }
     const entries = [...this.entries.values()];
-    await Promise.all(entries.map((entry) => this.cancelEntry(entry, 'server shutting down')));
+    await Promise.all(entries.map((entry) => this.endings.cancel(entry, 'server shutting down')));
   }
 
   onApplicationShutdown(): void {
+    if (this.crashed) return;
     for (const entry of this.entries.values()) {
-      void this.cancelEntry(entry, 'server shutting down');
+      void this.endings.cancel(entry, 'server shutting down');
     }
+  }
+
+  private crashed = false;
+
+  /**
+   * What a replica killed at once leaves behind, for tests of durable waits: its lease is no longer
+   * renewed and its runs stop, and nothing is written (no record, no release, no event).
+   */
+  crash(): void {
+    this.crashed = true;
+    this.durable?.stop();
+    this.abandon();
+  }
+
+  private abandon(): void {
+    abandonDurable(this.entries, this.endings);
   }
 
   async start(input: unknown, identity: Identity, options: StartOptions): Promise<Execution> {
@@ -105,7 +161,10 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
       interactions: {},
     };
     this.traceOwners?.record(trace.traceId, identity.userId);
-    await this.store.create(record);
+    // Durable when a replica can run it again: the configured workflow, on the shared store.
+    const spec =
+      this.durable && !options.workflow && runSpecOf(workflow.type, input, identity, options, trace);
+    await this.store.create(record, spec ? { replica: this.durable!.replica, spec } : undefined);
     this.counts.started++;
 
     const span = startExecutionSpan({
@@ -115,38 +174,77 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
       trace,
       headers: options.request.headers,
     });
-    const entry = this.entryFor(record.id, trace.traceId, span, options.workflow ? undefined : identity);
+    const events = this.eventLogs.open(record.id);
+    const holder = options.workflow ? undefined : identity;
+    const entry = this.entryFor(record.id, trace.traceId, span, holder, events);
+    if (spec) entry.journal = this.journalOf(record.id, []);
     this.entries.set(record.id, entry);
     options.beforeRun?.(entry.execution);
     // Closures made here would keep `options` alive for the whole run, and with it the face's closures
-    // and the HTTP request they hold: the run is launched from helpers that capture only what it needs.
-    const sink = sinkFor(entry, this.waits, {
-      interactive: options.interactive,
-      interactiveRoute: options.interactiveRoute,
-      path: options.request.path,
-      identity,
-    });
-    const init: RunInit = {
-      executionId: record.id,
-      identity,
-      request: options.request,
-      trace,
-      steps: span.steps,
-      signal: signalOf(entry.abort),
-      streaming: options.streaming ?? true,
-      sink,
-    };
-    void this.settle(
-      entry,
-      span.run(() => launch(workflow, input, init)),
-    );
+    // and the HTTP request they hold: the run is launched with only what it needs.
+    const { request, streaming, interactive, interactiveRoute } = options;
+    this.run(entry, workflow, input, { identity, request, trace, streaming, interactive, interactiveRoute });
     return entry.execution;
   }
 
-  private entryFor(id: string, traceId: string, span: ExecutionSpan, holder: Identity | undefined): Entry {
-    return newEntry(id, traceId, span, holder, this.eventLogs.open(id), (entry, reason) =>
-      this.cancelEntry(entry, reason),
+  private run(entry: Entry, workflow: BuiltFunction, input: unknown, facts: RunFacts): void {
+    const init: RunInit = {
+      executionId: entry.execution.id,
+      identity: facts.identity,
+      request: facts.request,
+      trace: facts.trace,
+      steps: entry.span.steps,
+      signal: signalOf(entry.abort),
+      streaming: facts.streaming ?? true,
+      sink: sinkFor(entry, this.waits, routeOf(facts, facts.identity)),
+      journal: entry.journal,
+    };
+    void this.endings.settle(
+      entry,
+      entry.span.run(() => launch(workflow, input, init)),
     );
+  }
+
+  private journalOf(id: string, entries: JournalEntry[]): RunJournal {
+    const journal = this.durable!.journal;
+    return new RunJournal(entries, (entry) => journal.append(id, entry));
+  }
+
+  /**
+   * Takes over an execution claimed from a replica that is gone: runs its workflow again from the
+   * start, the journal answering every step that had finished (nothing published again), up to where
+   * it stood; a prompt it waited on is waited on again, with the same id and what is left of its time.
+   */
+  async resume(run: ClaimedRun): Promise<void> {
+    const record = await this.store.get(run.id);
+    if (!record || isTerminalStatus(record.status) || this.entries.has(run.id) || !this.durable) return;
+    const { spec } = run;
+    const workflow = this.instances.acquire(spec.identity);
+    const span = startExecutionSpan({
+      executionId: record.id,
+      workflow: workflow.type,
+      userId: spec.identity.userId,
+      trace: spec.trace,
+      headers: spec.request.headers,
+    });
+    const events = await this.eventLogs.resume(record.id);
+    const entry = this.entryFor(record.id, record.traceId, span, spec.identity, events);
+    entry.journal = this.journalOf(record.id, await this.durable.journal.read(record.id));
+    entry.exposed = entry.adopted = true;
+    this.entries.set(record.id, entry);
+    this.run(entry, workflow, spec.input, spec);
+  }
+
+  private entryFor(
+    id: string,
+    traceId: string,
+    span: ExecutionSpan,
+    holder: Identity | undefined,
+    events: EventLog,
+  ): Entry {
+    const entry = newEntry(id, traceId, span, holder, events, (e, reason) => this.endings.cancel(e, reason));
+    if (this.durable) entry.execution.onHandover = (listener) => this.handovers.listen(listener);
+    return entry;
   }
 
   /** The execution if this process runs it or still holds its event log (see `attach` for any replica). */
@@ -165,10 +263,14 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
    */
   async attach(record: ExecutionRecord): Promise<Execution | undefined> {
     const entry = this.entries.get(record.id);
-    if (entry) return entry.exposed ? entry.execution : undefined;
-    return remoteExecution(this.eventLogs, record, async (reason) => {
+    // One taken over holds only the events since; the shared log has them all.
+    if (entry && !entry.adopted) return entry.exposed ? entry.execution : undefined;
+    const remote = await remoteExecution(this.eventLogs, record, async (reason) => {
+      if (entry) return this.endings.cancel(entry, reason);
       await this.cancels.request(record.id, reason);
     });
+    if (remote && this.durable) remote.onHandover = (listener) => this.handovers.listen(listener);
+    return remote;
   }
 
   /** The record as its owner may see it; 404 for anyone else and for unknown ids. */
@@ -186,7 +288,7 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     }
     const entry = this.entries.get(id);
     if (!entry) return cancelElsewhere(this.store, this.cancels, id, 'cancelled by client');
-    await this.cancelEntry(entry, 'cancelled by client');
+    await this.endings.cancel(entry, 'cancelled by client');
   }
 
   /**
@@ -205,89 +307,15 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
       kind: 'interaction_closed',
       interactionId,
       status: 'resolved',
+      // Kept with the record, so a replica that takes the execution over finds it.
+      answer: this.durable ? answer : undefined,
     });
     if (closed !== 'applied') throw alreadyResolved(interactionId);
     await this.interactions.deliver(interactionId, answer);
   }
 
-  /** Turns the workflow's outcome into its terminal event and record (unless it was cancelled first). */
-  private async settle(entry: Entry, run: Promise<unknown>): Promise<void> {
-    let end: Ending;
-    let terminal: ExecutionEventBody;
-    try {
-      const result = await run;
-      this.releaseInstance(entry);
-      if (entry.ended) return;
-      terminal = { kind: 'completed', result, streamed: entry.streamed };
-      entry.span.end({ kind: 'completed' });
-      this.counts.completed++;
-      end = { kind: 'completed', result };
-    } catch (err) {
-      this.releaseInstance(entry);
-      if (entry.ended) return;
-      const failure = WorkflowError.from(err);
-      const error = { message: failure.message, type: failure.extra.errorType ?? 'Error' };
-      terminal = { kind: 'failed', error };
-      entry.span.end({ kind: 'failed', ...error });
-      this.counts.failed++;
-      end = { kind: 'failed', error };
-    }
-    entry.ended = true;
-    // Anything the workflow left waiting (a prompt raced by a parallel branch) is closed with it.
-    if (entry.waiting > 0) entry.abort.abort(new ExecutionCancelled('execution ended'));
-    await this.finish(entry, end, terminal);
-  }
-
-  private releaseInstance(entry: Entry): void {
-    if (entry.holder) this.instances.release(entry.holder);
-    entry.holder = undefined;
-  }
-
-  private async cancelEntry(entry: Entry, reason: string): Promise<void> {
-    if (entry.ended) return;
-    entry.ended = true;
-    entry.abort.abort(new ExecutionCancelled(reason));
-    entry.execution.events.append({ kind: 'cancelled', reason });
-    entry.span.end({ kind: 'cancelled', reason });
-    this.counts.cancelled++;
-    await this.finish(entry, {
-      kind: 'failed',
-      error: { message: 'Execution cancelled', type: 'ExecutionCancelled' },
-    });
-  }
-
-  /**
-   * Records the end; `terminal` (unless already appended) ends the stream only once the record says
-   * so, so a client that polls when its stream ends sees the end whichever replica it asks.
-   */
-  private async finish(entry: Entry, end: Ending, terminal?: ExecutionEventBody): Promise<void> {
-    const { id, events } = entry.execution;
-    this.oauth.forgetExecution(id);
-    try {
-      if (!entry.exposed) {
-        if (terminal) events.append(terminal);
-        this.entries.delete(id);
-        events.dispose();
-        await this.store.delete(id);
-        return;
-      }
-      entry.expiresAt = Date.now() + this.config.general.execution_ttl_seconds * 1000;
-      await this.store.apply(id, { ...end, expiresAt: entry.expiresAt });
-    } catch (err) {
-      this.logger.error(`Could not record the end of execution ${id}: ${(err as Error).message}`);
-    } finally {
-      if (terminal && entry.exposed) events.append(terminal);
-    }
-  }
-
   /** Evicts expired records and the event logs kept for them. */
-  async sweep(now = Date.now()): Promise<void> {
-    await this.store.evictExpired(now);
-    for (const [id, entry] of this.entries) {
-      if (entry.expiresAt !== undefined && entry.expiresAt <= now) {
-        this.entries.delete(id);
-        entry.execution.events.dispose();
-      }
-    }
+  sweep(now = Date.now()): Promise<void> {
+    return this.endings.sweep(now);
   }
 }

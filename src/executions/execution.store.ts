@@ -1,4 +1,5 @@
 import type { ExecutionRecord } from './execution-record';
+import type { RunSpec } from './run-spec';
 import type { ExecutionStatus, ExecutionTransition, TransitionOutcome } from './execution-state';
 
 /** A page of one owner's executions: newest first, strictly after the cursor `(createdAt, id)`. */
@@ -13,8 +14,14 @@ export interface OwnerExecutionsQuery {
  * the DI token; memory now, Redis or Postgres for scale-out. `execution-store.contract.ts` holds the
  * tests every adapter passes.
  */
+/** A durable execution's owner replica and what re-running it takes (ignored by the memory store). */
+export interface DurableRun {
+  replica: string;
+  spec: RunSpec;
+}
+
 export abstract class ExecutionStore {
-  abstract create(record: ExecutionRecord): Promise<void>;
+  abstract create(record: ExecutionRecord, durable?: DurableRun): Promise<void>;
   abstract get(id: string): Promise<ExecutionRecord | undefined>;
   /**
    * Applies one transition atomically with `applyTransition` (so closing an interaction is a

@@ -37,6 +37,12 @@ export interface Execution {
    * log then stay readable for `execution_ttl_seconds`. Executions nobody can name are dropped at the end.
    */
   expose(): void;
+  /**
+   * Durable executions: calls `listener` when this replica stops and hands the execution to another
+   * (a stream then ends without a terminal event, so its client re-attaches elsewhere); returns the
+   * call that stops listening. Undefined when executions are never handed over (one process).
+   */
+  onHandover?: (listener: () => void) => () => void;
 }
 
 /** Why a workflow was stopped from outside; workflows see it as `ctx.signal.reason`. */

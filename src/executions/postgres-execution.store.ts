@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../db/tables';
-import { ExecutionStore, type OwnerExecutionsQuery } from './execution.store';
+import { ExecutionStore, type DurableRun, type OwnerExecutionsQuery } from './execution.store';
 import type { ExecutionRecord } from './execution-record';
 import {
   applyTransition,
@@ -41,10 +41,11 @@ export class PostgresExecutionStore extends ExecutionStore {
     super();
   }
 
-  async create(record: ExecutionRecord): Promise<void> {
+  async create(record: ExecutionRecord, durable?: DurableRun): Promise<void> {
+    const run = durable && { replica: durable.replica, run_spec: toJson(durable.spec) };
     await this.db
       .insertInto('execution_record')
-      .values({ id: record.id, ...columns(record) })
+      .values({ id: record.id, ...columns(record), ...run })
       .execute();
   }
 

@@ -44,9 +44,11 @@ export class RedisEventLog extends EventLog {
     private readonly redis: BackingRedis,
     private readonly keys: StreamKeys,
     private readonly options: RedisEventLogOptions,
+    afterSeq = 0,
   ) {
     super();
     this.local = new ExecutionEventLog(options.local);
+    this.local.continueAfter(afterSeq);
   }
 
   append(body: ExecutionEventBody): ExecutionEvent | undefined {
@@ -117,6 +119,13 @@ export class RedisEventLogs extends EventLogs {
 
   open(executionId: string): EventLog {
     return new RedisEventLog(this.redis, this.keysOf(executionId), this.options);
+  }
+
+  override async resume(executionId: string): Promise<EventLog> {
+    const keys = this.keysOf(executionId);
+    const [last] = await this.redis.client.xrevrange(keys.events, '+', '-', 'COUNT', 1);
+    const afterSeq = last ? Number.parseInt(last[0], 10) : 0;
+    return new RedisEventLog(this.redis, keys, this.options, afterSeq);
   }
 
   async attach(executionId: string, live: boolean): Promise<EventLog | undefined> {

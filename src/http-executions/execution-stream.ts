@@ -28,8 +28,14 @@ export async function streamExecution(
   writer.open(options.interactive ? { 'X-Execution-Id': execution.id } : {});
   if (options.cancelOnDisconnect) writer.onDisconnect(() => void execution.cancel('client disconnected'));
   const render = makeRenderer(writer);
+  let stopWatching: (() => void) | undefined;
   await new Promise<void>((resolve) => {
     writer.onDisconnect(resolve);
+    // This replica stops and another goes on with the execution: the client re-attaches there.
+    stopWatching = execution.onHandover?.(() => {
+      if (!writer.isClosed) writer.endForReattach(REATTACH_RETRY_MS);
+      resolve();
+    });
     void followExecution(
       execution,
       (event) => {
@@ -44,7 +50,11 @@ export async function streamExecution(
       resolve();
     });
   });
+  stopWatching?.();
 }
+
+/** How soon a client whose stream ended for a handover should re-attach. */
+const REATTACH_RETRY_MS = 1000;
 
 /** The first moment a non-streaming request can answer: the end, or a pause for a person. */
 export function firstStop(execution: Execution): Promise<ExecutionEvent> {

@@ -1,4 +1,4 @@
-import type { Prompt } from '../runtime/prompts';
+import type { Prompt, PromptAnswer } from '../runtime/prompts';
 
 /** One question asked during an execution. Closed interactions are kept so late answers get 400. */
 export interface InteractionRecord {
@@ -6,6 +6,11 @@ export interface InteractionRecord {
   status: 'open' | 'resolved' | 'expired' | 'cancelled';
   /** Epoch ms after which the wait fails, or null. */
   deadline: number | null;
+  /**
+   * The accepted answer (durable executions): kept with the record so that a replica taking the
+   * execution over finds it even when the wake-up was sent while nobody waited.
+   */
+  answer?: PromptAnswer;
 }
 
 export type ClosedStatus = Exclude<InteractionRecord['status'], 'open'>;
@@ -16,7 +21,7 @@ export type ClosedStatus = Exclude<InteractionRecord['status'], 'open'>;
  */
 export type InteractionWait =
   | { kind: 'interaction_opened'; interactionId: string; interaction: InteractionRecord }
-  | { kind: 'interaction_closed'; interactionId: string; status: ClosedStatus };
+  | { kind: 'interaction_closed'; interactionId: string; status: ClosedStatus; answer?: PromptAnswer };
 
 /** What recording a wait came to; `already_closed` lost a compare-and-set. */
 export type WaitOutcome = 'applied' | 'not_found' | 'already_closed';

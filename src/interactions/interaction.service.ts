@@ -11,6 +11,7 @@ import {
   type Prompt,
   type PromptAnswer,
 } from '../runtime/prompts';
+import { HandedOver } from '../runtime/run-journal';
 import { InteractionBroker } from './interaction.broker';
 import type { InteractionRecord, InteractionWait, WaitOutcome } from './interaction-record';
 
@@ -50,8 +51,45 @@ export class InteractionService {
     const interaction = { prompt, status: 'open' as const, deadline };
     await execution.record({ kind: 'interaction_opened', interactionId, interaction });
     execution.publish({ kind: 'interaction_required', interactionId, prompt });
+    return this.waitOpen(execution, interactionId, deadline, waitSeconds, cancel, answer);
+  }
 
+  /**
+   * Waits again on an interaction a replica that is gone opened (durable executions): the same id,
+   * what is left of its deadline, no second `interaction_required`. The broker is listened to before
+   * the record is read, so an answer accepted at any moment is seen once: in the record, or as a wake-up.
+   */
+  async resume(
+    execution: AskingExecution,
+    interactionId: string,
+    read: () => Promise<InteractionRecord | undefined>,
+    cancel: AbortWatch,
+  ): Promise<PromptAnswer> {
+    const answer = this.broker.wait(interactionId);
+    const interaction = await read().catch((err: unknown) => {
+      this.broker.abandon(interactionId, err);
+      throw err;
+    });
+    if (interaction?.status !== 'open') {
+      answer.catch(() => undefined);
+      this.broker.abandon(interactionId, new Error('not waiting'));
+      return settled(execution, interactionId, interaction);
+    }
+    const waitSeconds = interaction.prompt.timeout;
+    return this.waitOpen(execution, interactionId, interaction.deadline, waitSeconds, cancel, answer);
+  }
+
+  private async waitOpen(
+    execution: AskingExecution,
+    interactionId: string,
+    deadline: number | null,
+    waitSeconds: number | null,
+    cancel: AbortWatch,
+    answer: Promise<PromptAnswer>,
+  ): Promise<PromptAnswer> {
     const giveUp = async (status: 'expired' | 'cancelled', reason: unknown) => {
+      // Handed to another replica: the interaction stays open for it, only this waiter goes.
+      if (reason instanceof HandedOver) return this.broker.abandon(interactionId, reason);
       // Compare-and-set: if an answer won the race, it is being delivered and the wait goes on.
       if ((await execution.record({ kind: 'interaction_closed', interactionId, status })) === 'applied') {
         this.broker.abandon(interactionId, reason);
@@ -61,8 +99,8 @@ export class InteractionService {
       deadline === null
         ? undefined
         : setTimeout(
-            () => void giveUp('expired', new PromptTimeoutError(waitSeconds!)),
-            deadline - Date.now(),
+            () => void giveUp('expired', new PromptTimeoutError(waitSeconds ?? 0)),
+            Math.max(0, deadline - Date.now()),
           );
     const stopWatching = cancel.onAbort((reason) => void giveUp('cancelled', reason));
     try {
@@ -106,6 +144,20 @@ export class InteractionService {
   deliver(interactionId: string, answer: PromptAnswer): Promise<void> {
     return this.broker.deliver(interactionId, answer);
   }
+}
+
+/** What an interaction that closed while its execution changed hands comes to for the workflow. */
+function settled(
+  execution: AskingExecution,
+  interactionId: string,
+  interaction: InteractionRecord | undefined,
+): PromptAnswer {
+  if (interaction?.status === 'resolved' && interaction.answer) {
+    execution.publish({ kind: 'interaction_resolved', interactionId, response: interaction.answer });
+    return interaction.answer;
+  }
+  if (interaction?.status === 'expired') throw new PromptTimeoutError(interaction.prompt.timeout ?? 0);
+  throw new Error(`Interaction ${interactionId} is ${interaction?.status ?? 'gone'}; the wait cannot go on`);
 }
 
 export function alreadyResolved(interactionId: string): AppError {

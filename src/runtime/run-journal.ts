@@ -25,11 +25,14 @@ interface Scope {
   children: number;
 }
 
-/** Thrown when a run that was handed to another replica tries to journal (it is being stopped). */
-export class JournalClosed extends Error {
+/**
+ * Why a durable run stops on this replica without ending: another replica goes on with it. Waits torn
+ * down for this reason record nothing (the prompt stays open for the next replica).
+ */
+export class HandedOver extends Error {
   constructor() {
     super('This execution was handed over to another replica');
-    this.name = 'JournalClosed';
+    this.name = 'HandedOver';
   }
 }
 
@@ -73,12 +76,12 @@ export class RunJournal {
     const key = scope.key ? `${scope.key}.${++scope.children}` : String(++scope.children);
     const entry = this.entries.get(key);
     if (entry) this.consume(key);
-    else this.live = true;
+    else if (!this.has(`${key}.`)) this.live = true;
     return {
       key,
       recorded: entry && { value: entry.value },
       record: async (value) => {
-        if (this.closed) throw new JournalClosed();
+        if (this.closed) throw new HandedOver();
         return this.write({ point: key, kind, value });
       },
     };
@@ -100,6 +103,11 @@ export class RunJournal {
     if (point.recorded) return point.recorded.value as T;
     const value = await this.within(point, fn);
     return (await point.record(value)) as T;
+  }
+
+  private has(prefix: string): boolean {
+    for (const key of this.pending) if (key.startsWith(prefix)) return true;
+    return false;
   }
 
   private consume(key: string): void {

@@ -1,15 +1,41 @@
+import { DurableRuns } from '../../src/executions/durable-runs';
+import { ExecutionService } from '../../src/executions/execution.service';
 import { ReplicaServices } from './replica-services';
 import { startApp, type TestApp } from './test-app';
 
 /** The `general:` lines that put a server on the shared store of `services` (keys under `prefix`). */
-export function sharedStoreYaml(services: ReplicaServices, prefix: string): string {
+export function sharedStoreYaml(
+  services: ReplicaServices,
+  prefix: string,
+  options: ReplicaOptions = {},
+): string {
+  const lease = options.leaseSeconds === undefined ? '' : `    lease_seconds: ${options.leaseSeconds}\n`;
   return `general:
   db_url: ${JSON.stringify(services.dbUrl)}
   executions:
     store: postgres
     redis_url: ${JSON.stringify(services.redisUrl)}
     redis_key_prefix: ${JSON.stringify(prefix)}
-`;
+${lease}`;
+}
+
+export interface ReplicaOptions {
+  /** `general.executions.lease_seconds` (durable waits). */
+  leaseSeconds?: number;
+}
+
+/**
+ * Makes a replica behave as if its process were killed (durable waits): it stops renewing its lease
+ * and claiming, and its runs stop where they are, with nothing written (no record, no release). Its
+ * HTTP server stays up until `close`, which then writes nothing either; do not send it requests.
+ */
+export function crash(app: TestApp): void {
+  app.app.get(ExecutionService).crash();
+}
+
+/** The replica id a server's durable runs are claimed under. */
+export function replicaOf(app: TestApp): string {
+  return app.app.get(DurableRuns).replica;
 }
 
 export interface Replicas {
@@ -23,9 +49,13 @@ export interface Replicas {
  * one Postgres schema and one Redis key prefix: replicas behind a load balancer, as far as they can tell.
  * `workflowYaml` is the config after `general:` (the workflow and the rest).
  */
-export async function startReplicas(count: number, workflowYaml: string): Promise<Replicas> {
+export async function startReplicas(
+  count: number,
+  workflowYaml: string,
+  options: ReplicaOptions = {},
+): Promise<Replicas> {
   const services = new ReplicaServices();
-  const yaml = `${sharedStoreYaml(services, services.newPrefix())}${workflowYaml}`;
+  const yaml = `${sharedStoreYaml(services, services.newPrefix(), options)}${workflowYaml}`;
   const apps: TestApp[] = [];
   // One after the other: the first migrates the schema.
   for (let i = 0; i < count; i++) apps.push(await startApp(yaml));

@@ -98,6 +98,16 @@ export class SseWriter {
       });
   }
 
+  /**
+   * Ends the stream without a terminal event because this server stops and another replica goes on
+   * with the execution: `retry:` tells an EventSource when to reconnect; other clients re-attach with
+   * `Last-Event-ID` (`GET /executions/{id}/stream`, the id from `X-Execution-Id`).
+   */
+  endForReattach(retryMs: number): void {
+    this.write(`retry: ${retryMs}\n: server stopping; re-attach with Last-Event-ID\n\n`);
+    this.end();
+  }
+
   end(): void {
     this.flush();
     this.stop();

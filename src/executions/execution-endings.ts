@@ -1,0 +1,114 @@
+import { Logger } from '@nestjs/common';
+import { WorkflowError } from '../core/errors/app-error';
+import type { OAuthService } from '../oauth/oauth.service';
+import type { ExecutionEventBody } from '../runtime/execution-event';
+import { ExecutionCancelled } from './execution';
+import type { Ending, Entry } from './execution-entry';
+import type { ExecutionStore } from './execution.store';
+import type { Journal } from './journal';
+import type { WorkflowInstances } from './workflow-instances';
+
+export interface EndingDeps {
+  store: ExecutionStore;
+  oauth: OAuthService;
+  instances: WorkflowInstances;
+  ttlSeconds: number;
+  /** Durable runs' journal, forgotten once the end is recorded. */
+  journal?: Journal;
+}
+
+/** How the executions this process runs end: their terminal event, their record, what they held. */
+export class ExecutionEndings {
+  private readonly logger = new Logger('ExecutionService');
+  /** Since start-up, for /metrics. */
+  readonly counts = { started: 0, completed: 0, failed: 0, cancelled: 0 };
+
+  constructor(
+    private readonly entries: Map<string, Entry>,
+    private readonly deps: EndingDeps,
+  ) {}
+
+  /** Turns the workflow's outcome into its terminal event and record (unless it was cancelled first). */
+  async settle(entry: Entry, run: Promise<unknown>): Promise<void> {
+    let end: Ending;
+    let terminal: ExecutionEventBody;
+    try {
+      const result = await run;
+      this.releaseInstance(entry);
+      if (entry.ended) return;
+      terminal = { kind: 'completed', result, streamed: entry.streamed };
+      entry.span.end({ kind: 'completed' });
+      this.counts.completed++;
+      end = { kind: 'completed', result };
+    } catch (err) {
+      this.releaseInstance(entry);
+      if (entry.ended) return;
+      const failure = WorkflowError.from(err);
+      const error = { message: failure.message, type: failure.extra.errorType ?? 'Error' };
+      terminal = { kind: 'failed', error };
+      entry.span.end({ kind: 'failed', ...error });
+      this.counts.failed++;
+      end = { kind: 'failed', error };
+    }
+    entry.ended = true;
+    // Anything the workflow left waiting (a prompt raced by a parallel branch) is closed with it.
+    if (entry.waiting > 0) entry.abort.abort(new ExecutionCancelled('execution ended'));
+    await this.finish(entry, end, terminal);
+  }
+
+  releaseInstance(entry: Entry): void {
+    if (entry.holder) this.deps.instances.release(entry.holder);
+    entry.holder = undefined;
+  }
+
+  async cancel(entry: Entry, reason: string): Promise<void> {
+    if (entry.ended) return;
+    entry.ended = true;
+    entry.abort.abort(new ExecutionCancelled(reason));
+    entry.execution.events.append({ kind: 'cancelled', reason });
+    entry.span.end({ kind: 'cancelled', reason });
+    this.counts.cancelled++;
+    await this.finish(entry, {
+      kind: 'failed',
+      error: { message: 'Execution cancelled', type: 'ExecutionCancelled' },
+    });
+  }
+
+  /**
+   * Records the end; `terminal` (unless already appended) ends the stream only once the record says
+   * so, so a client that polls when its stream ends sees the end whichever replica it asks.
+   */
+  private async finish(entry: Entry, end: Ending, terminal?: ExecutionEventBody): Promise<void> {
+    const { id, events } = entry.execution;
+    const { store } = this.deps;
+    this.deps.oauth.forgetExecution(id);
+    try {
+      if (!entry.exposed) {
+        if (terminal) events.append(terminal);
+        this.entries.delete(id);
+        events.dispose();
+        await store.delete(id);
+      } else {
+        entry.expiresAt = Date.now() + this.deps.ttlSeconds * 1000;
+        await store.apply(id, { ...end, expiresAt: entry.expiresAt });
+      }
+      // After the end is recorded: until then a replica taking over still needs it.
+      if (entry.journal) await this.deps.journal?.delete(id);
+    } catch (err) {
+      this.logger.error(`Could not record the end of execution ${id}: ${(err as Error).message}`);
+    } finally {
+      if (terminal && entry.exposed) events.append(terminal);
+    }
+  }
+
+  /** Evicts expired records and the event logs kept for them. */
+  async sweep(now: number): Promise<void> {
+    await this.deps.store.evictExpired(now);
+    for (const [id, entry] of this.entries) {
+      if (entry.expiresAt !== undefined && entry.expiresAt <= now) {
+        this.entries.delete(id);
+        entry.execution.events.dispose();
+      }
+    }
+  }
+}

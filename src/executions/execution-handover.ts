@@ -1,0 +1,57 @@
+import type { Identity } from '../core/identity/identity';
+import type { ObservabilityTrace } from '../core/tracing/observability-trace';
+import type { RequestMetadata } from '../runtime/workflow-context';
+import { HandedOver } from '../runtime/run-journal';
+import type { Entry } from './execution-entry';
+import type { ExecutionEndings } from './execution-endings';
+import type { RouteFacts } from './execution-sink';
+
+/** Listeners (open streams) to call when this replica hands its durable executions over. */
+export class Handovers {
+  private readonly listeners = new Set<() => void>();
+
+  listen(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  fire(): void {
+    for (const listener of [...this.listeners]) listener();
+  }
+}
+
+/** Stops every durable run of `entries` without recording anything: another replica goes on with it. */
+export function abandonDurable(entries: Map<string, Entry>, endings: ExecutionEndings): void {
+  for (const [id, entry] of entries) {
+    if (!entry.journal || entry.ended) continue;
+    entry.handedOver = entry.ended = true;
+    entry.journal.close();
+    entries.delete(id);
+    endings.releaseInstance(entry);
+    entry.abort.abort(new HandedOver());
+    entry.span.end({ kind: 'cancelled', reason: 'handed over' });
+  }
+}
+
+/** What the sink keeps of the route that started a run (from its start options or its run spec). */
+export function routeOf(
+  route: { interactive: boolean; interactiveRoute?: string; request: { path: string } },
+  identity: Identity,
+): RouteFacts {
+  return {
+    interactive: route.interactive,
+    interactiveRoute: route.interactiveRoute,
+    path: route.request.path,
+    identity,
+  };
+}
+
+/** What a run is launched with: from a face's start options, or from the run spec of one taken over. */
+export interface RunFacts {
+  identity: Identity;
+  request: RequestMetadata;
+  trace: ObservabilityTrace;
+  streaming?: boolean;
+  interactive: boolean;
+  interactiveRoute?: string;
+}

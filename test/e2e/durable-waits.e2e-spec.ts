@@ -1,0 +1,234 @@
+import { Client } from 'pg';
+import { Executions, call, type Pause } from '../utils/hitl';
+import { type InteractionEvent, YAML, expectNumbered, valuesOf } from '../utils/hitl-stream';
+import { FakeLlm, reply } from '../utils/fake-llm';
+import { agentYaml } from '../utils/fake-llm-config';
+import { openStream } from '../utils/live-sse';
+import { crash, replicaOf, startReplicas, type Replicas } from '../utils/replica-apps';
+import type { ReplicaServices } from '../utils/replica-services';
+import { requires } from '../utils/requires';
+import { eventually, type TestApp } from '../utils/test-app';
+
+const LEASE_SECONDS = 2;
+/** A claim lands within the lease plus one scan (a quarter of the lease); this leaves room for a slow CI. */
+const CLAIM_WITHIN_MS = LEASE_SECONDS * 1000 + 2500;
+
+/** The replica a durable execution's record names as running it (null: released). */
+async function ownerOf(services: ReplicaServices, id: string): Promise<string | null | undefined> {
+  const client = new Client({ connectionString: process.env.DATABASE_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ replica: string | null }>(
+      `select replica from ${services.schema}.execution_record where id = $1`,
+      [id],
+    );
+    return rows[0]?.replica;
+  } finally {
+    await client.end();
+  }
+}
+
+async function pausedOn(app: TestApp, body: unknown): Promise<Pause> {
+  const res = await call('POST', `${app.url}/v1/workflow`, body);
+  expect(res.status).toBe(202);
+  return res.json as unknown as Pause;
+}
+
+/** Waits until `app` has claimed the execution; returns how long that took. */
+async function claimedBy(replicas: Replicas, app: TestApp, id: string, since: number): Promise<number> {
+  await eventually(
+    async () => expect(await ownerOf(replicas.services, id)).toBe(replicaOf(app)),
+    CLAIM_WITHIN_MS,
+    50,
+  );
+  return Date.now() - since;
+}
+
+requires('postgres')('Durable waits', () => {
+  requires('redis')('with the shared store', () => {
+    describe('a scripted prompt', () => {
+      let replicas: Replicas;
+      let a: TestApp;
+      let b: TestApp;
+      beforeEach(async () => {
+        replicas = await startReplicas(2, YAML, { leaseSeconds: LEASE_SECONDS });
+        [a, b] = replicas.apps;
+      });
+      afterEach(() => replicas.close());
+
+      it('waiting on A when A dies: B claims it within the lease, waits with the same id and deadline, and its answer completes it once', async () => {
+        const onA = await openStream(`${a.url}/v1/workflow/stream`, { body: { input_message: 'Ann' } });
+        const prompt = await onA.next((f) => f.event === 'interaction_required');
+        const event = JSON.parse(prompt.data!) as InteractionEvent;
+        const id = event.execution_id;
+        const before = (await new Executions(b.url).status(id)).json;
+        onA.destroy();
+
+        const died = Date.now();
+        crash(a);
+        expect(await claimedBy(replicas, b, id, died)).toBeLessThan(CLAIM_WITHIN_MS);
+
+        // Still the same wait, as a poll on B shows it.
+        const after = (await new Executions(b.url).status(id)).json;
+        expect(after).toEqual(before);
+        expect(after).toMatchObject({ status: 'interaction_required', interaction_id: event.interaction_id });
+
+        // Re-attached on B after the prompt: the replay published nothing again.
+        const onB = await openStream(`${b.url}/executions/${id}/stream`, {
+          headers: { 'Last-Event-ID': String(prompt.id) },
+        });
+        expect(onB.status).toBe(200);
+        const answered = await new Executions(b.url).answer(event.response_url, {
+          type: 'text',
+          text: 'Ada',
+        });
+        expect(answered.status).toBe(204);
+        await onB.end();
+        expectNumbered(onB.frames);
+        expect(onB.frames.filter((f) => f.event === 'interaction_required')).toHaveLength(0);
+        expect(valuesOf(onB)).toEqual(['after ', 'Ada', 'Hello Ada']);
+
+        expect(await new Executions(b.url).ended(id)).toMatchObject({
+          status: 'completed',
+          result: { value: 'Hello Ada' },
+        });
+        const again = await new Executions(b.url).answer(event.response_url, { type: 'text', text: 'Bob' });
+        expect(again.status).toBe(400);
+
+        // The whole log, read from the start on B: each frame once, the prompt once.
+        const whole = await openStream(`${b.url}/executions/${id}/stream`, {
+          headers: { 'Last-Event-ID': '0' },
+        });
+        await whole.end();
+        expectNumbered(whole.frames);
+        expect(whole.frames.filter((f) => f.event === 'interaction_required')).toHaveLength(1);
+        expect(valuesOf(whole)).toEqual(['before ', 'the ', 'question', 'after ', 'Ada', 'Hello Ada']);
+      });
+
+      it('an answer posted while nobody runs it is accepted, and applied once after the takeover', async () => {
+        const pause = await pausedOn(a, { input_message: 'Cy' });
+        crash(a);
+        const answered = await new Executions(b.url).answer(pause.response_url, { type: 'text', text: 'Cy' });
+        expect(answered.status).toBe(204);
+        const second = await new Executions(b.url).answer(pause.response_url, { type: 'text', text: 'Dee' });
+        expect(second.status).toBe(400);
+
+        const end = await new Executions(b.url).ended(pause.execution_id, CLAIM_WITHIN_MS + 2000);
+        expect(end).toMatchObject({ status: 'completed', result: { value: 'Hello Cy' } });
+        const whole = await openStream(`${b.url}/executions/${pause.execution_id}/stream`, {
+          headers: { 'Last-Event-ID': '0' },
+        });
+        await whole.end();
+        expect(whole.frames.filter((f) => f.event === 'interaction_required')).toHaveLength(1);
+      });
+
+      it('a replica that stops gracefully hands its waiting execution over: another claims it at once and it completes', async () => {
+        // A lease far longer than the test: only the handover can explain a quick claim.
+        await replicas.close();
+        replicas = await startReplicas(2, YAML, { leaseSeconds: 60 });
+        [a, b] = replicas.apps;
+
+        const onA = await openStream(`${a.url}/v1/workflow/stream`, { body: { input_message: 'Eve' } });
+        const prompt = await onA.next((f) => f.event === 'interaction_required');
+        const event = JSON.parse(prompt.data!) as InteractionEvent;
+        const id = event.execution_id;
+
+        const stopping = Date.now();
+        const closed = a.close();
+        // A's stream ends without a terminal event, telling its client to re-attach.
+        await onA.end();
+        expect(onA.frames.some((f) => f.fields.retry === '1000')).toBe(true);
+        expect(onA.frames.some((f) => ['completed', 'failed', 'cancelled'].includes(f.event ?? ''))).toBe(
+          false,
+        );
+        await closed;
+        replicas.apps.splice(0, 1);
+
+        expect(await claimedBy(replicas, b, id, stopping)).toBeLessThan(1500);
+        expect((await new Executions(b.url).status(id)).json).toMatchObject({
+          status: 'interaction_required',
+          interaction_id: event.interaction_id,
+        });
+        const resumed = await openStream(`${b.url}/executions/${id}/stream`, {
+          headers: { 'Last-Event-ID': String(prompt.id) },
+        });
+        expect(
+          (await new Executions(b.url).answer(event.response_url, { type: 'text', text: 'Eve' })).status,
+        ).toBe(204);
+        await resumed.end();
+        expect(valuesOf(resumed)).toEqual(['after ', 'Eve', 'Hello Eve']);
+      });
+    });
+
+    describe('a tool_calling_agent paused in ask_confirmation', () => {
+      const CONFIRM = { id: 'yes', label: 'Yes', value: 'yes' };
+      let llm: FakeLlm;
+      let replicas: Replicas;
+      beforeAll(async () => {
+        llm = await FakeLlm.start();
+        const functions = {
+          ask_confirmation: { _type: 'ask_confirmation' },
+          current_datetime: { _type: 'current_datetime' },
+        };
+        const workflow = { _type: 'tool_calling_agent', tool_names: Object.keys(functions) };
+        replicas = await startReplicas(2, agentYaml(llm, workflow, functions), {
+          leaseSeconds: LEASE_SECONDS,
+        });
+      });
+      afterAll(async () => {
+        await replicas.close();
+        await llm.close();
+      });
+
+      it('B replays it from the journal (no model call repeated) and completes it with its answer', async () => {
+        const [a, b] = replicas.apps;
+        llm.script(
+          reply.tools([{ name: 'current_datetime', arguments: {} }]),
+          reply.tools([
+            { name: 'ask_confirmation', arguments: { question: 'Book the room?', target_tool: 'book' } },
+          ]),
+          reply.text('Booked.'),
+        );
+        const pause = await pausedOn(a, { input_message: 'Book the room' });
+        expect(llm.requests).toHaveLength(2);
+        const time = llm.lastMessage(1).content;
+
+        const died = Date.now();
+        crash(a);
+        await claimedBy(replicas, b, pause.execution_id, died);
+        expect((await new Executions(b.url).status(pause.execution_id)).json).toMatchObject({
+          status: 'interaction_required',
+          interaction_id: pause.interaction_id,
+        });
+        expect(llm.requests).toHaveLength(2);
+
+        const answered = await new Executions(b.url).answer(pause.response_url, {
+          type: 'radio',
+          selected_option: CONFIRM,
+        });
+        expect(answered.status).toBe(204);
+        const end = await new Executions(b.url).ended(pause.execution_id);
+        expect(end).toMatchObject({ status: 'completed', result: { value: 'Booked.' } });
+
+        // Three model calls in all, each once; the replayed tools gave the model what they gave it first.
+        expect(llm.requests).toHaveLength(3);
+        const last = llm.requests[2].body.messages;
+        const [clock, confirmation] = last.filter((m) => m.role === 'tool').map((m) => m.content!);
+        expect(clock).toBe(time);
+        expect(JSON.parse(confirmation)).toEqual({
+          interaction_id: pause.interaction_id,
+          selected_option_id: 'yes',
+          free_text: null,
+          confirmed: true,
+          cancelled: false,
+        });
+        const again = await new Executions(b.url).answer(pause.response_url, {
+          type: 'radio',
+          selected_option: CONFIRM,
+        });
+        expect(again.status).toBe(400);
+        expect(llm.pending).toBe(0);
+      });
+    });
+  });
+});
