@@ -30,6 +30,10 @@ RUN mkdir -p /app/data && chown node:node /app/data
 VOLUME ["/app/data"]
 USER node
 EXPOSE 8000
-HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
-  CMD node -e "fetch('http://127.0.0.1:'+(process.env.INTERLUDE_PORT||8000)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# Ready, not just alive: /health/ready answers 503 while the store (PostgreSQL, Redis) is unreachable
+# or the server is shutting down, so a proxy or orchestrator stops sending it requests.
+HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.INTERLUDE_PORT||8000)+'/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# SIGTERM (the default) starts the graceful hand-off; give it general.shutdown_grace_seconds.
+STOPSIGNAL SIGTERM
 CMD ["sh", "-c", "exec node dist/cli.js serve --config \"$INTERLUDE_CONFIG\" --host \"$INTERLUDE_HOST\" --port \"$INTERLUDE_PORT\""]

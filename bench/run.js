@@ -12,6 +12,9 @@
  *     on one connection and on 100, against a bare `ws` server.
  *  5. AG-UI (bench/agui.js): events/s of a 1,000-token run against raw node:http SSE, and resume → next
  *     event latency with 1,000 paused threads.
+ *  6. Several replicas (bench/replicas.js): the PostgreSQL/Redis store on two `interlude serve` processes
+ *     against the memory store: polls/s, answer → completed across replicas, bytes held per waiting
+ *     execution in PostgreSQL and Redis, SIGKILL → orphans claimed.
  *
  * Every server runs in its own child process pinned to core 1; this process (the load) is pinned to
  * core 0 (when `taskset` exists). Server CPU time comes from the child's process.cpuUsage().
@@ -50,6 +53,7 @@ const ws = require('./ws');
 const jobs = require('./jobs');
 const agui = require('./agui');
 const startup = require('./startup');
+const replicas = require('./replicas');
 const { fmt, ratio, table } = require('./lib/report');
 
 const RESULTS = path.join(__dirname, 'RESULTS.md');
@@ -60,7 +64,7 @@ const args = new Set(argv);
 const QUICK = args.has('--quick');
 const PROFILE = args.has('--profile');
 const HEAP_SNAPSHOT = args.has('--heap-snapshot');
-const PARTS = ['json', 'stream', 'startup', 'hitl', 'ws', 'jobs', 'agui'];
+const PARTS = ['json', 'stream', 'startup', 'hitl', 'ws', 'jobs', 'agui', 'replicas'];
 const ONLY = (() => {
   const at = argv.findIndex((a) => a === '--only' || a.startsWith('--only='));
   if (at < 0) return new Set(PROFILE ? ['json', 'stream'] : PARTS);
@@ -692,6 +696,18 @@ async function main() {
     sections.push({
       heading: new RegExp(`^${agui.HEADING}\\b`, 'm'),
       ...agui.aguiSection(env, result, { quick: QUICK, pin }),
+    });
+  }
+
+  if (ONLY.has('replicas')) {
+    console.log(
+      'Several replicas: PostgreSQL/Redis store on two server processes against the memory store (polls, answer → completed, bytes held, SIGKILL → claimed)',
+    );
+    const result = await replicas.measureReplicas({ quick: QUICK });
+    const pin = TASKSET ? `servers pinned to core ${SERVER_CORE}, load generator to core ${CLIENT_CORE}` : '';
+    sections.push({
+      heading: new RegExp(`^${replicas.HEADING}\\b`, 'm'),
+      ...replicas.replicasSection(env, result, { quick: QUICK, pin }),
     });
   }
 

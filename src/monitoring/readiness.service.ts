@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { sql } from 'kysely';
 import { BackingRedis } from '../db/backing-redis';
 import { Database } from '../db/database';
@@ -8,11 +8,13 @@ export type ReadinessCheck = () => Promise<void>;
 
 /**
  * What `/health/ready` checks: the execution store (memory, or the shared PostgreSQL records), the
- * database, Redis when the executions use it, and whatever other modules register.
+ * database, Redis when the executions use it, and whatever other modules register. Once the server has
+ * begun to stop (SIGTERM), it is not ready, whatever the checks say.
  */
 @Injectable()
-export class ReadinessService {
+export class ReadinessService implements OnModuleDestroy {
   private readonly checks = new Map<string, ReadinessCheck>();
+  private stopping = false;
 
   constructor(store: ExecutionStore, database: Database, redis: BackingRedis) {
     this.register('executions', async () => {
@@ -29,12 +31,21 @@ export class ReadinessService {
     }
   }
 
+  /**
+   * The first shutdown hook (before executions are handed over and the port closes): from now on a
+   * load balancer or Kubernetes must send requests elsewhere.
+   */
+  onModuleDestroy(): void {
+    this.stopping = true;
+  }
+
   register(name: string, check: ReadinessCheck): void {
     this.checks.set(name, check);
   }
 
   /** Every check with its outcome; a check that takes longer than `timeoutMs` fails. */
   async run(timeoutMs = 2000): Promise<{ ready: boolean; checks: Record<string, string> }> {
+    if (this.stopping) return { ready: false, checks: { shutdown: 'in progress' } };
     const results = await Promise.all(
       [...this.checks].map(async ([name, check]) => {
         let timer: NodeJS.Timeout | undefined;

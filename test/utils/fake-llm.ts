@@ -83,6 +83,7 @@ export class FakeLlm {
   /** Requests left hanging that the client gave up on (closed the connection). */
   dropped = 0;
   private readonly replies: Reply[] = [];
+  private responder?: (request: ModelRequest) => Reply;
   private count = 0;
 
   private constructor(
@@ -110,10 +111,19 @@ export class FakeLlm {
     this.replies.push(...replies);
   }
 
+  /**
+   * Answers every request with `responder(request)` instead of the queue: for many runs at once,
+   * where the order of requests says nothing about which run sent them.
+   */
+  respondWith(responder: (request: ModelRequest) => Reply): void {
+    this.responder = responder;
+  }
+
   /** Forgets the requests and the replies left (between tests). */
   reset(): void {
     this.requests.length = 0;
     this.replies.length = 0;
+    this.responder = undefined;
     this.dropped = 0;
   }
 
@@ -139,8 +149,9 @@ export class FakeLlm {
     };
     if (path !== '/v1/chat/completions') return json(404, { error: { message: `no route ${path}` } });
     const body = JSON.parse(raw) as ModelRequest['body'];
-    this.requests.push({ headers, body });
-    const next = this.replies.shift();
+    const request = { headers, body };
+    this.requests.push(request);
+    const next = this.responder ? this.responder(request) : this.replies.shift();
     if (!next)
       return json(500, { error: { message: 'fake LLM: no scripted reply left', type: 'server_error' } });
     if (next.kind === 'hang') {

@@ -1,0 +1,529 @@
+'use strict';
+/**
+ * Several replicas (`general.executions.store: postgres`, Redis for event logs and wake-ups) against
+ * the memory store, in the same run. Every server is a real `interlude serve` process (dist/cli.js).
+ *
+ *  1. Parking: `waiting` executions started (POST /v1/workflow → 202 interaction_required), sent to
+ *     the replicas in turn; what the store holds for them: the PostgreSQL schema's size
+ *     (pg_total_relation_size of its tables) and the Redis keys under the deployment's prefix
+ *     (MEMORY USAGE), before and after, per waiting execution and per GiB.
+ *  2. Status polls/s: keep-alive clients GETting /executions/{id} back to back, cycling through the
+ *     waiting ids, each request to the next replica.
+ *  3. Answer → resume: one at a time, re-attach GET /executions/{id}/stream on B for an execution
+ *     started on A, wait for its replayed `interaction_required`, POST the answer on B, and time the
+ *     204 and the end of the stream (the `completed` execution, as B's client sees it).
+ *  4. SIGKILL → claimed (needs leases): `orphans` executions waiting on A; A gets SIGKILL; the time until
+ *     B has claimed them all (see `claimedCount`).
+ *
+ * Run by `npm run bench` (bench/run.js --only replicas); --quick parks fewer executions.
+ */
+const { spawn, spawnSync } = require('node:child_process');
+const { randomBytes } = require('node:crypto');
+const fs = require('node:fs');
+const http = require('node:http');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const { nowMs, percentile } = require('./lib/clients');
+const { ROOT, SERVER_CORE, TASKSET } = require('./lib/servers');
+const { fmt, ratio, table } = require('./lib/report');
+
+const HEADING = '## Several replicas';
+const CLI = path.join(ROOT, 'dist', 'cli.js');
+const GIB = 1024 ** 3;
+
+function settings(quick) {
+  return {
+    waiting: quick ? 300 : 2000,
+    parkInFlight: 50,
+    pollConnections: 50,
+    pollMs: quick ? 2000 : 5000,
+    resumes: quick ? 50 : 300,
+    orphans: quick ? 50 : 200,
+    leaseSeconds: 2,
+  };
+}
+
+const WORKFLOW = `workflow:
+  _type: scripted
+  steps:
+    - prompt: { input_type: text, text: 'Your name?', save_as: name }
+    - stream: { text: 'hi {{name}}' }
+  output: 'Hello {{name}}'
+`;
+
+function configYaml(store, { dbUrl, redisUrl, prefix, leaseSeconds }) {
+  const limits = `  max_waiting_executions: 100000
+  max_waiting_executions_per_user: 100000
+  max_anonymous_waiting_executions: 100000
+  max_waiting_executions_per_address: 100000
+`;
+  if (store === 'memory') return `general:\n${limits}${WORKFLOW}`;
+  return `general:
+${limits}  db_url: '${dbUrl}'
+${leaseSeconds ? '  shutdown_grace_seconds: 5\n' : ''}  executions:
+    store: postgres
+    redis_url: '${redisUrl}'
+    redis_key_prefix: '${prefix}'
+${leaseSeconds ? `    lease_seconds: ${leaseSeconds}\n` : ''}${WORKFLOW}`;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function send(agent, port, method, urlPath, body) {
+  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const t0 = nowMs();
+    const req = http.request({
+      agent,
+      host: '127.0.0.1',
+      port,
+      method,
+      path: urlPath,
+      headers: payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {},
+    });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      const at = nowMs();
+      const parts = [];
+      res.on('data', (c) => parts.push(c));
+      res.on('end', () =>
+        resolve({ status: res.statusCode, body: Buffer.concat(parts).toString(), ms: at - t0 }),
+      );
+    });
+    req.end(payload);
+  });
+}
+
+/** Starts `interlude serve` on `file`, pinned to the servers' core, and waits for /health/ready. */
+async function startReplica(file, name) {
+  const port = await freePort();
+  const argv = [CLI, 'serve', '--config', file, '--host', '127.0.0.1', '--port', String(port)];
+  const [cmd, args] = TASKSET
+    ? [TASKSET, ['-c', SERVER_CORE, process.execPath, ...argv]]
+    : [process.execPath, argv];
+  const child = spawn(cmd, args, {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', NO_COLOR: '1' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-8000)));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`replica ${name} exited: ${stderr}`);
+    const ok = await send(undefined, port, 'GET', '/health/ready').then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (ok) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`replica ${name} not ready in 30 s: ${stderr}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    name,
+    port,
+    kill: (signal) => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+function validates(file) {
+  return spawnSync(process.execPath, [CLI, 'validate', '--config', file], { cwd: ROOT }).status === 0;
+}
+
+async function pool(count, width, fn) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, count) }, async () => {
+      while (next < count) await fn(next++);
+    }),
+  );
+}
+
+/** Parks `count` executions, the i-th on `ports[i % ports.length]`; their 202 bodies. */
+async function park(agent, ports, count, width) {
+  const paused = [];
+  const t0 = nowMs();
+  await pool(count, width, async (i) => {
+    const r = await send(agent, ports[i % ports.length], 'POST', '/v1/workflow', { input_message: 'x' });
+    if (r.status !== 202) throw new Error(`start answered ${r.status} ${r.body}`);
+    paused[i] = JSON.parse(r.body);
+  });
+  return { paused, perSecond: count / ((nowMs() - t0) / 1000) };
+}
+
+async function polls(ports, paused, connections, ms) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections * ports.length });
+  const latencies = [];
+  let next = 0;
+  const started = nowMs();
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (nowMs() - started < ms) {
+        const i = next++;
+        const r = await send(agent, ports[i % ports.length], 'GET', paused[i % paused.length].status_url);
+        if (r.status !== 200 || !r.body.includes('interaction_required'))
+          throw new Error(`poll answered ${r.status} ${r.body}`);
+        latencies.push(r.ms);
+      }
+    }),
+  );
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return {
+    rps: latencies.length / ((nowMs() - started) / 1000),
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+  };
+}
+
+/**
+ * On `port`: re-attach to the execution's stream, wait for its `interaction_required` frame, answer,
+ * and time the 204 and the end of the stream (the execution completed, as this client sees it).
+ */
+function answerAndWatch(port, paused) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({
+      host: '127.0.0.1',
+      port,
+      method: 'GET',
+      path: `/executions/${paused.execution_id}/stream`,
+    });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      if (res.statusCode !== 200) return reject(new Error(`stream: ${res.statusCode}`));
+      let text = '';
+      let t0;
+      let answered;
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => {
+        text += chunk;
+        if (t0 === undefined && text.includes('event: interaction_required')) {
+          t0 = nowMs();
+          send(undefined, port, 'POST', paused.response_url, {
+            response: { type: 'text', text: 'Ann' },
+          }).then((r) => {
+            if (r.status !== 204) reject(new Error(`answer: ${r.status} ${r.body}`));
+            answered = nowMs() - t0;
+          }, reject);
+        }
+      });
+      res.on('end', () => {
+        if (t0 === undefined) return reject(new Error(`stream ended before its prompt: ${text}`));
+        if (!text.includes('Hello Ann')) return reject(new Error(`stream ended without the output: ${text}`));
+        const completed = nowMs() - t0;
+        const done = () => (answered === undefined ? setTimeout(done, 1) : resolve({ completed, answered }));
+        done();
+      });
+    });
+    req.end();
+  });
+}
+
+async function resumes(ports, paused, count) {
+  const completed = [];
+  const answered = [];
+  for (let i = 0; i < count; i++) {
+    // Started on ports[i % n] (see park): answered and watched on the next replica.
+    const r = await answerAndWatch(ports[(i + 1) % ports.length], paused[i]);
+    completed.push(r.completed);
+    answered.push(r.answered);
+  }
+  const stats = (xs) => {
+    xs.sort((a, b) => a - b);
+    return { p50: percentile(xs, 0.5), p99: percentile(xs, 0.99), max: xs[xs.length - 1] };
+  };
+  return { completed: stats(completed), answered: stats(answered) };
+}
+
+async function pgBytes(schema) {
+  const { Client } = require('pg');
+  const client = new Client({ connectionString: process.env.DATABASE_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `select coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint as bytes
+         from pg_class c join pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = $1 and c.relkind in ('r', 'm')`,
+      [schema],
+    );
+    return Number(rows[0].bytes);
+  } finally {
+    await client.end();
+  }
+}
+
+async function redisBytes(prefix) {
+  const { Redis } = require('ioredis');
+  const redis = new Redis(process.env.REDIS_URL, { lazyConnect: true });
+  let bytes = 0;
+  let keys = 0;
+  /** Bytes by kind of key: the key with its execution id (in braces, a hash tag) left out. */
+  const kinds = {};
+  try {
+    let cursor = '0';
+    do {
+      const [next, batch] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      for (const key of batch) {
+        const used = Number((await redis.memory('USAGE', key, 'SAMPLES', '0')) ?? 0);
+        const kind = `${key.slice(prefix.length).replace(/\{[^}]*\}/g, '{id}')} (${await redis.type(key)})`;
+        kinds[kind] = (kinds[kind] ?? 0) + used;
+        bytes += used;
+        keys++;
+      }
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+  return { bytes, keys, kinds };
+}
+
+async function cleanup(schema, prefix) {
+  const { Client } = require('pg');
+  const client = new Client({ connectionString: process.env.DATABASE_URL });
+  await client.connect();
+  await client.query(`drop schema if exists ${schema} cascade`);
+  await client.end();
+  const { Redis } = require('ioredis');
+  const redis = new Redis(process.env.REDIS_URL, { lazyConnect: true });
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) await redis.del(...keys);
+  } while (cursor !== '0');
+  redis.disconnect();
+}
+
+/**
+ * How many of `ids` a live replica has claimed since the kill: the replica recorded as running them
+ * (`execution_record.replica`) is no longer the dead one. Returns undefined when this build has no leases to read.
+ */
+async function claimedCount(schema, ids, deadOwner) {
+  const { Client } = require('pg');
+  const client = new Client({ connectionString: process.env.DATABASE_URL });
+  await client.connect();
+  try {
+    const { rows: cols } = await client.query(
+      `select column_name from information_schema.columns
+        where table_schema = $1 and table_name = 'execution_record' and column_name = 'replica'`,
+      [schema],
+    );
+    if (cols.length === 0) return undefined;
+    const { rows } = await client.query(
+      `select count(*)::int as n from ${schema}.execution_record
+        where id = any($1) and replica is not null and replica <> $2`,
+      [ids, deadOwner],
+    );
+    return rows[0].n;
+  } finally {
+    await client.end();
+  }
+}
+
+async function leaseOwnerOf(schema, id) {
+  const { Client } = require('pg');
+  const client = new Client({ connectionString: process.env.DATABASE_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query(`select replica from ${schema}.execution_record where id = $1`, [id]);
+    return rows[0]?.replica ?? undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await client.end();
+  }
+}
+
+/** One store: park, measure the bytes, poll, resume; for postgres, then the SIGKILL take-over. */
+async function measureStore(store, S, dir) {
+  const tag = randomBytes(4).toString('hex');
+  const schema = `bench_replicas_${tag}`;
+  const prefix = `interlude-bench:${tag}:`;
+  const url = new URL(process.env.DATABASE_URL ?? 'postgres://unused/none');
+  url.searchParams.set('schema', schema);
+  const file = path.join(dir, `replicas-${store}-${tag}.yml`);
+  const write = (leaseSeconds) =>
+    fs.writeFileSync(
+      file,
+      configYaml(store, { dbUrl: url.toString(), redisUrl: process.env.REDIS_URL, prefix, leaseSeconds }),
+    );
+  write(S.leaseSeconds);
+  // A build without leases rejects lease_seconds: measure the rest without them.
+  if (store === 'postgres' && !validates(file)) write(undefined);
+  const replicas = [];
+  const agent = new http.Agent({ keepAlive: true, maxSockets: S.parkInFlight });
+  try {
+    replicas.push(await startReplica(file, 'A'));
+    if (store === 'postgres') replicas.push(await startReplica(file, 'B'));
+    const ports = replicas.map((r) => r.port);
+    // Warm-up: run 100 executions to the end first.
+    const warm = await park(agent, ports, 100, S.parkInFlight);
+    await pool(100, 20, async (i) => {
+      const p = warm.paused[i];
+      await send(agent, ports[i % ports.length], 'POST', p.response_url, {
+        response: { type: 'text', text: 'w' },
+      });
+    });
+    const before =
+      store === 'postgres' ? { pg: await pgBytes(schema), redis: await redisBytes(prefix) } : undefined;
+    const parked = await park(agent, ports, S.waiting, S.parkInFlight);
+    let bytes;
+    if (before) {
+      const after = { pg: await pgBytes(schema), redis: await redisBytes(prefix) };
+      bytes = {
+        pg: (after.pg - before.pg) / S.waiting,
+        redis: (after.redis.bytes - before.redis.bytes) / S.waiting,
+        redisKeys: (after.redis.keys - before.redis.keys) / S.waiting,
+        redisKinds: Object.entries(after.redis.kinds)
+          .map(([kind, used]) => [kind, (used - (before.redis.kinds[kind] ?? 0)) / S.waiting])
+          .filter(([, used]) => used > 0),
+      };
+    }
+    const poll = await polls(ports, parked.paused, S.pollConnections, S.pollMs);
+    const resume = await resumes(ports, parked.paused, S.resumes);
+    let takeover;
+    if (store === 'postgres') takeover = await sigkillTakeover(agent, replicas, schema, S);
+    return { store, replicas: replicas.length, park: parked.perSecond, bytes, poll, resume, takeover };
+  } finally {
+    agent.destroy();
+    await Promise.all(replicas.map((r) => r.kill('SIGKILL')));
+    if (store === 'postgres') await cleanup(schema, prefix);
+  }
+}
+
+/** `orphans` executions parked on A, A killed: how long until B has claimed all of them. */
+async function sigkillTakeover(agent, replicas, schema, S) {
+  const [a] = replicas;
+  const { paused } = await park(agent, [a.port], S.orphans, S.parkInFlight);
+  const ids = paused.map((p) => p.execution_id);
+  const deadOwner = await leaseOwnerOf(schema, ids[0]);
+  if (deadOwner === undefined)
+    return { unsupported: 'this build records no replica running an execution (execution_record.replica)' };
+  await a.kill('SIGKILL');
+  const t0 = nowMs();
+  const deadline = t0 + 10 * S.leaseSeconds * 1000 + 30_000;
+  for (;;) {
+    const n = await claimedCount(schema, ids, deadOwner);
+    if (n === ids.length) return { ms: nowMs() - t0, count: ids.length };
+    if (nowMs() > deadline) return { ms: NaN, count: ids.length, claimed: n };
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function measureReplicas({ quick = false } = {}) {
+  const S = settings(quick);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'interlude-bench-replicas-'));
+  const rows = [];
+  const skipped = [];
+  try {
+    rows.push(await measureStore('memory', S, dir));
+    if (!process.env.DATABASE_URL || !process.env.REDIS_URL)
+      skipped.push('the PostgreSQL/Redis store (DATABASE_URL or REDIS_URL is not set)');
+    else rows.push(await measureStore('postgres', S, dir));
+    return { settings: S, rows, skipped };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const LABEL = {
+  memory: 'memory store, one server',
+  postgres: 'PostgreSQL + Redis, two replicas',
+};
+
+const ms = (x) => fmt(x, 2);
+
+function replicasSection(env, r, { quick = false, pin = '' } = {}) {
+  const S = r.settings;
+  const memory = r.rows.find((x) => x.store === 'memory');
+  const rows = r.rows.map((x) => [
+    LABEL[x.store],
+    fmt(x.park),
+    fmt(x.poll.rps),
+    `${ms(x.poll.p50)} / ${ms(x.poll.p99)}`,
+    ratio(x.poll.rps, memory.poll.rps),
+    `${ms(x.resume.completed.p50)} / ${ms(x.resume.completed.p99)}`,
+    `${ms(x.resume.answered.p50)} / ${ms(x.resume.answered.p99)}`,
+  ]);
+  const shared = r.rows.find((x) => x.store === 'postgres');
+  const perGib = (bytes) => (bytes > 0 ? fmt(GIB / bytes) : 'n/a');
+  const storeTable = shared?.bytes
+    ? table(
+        [
+          `where (${fmt(S.waiting)} waiting executions)`,
+          'bytes per waiting execution',
+          'waiting executions per GiB',
+        ],
+        [
+          [
+            'PostgreSQL (pg_total_relation_size of the schema)',
+            fmt(shared.bytes.pg),
+            perGib(shared.bytes.pg),
+          ],
+          [
+            `Redis (MEMORY USAGE of the prefix's keys; ${fmt(shared.bytes.redisKeys, 1)} keys each)`,
+            fmt(shared.bytes.redis),
+            perGib(shared.bytes.redis),
+          ],
+          ...shared.bytes.redisKinds.map(([kind, used]) => [`  of which \`${kind}\``, fmt(used), '']),
+        ],
+      )
+    : '';
+  const t = shared?.takeover;
+  const takeover = !t
+    ? ''
+    : t.unsupported
+      ? `- SIGKILL → claimed: not measured (${t.unsupported}).\n`
+      : `- SIGKILL → claimed: ${fmt(t.count)} executions waiting on A, A killed with SIGKILL, \`lease_seconds: ${S.leaseSeconds}\`: ${Number.isFinite(t.ms) ? `all claimed by B after **${fmt(t.ms)} ms**` : `only ${t.claimed} claimed before the deadline`} (the \`replica\` column of their records polled every 20 ms). The memory store has nothing to claim: a dead server's waits are lost.\n`;
+  const text = `${HEADING}
+
+- Command: \`node bench/run.js --only replicas\`${quick ? ' (--quick)' : ''}
+- Date: ${env.date}; commit ${env.commit}; load average at start ${env.load}; ${pin}
+- Each server is a real \`interlude serve\` process (\`LOG_LEVEL=warn\`); the two replicas share one
+  PostgreSQL schema and one Redis key prefix (\`general.executions.store: postgres\`) and are pinned to the
+  same core as the single memory-store server, so the rows compare stores, not core counts.
+- Workflow: scripted, a text prompt, then \`stream: 'hi {{name}}'\`, output \`'Hello {{name}}'\`. ${fmt(S.waiting)}
+  executions parked (POST /v1/workflow → 202, ${S.parkInFlight} in flight, sent to the replicas in turn) after
+  100 run to the end.
+- Polls: ${S.pollConnections} keep-alive clients, GET /executions/{id} back to back for ${S.pollMs / 1000} s, cycling through the
+  waiting ids, each request to the next replica.
+- Answer → completed: ${fmt(S.resumes)} executions one at a time, each started on A: re-attach
+  \`GET /executions/{id}/stream\` on B, wait for its replayed \`interaction_required\`, POST the answer on B, time
+  the end of the stream (its \`completed\` frame written by A, read back by B) and B's 204.
+${takeover}${r.skipped.map((s) => `- Not measured: ${s}\n`).join('')}
+${table(
+  [
+    'store',
+    'parked/s',
+    'polls/s',
+    'poll p50 / p99 ms',
+    'polls vs memory',
+    'answer → completed p50 / p99 ms',
+    'answer → 204 p50 / p99 ms',
+  ],
+  rows,
+)}
+
+${storeTable}`;
+  return { text: `${text.replace(/\n{3,}/g, '\n\n').trimEnd()}\n`, passed: 0, total: 0 };
+}
+
+module.exports = { measureReplicas, replicasSection, HEADING };

@@ -1,0 +1,217 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { CLI, ROOT, cliEnv, freePort } from './cli';
+import { ReplicaServices } from './replica-services';
+
+/**
+ * Several real `interlude serve` processes (`node dist/cli.js serve`) on one Postgres schema and one
+ * Redis key prefix: replicas behind a load balancer that can be killed with a signal and started
+ * again, unlike the in-process apps of replica-apps.ts. Needs `npm run build` first.
+ */
+
+export interface ReplicaOptions {
+  /** Merged into `general:` (e.g. `{ executions: { lease_seconds: 2 }, shutdown_grace_seconds: 5 }`). */
+  general?: Record<string, unknown>;
+  /** Extra environment for every process. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface Response {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: Record<string, unknown>;
+  /** The replica that answered (its index). */
+  replica: number;
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+class Replica {
+  child?: ChildProcess;
+  output = '';
+  exited: Promise<Exit> = Promise.resolve({ code: null, signal: null });
+  constructor(
+    readonly index: number,
+    readonly port: number,
+  ) {}
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+  get running(): boolean {
+    return !!this.child && this.child.exitCode === null && this.child.signalCode === null;
+  }
+}
+
+/** Every child started here, so a crashed test run still kills them (see the `exit` hook below). */
+const alive = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of alive) child.kill('SIGKILL');
+});
+
+const STARTUP_MS = 30_000;
+/** Output kept per replica for failure messages (the tail). */
+const OUTPUT_LIMIT = 64 * 1024;
+
+export class ReplicaProcesses {
+  readonly services = new ReplicaServices();
+  readonly prefix = this.services.newPrefix();
+  private readonly dir = mkdtempSync(join(tmpdir(), 'interlude-replicas-'));
+  readonly configFile = join(this.dir, 'replicas.yml');
+  private readonly replicas: Replica[] = [];
+  private turn = 0;
+
+  private constructor(
+    yaml: string,
+    private readonly options: ReplicaOptions,
+  ) {
+    const config = (parse(yaml) ?? {}) as Record<string, unknown>;
+    const general = (config.general ?? {}) as Record<string, unknown>;
+    const extra = options.general ?? {};
+    config.general = {
+      // Every test client comes from 127.0.0.1: per-address caps would count all users as one.
+      max_waiting_executions_per_address: 100_000,
+      ...general,
+      ...extra,
+      db_url: this.services.dbUrl,
+      executions: {
+        ...((general.executions as object) ?? {}),
+        ...((extra.executions as object) ?? {}),
+        store: 'postgres',
+        redis_url: this.services.redisUrl,
+        redis_key_prefix: this.prefix,
+      },
+    };
+    writeFileSync(this.configFile, stringify(config));
+  }
+
+  /**
+   * Starts `count` replicas of the config `yaml` (the workflow and the rest; `general.db_url` and
+   * `general.executions` are set here) and waits until each answers /health/ready with 200. The
+   * first starts alone, since it migrates the schema.
+   */
+  static async start(count: number, yaml: string, options: ReplicaOptions = {}): Promise<ReplicaProcesses> {
+    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first.`);
+    const set = new ReplicaProcesses(yaml, options);
+    try {
+      for (let i = 0; i < count; i++) set.replicas.push(new Replica(i, await freePort()));
+      await set.launch(0);
+      await Promise.all(set.replicas.slice(1).map((r) => set.launch(r.index)));
+    } catch (err) {
+      await set.close();
+      throw err;
+    }
+    return set;
+  }
+
+  get count(): number {
+    return this.replicas.length;
+  }
+
+  url(i: number): string {
+    return this.replicas[i].url;
+  }
+
+  /** The index of the replica the next round-robin request goes to (skipping stopped ones). */
+  nextIndex(): number {
+    for (let tries = 0; tries < this.replicas.length; tries++) {
+      const r = this.replicas[this.turn++ % this.replicas.length];
+      if (r.running) return r.index;
+    }
+    throw new Error(`no replica is running.\n${this.output()}`);
+  }
+
+  /** A request to replica `to` (an index), or to the next one in turn when `to` is undefined. */
+  async request(
+    method: string,
+    path: string,
+    { body, headers = {}, to }: { body?: unknown; headers?: Record<string, string>; to?: number } = {},
+  ): Promise<Response> {
+    const replica = to ?? this.nextIndex();
+    const res = await fetch(`${this.url(replica)}${path}`, {
+      method,
+      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let json: Record<string, unknown> = {};
+    try {
+      json = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      // 204 and other empty bodies
+    }
+    return { status: res.status, headers: res.headers, text, json, replica };
+  }
+
+  /** Sends `signal` to replica `i` and waits for it to exit. */
+  async kill(i: number, signal: 'SIGKILL' | 'SIGTERM'): Promise<Exit> {
+    const r = this.replicas[i];
+    if (r.running) r.child!.kill(signal);
+    return r.exited;
+  }
+
+  /** Starts replica `i` again (after `kill`) on the same port, config and store. */
+  async restart(i: number): Promise<void> {
+    if (this.replicas[i].running) throw new Error(`replica ${i} is still running`);
+    await this.launch(i);
+  }
+
+  /** Each replica's recent output (stdout and stderr), for failure messages. */
+  output(): string {
+    return this.replicas
+      .map((r) => `--- replica ${r.index} (${r.url}) ---\n${r.output.slice(-OUTPUT_LIMIT)}`)
+      .join('\n');
+  }
+
+  /** Kills every replica (SIGKILL: nothing to wait for), then drops the schema and keys. */
+  async close(): Promise<void> {
+    await Promise.all(this.replicas.map((r) => this.kill(r.index, 'SIGKILL')));
+    rmSync(this.dir, { recursive: true, force: true });
+    await this.services.cleanup();
+  }
+
+  private async launch(i: number): Promise<void> {
+    const r = this.replicas[i];
+    const child = spawn(
+      process.execPath,
+      [CLI, 'serve', '--config', this.configFile, '--host', '127.0.0.1', '--port', String(r.port)],
+      { cwd: ROOT, env: cliEnv({ LOG_LEVEL: 'warn', ...this.options.env }) },
+    );
+    alive.add(child);
+    r.child = child;
+    r.output += `\n[started pid ${child.pid}]\n`;
+    const keep = (d: string) => {
+      r.output = (r.output + d).slice(-OUTPUT_LIMIT);
+    };
+    child.stdout!.setEncoding('utf8').on('data', keep);
+    child.stderr!.setEncoding('utf8').on('data', keep);
+    r.exited = new Promise((done) =>
+      child.once('exit', (code, signal) => {
+        alive.delete(child);
+        r.output += `\n[exited ${code ?? signal}]\n`;
+        done({ code, signal });
+      }),
+    );
+    const deadline = Date.now() + STARTUP_MS;
+    for (;;) {
+      if (!r.running) throw new Error(`replica ${i} exited while starting.\n${r.output}`);
+      try {
+        const res = await fetch(`${r.url}/health/ready`);
+        if (res.status === 200) return;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`replica ${i} was not ready in ${STARTUP_MS} ms.\n${r.output}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
