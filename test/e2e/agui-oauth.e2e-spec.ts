@@ -1,6 +1,6 @@
 import { interruptsOf, RecordingAgent, textOf } from '../utils/agui-client';
 import { OAuthBrowser } from '../utils/oauth-browser';
-import { oauthProvider, startAuthServer, type AuthServer } from '../utils/oidc-server';
+import { calendarWorkflowYaml, oauthProvider, startAuthServer, type AuthServer } from '../utils/oidc-server';
 import { startApp, type TestApp } from '../utils/test-app';
 
 const REDIRECT = 'http://interlude.test/auth/redirect';
@@ -22,13 +22,7 @@ describe('AG-UI: an OAuth consent is an interlude:oauth interrupt', () => {
     t = await startApp(`
 general:
   outbound: { allow_hosts: [127.0.0.1] }
-authentication:
-  calendar: ${JSON.stringify(provider)}
-workflow:
-  _type: scripted
-  steps:
-    - fetch: { url: '${auth.resourceUrl}', provider: calendar, save_as: me }
-  output: 'Hello {{me.sub}}'
+${calendarWorkflowYaml(auth, provider)}
 `);
   });
   afterAll(async () => {

@@ -7,7 +7,7 @@ import { cli } from '../utils/cli';
 import { valuesOf } from '../utils/hitl-stream';
 import { openStream } from '../utils/live-sse';
 import { OAuthBrowser } from '../utils/oauth-browser';
-import { oauthProvider, startAuthServer, type AuthServer } from '../utils/oidc-server';
+import { calendarWorkflowYaml, oauthProvider, startAuthServer, type AuthServer } from '../utils/oidc-server';
 import { sharedStoreYaml } from '../utils/replica-apps';
 import { ReplicaServices } from '../utils/replica-services';
 import { requires } from '../utils/requires';
@@ -34,13 +34,7 @@ function replicaYaml(services: ReplicaServices, auth: AuthServer, keyVariable: s
   );
   const yaml = `${sharedStoreYaml(services, services.newPrefix())}    token_key_env: ${keyVariable}
   outbound: { allow_hosts: [127.0.0.1] }
-authentication:
-  calendar: ${JSON.stringify(provider)}
-workflow:
-  _type: scripted
-  steps:
-    - fetch: { url: '${auth.resourceUrl}', provider: calendar, save_as: me }
-  output: 'Hello {{me.sub}}'
+${calendarWorkflowYaml(auth, provider)}
 `;
   return yaml;
 }

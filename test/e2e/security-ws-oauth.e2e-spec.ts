@@ -1,6 +1,6 @@
 import { OAuthBrowser } from '../utils/oauth-browser';
 import { SignJWT } from 'jose';
-import { oauthProvider, startAuthServer, type AuthServer } from '../utils/oidc-server';
+import { calendarWorkflowYaml, oauthProvider, startAuthServer, type AuthServer } from '../utils/oidc-server';
 import { postJson } from '../utils/sse';
 import { eventually, startApp, type TestApp } from '../utils/test-app';
 import { connectClosingAfterEach, userMessage, WsClient } from '../utils/ws-client';
@@ -77,13 +77,7 @@ general:
   auth:
     jwt: { secret: '${SECRET}' }
   outbound: { allow_hosts: [127.0.0.1] }
-authentication:
-  calendar: ${JSON.stringify(provider)}
-workflow:
-  _type: scripted
-  steps:
-    - fetch: { url: '${auth.resourceUrl}', provider: calendar, save_as: me }
-  output: 'Hello {{me.sub}}'
+${calendarWorkflowYaml(auth, provider)}
 `);
   });
   afterAll(async () => {

@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Browser, Page } from 'playwright-core';
 import { createApp } from '../../src/main';
-import { oauthProvider, startAuthServer, type AuthServer } from '../utils/oidc-server';
+import { calendarWorkflowYaml, oauthProvider, startAuthServer, type AuthServer } from '../utils/oidc-server';
 import { requires } from '../utils/requires';
 import { configFrom } from '../utils/test-app';
 import { ask, lastAnswer, launchChromium, openPage } from '../utils/ui-page';
@@ -41,13 +41,7 @@ requires('chromium')('the page: OAuth consent in a popup (real authorization ser
 general:
   front_end: { public_base_url: '${url}' }
   outbound: { allow_hosts: [127.0.0.1] }
-authentication:
-  calendar: ${JSON.stringify(provider)}
-workflow:
-  _type: scripted
-  steps:
-    - fetch: { url: '${auth.resourceUrl}', provider: calendar, save_as: me }
-  output: 'Hello {{me.sub}}'
+${calendarWorkflowYaml(auth, provider)}
 `);
     app = await createApp(config, { logger: false });
     await app.listen(port, '127.0.0.1');

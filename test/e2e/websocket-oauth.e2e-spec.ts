@@ -1,5 +1,5 @@
 import { OAuthBrowser } from '../utils/oauth-browser';
-import { oauthProvider, startAuthServer, type AuthServer } from '../utils/oidc-server';
+import { calendarWorkflowYaml, oauthProvider, startAuthServer, type AuthServer } from '../utils/oidc-server';
 import { startApp, type TestApp } from '../utils/test-app';
 import { userMessage, WsClient } from '../utils/ws-client';
 
@@ -21,13 +21,7 @@ describe('WebSocket gateway: OAuth consent on the socket (real authorization ser
     t = await startApp(`
 general:
   outbound: { allow_hosts: [127.0.0.1] }
-authentication:
-  calendar: ${JSON.stringify(provider)}
-workflow:
-  _type: scripted
-  steps:
-    - fetch: { url: '${auth.resourceUrl}', provider: calendar, save_as: me }
-  output: 'Hello {{me.sub}}'
+${calendarWorkflowYaml(auth, provider)}
 `);
   });
   afterAll(async () => {

@@ -428,6 +428,21 @@ export function oauthProvider(
   };
 }
 
+/**
+ * The config after `general:` for a scripted workflow that fetches this server's API as its user through
+ * the provider `calendar` and answers `Hello <subject>`.
+ */
+export function calendarWorkflowYaml(auth: AuthServer, provider: Record<string, unknown>): string {
+  return `authentication:
+  calendar: ${JSON.stringify(provider)}
+workflow:
+  _type: scripted
+  steps:
+    - fetch: { url: '${auth.resourceUrl}', provider: calendar, save_as: me }
+  output: 'Hello {{me.sub}}'
+`;
+}
+
 export async function startAuthServer(options: AuthServerOptions): Promise<AuthServer> {
   const Provider = await loadProvider();
   const requirePkce = options.requirePkce ?? true;
