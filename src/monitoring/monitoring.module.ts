@@ -8,6 +8,7 @@ import { HealthController } from './health.controller';
 import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
 import { MonitorController } from './monitor.controller';
+import { closeConnectionsWhileStopping, ConnectionDrain } from './draining';
 import { ReadinessService } from './readiness.service';
 import { requestTracking } from './request-tracking';
 import { UserActivityService } from './user-activity.service';
@@ -27,7 +28,7 @@ export class MonitoringModule implements NestModule {
         MetricsController,
         ...(options.perUserMonitoring ? [MonitorController] : []),
       ],
-      providers: [MetricsService, UserActivityService, ReadinessService],
+      providers: [MetricsService, UserActivityService, ReadinessService, ConnectionDrain],
       exports: [MetricsService, ReadinessService, UserActivityService],
     };
   }
@@ -36,10 +37,16 @@ export class MonitoringModule implements NestModule {
     private readonly metrics: MetricsService,
     private readonly activity: UserActivityService,
     private readonly config: ServerConfig,
+    private readonly readiness: ReadinessService,
   ) {}
 
   configure(consumer: MiddlewareConsumer): void {
     const perUser = this.config.general.enable_per_user_monitoring;
-    consumer.apply(requestTracking(this.metrics, perUser ? this.activity : undefined)).forRoutes(ALL_ROUTES);
+    consumer
+      .apply(
+        closeConnectionsWhileStopping(this.readiness),
+        requestTracking(this.metrics, perUser ? this.activity : undefined),
+      )
+      .forRoutes(ALL_ROUTES);
   }
 }
