@@ -113,6 +113,14 @@ workflow:
     });
   });
 
+  it('refuses a lease shorter than two seconds and a shutdown grace under one', () => {
+    const err = errorOf(
+      `general:\n  shutdown_grace_seconds: 0\n  executions:\n    lease_seconds: 1\n${ECHO}`,
+    );
+    expect(problemAt(err, 'general.executions.lease_seconds')).toMatchObject({ line: 4 });
+    expect(problemAt(err, 'general.shutdown_grace_seconds')).toMatchObject({ line: 2 });
+  });
+
   it('requires a workflow', () => {
     const err = errorOf('general:\n  enable_per_user_monitoring: false\n');
     expect(problemAt(err, 'workflow').message).toBe('Field required');

@@ -22,7 +22,10 @@ export async function durablePrompt(
   ask: AskPerson,
 ): Promise<PromptAnswer> {
   if (points.answer.recorded) return points.answer.recorded.value as PromptAnswer;
-  if (!options.interactive) return ask(entry, prompt, interactionId, publish, options, deps);
+  // Shown, never waited on: nothing to journal.
+  if (!options.interactive || prompt.input_type === 'notification') {
+    return ask(entry, prompt, interactionId, publish, options, deps);
+  }
   const recorded = points.interaction.recorded;
   const id = recorded
     ? (recorded.value as string)

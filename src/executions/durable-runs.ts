@@ -26,7 +26,8 @@ export class DurableRuns {
   private heartbeat?: NodeJS.Timeout;
   private scanner?: NodeJS.Timeout;
   private scanning?: Promise<void>;
-  private stopped = false;
+  /** Once set, this replica claims nothing and owns nothing new (it stops, or it is presumed dead). */
+  stopped = false;
 
   private readonly mine: ReplicaLiveness;
 
@@ -76,7 +77,8 @@ export class DurableRuns {
       const claimed = await this.claims.claim(this.replica, orphaned, CLAIM_BATCH);
       for (const run of claimed) {
         host.resume(run).catch((err: Error) => {
-          this.logger.error(`Could not take over execution ${run.id}: ${err.message}`);
+          this.logger.error(`Could not take over execution ${run.id}: ${err.message}; releasing it`);
+          void this.claims.release(this.replica, [run.id]).catch(() => undefined);
         });
       }
     } catch (err) {
@@ -88,8 +90,13 @@ export class DurableRuns {
   async handOver(): Promise<void> {
     this.stop();
     await this.scanning;
-    await this.claims.release(this.replica);
-    await this.mine.leave();
+    try {
+      await this.claims.release(this.replica);
+      await this.mine.leave();
+    } catch (err) {
+      // Then they are claimed once this replica's lease runs out.
+      this.logger.error(`Could not release this replica's executions: ${(err as Error).message}`);
+    }
   }
 
   /** Stops heartbeat and claims, and writes nothing: what a replica that dies leaves behind (tests). */

@@ -56,6 +56,13 @@ export class ExecutionEndings {
     await this.finish(entry, end, terminal);
   }
 
+  /** Ends an execution this process could not run (a takeover it cannot replay). */
+  async refuse(id: string, error: { message: string; type: string }): Promise<void> {
+    const expiresAt = Date.now() + this.deps.ttlSeconds * 1000;
+    await this.deps.store.apply(id, { kind: 'failed', error, expiresAt });
+    this.counts.failed++;
+  }
+
   releaseInstance(entry: Entry): void {
     if (entry.holder) this.deps.instances.release(entry.holder);
     entry.holder = undefined;

@@ -1,7 +1,9 @@
 import type { Identity } from '../core/identity/identity';
 import type { ObservabilityTrace } from '../core/tracing/observability-trace';
+import { startExecutionSpan, type ExecutionSpan } from '../core/tracing/execution-spans';
 import type { RequestMetadata } from '../runtime/workflow-context';
-import { HandedOver } from '../runtime/run-journal';
+import { HandedOver, RunJournal } from '../runtime/run-journal';
+import type { Journal, JournalEntry } from './journal';
 import type { Entry } from './execution-entry';
 import type { ExecutionEndings } from './execution-endings';
 import type { RouteFacts } from './execution-sink';
@@ -54,4 +56,26 @@ export interface RunFacts {
   streaming?: boolean;
   interactive: boolean;
   interactiveRoute?: string;
+}
+
+/** The span of a run (started, or taken over). */
+export function spanOf(
+  executionId: string,
+  workflow: string,
+  identity: Identity,
+  trace: ObservabilityTrace,
+  request: RequestMetadata,
+): ExecutionSpan {
+  return startExecutionSpan({
+    executionId,
+    workflow,
+    userId: identity.userId,
+    trace,
+    headers: request.headers,
+  });
+}
+
+/** A durable run's journal: `entries` (a replay) first, then what it writes to `journal`. */
+export function journalOf(journal: Journal, executionId: string, entries: JournalEntry[]): RunJournal {
+  return new RunJournal(entries, (entry) => journal.append(executionId, entry));
 }

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import {
   Inject,
   Injectable,
-  Logger,
   Optional,
   type BeforeApplicationShutdown,
   type OnApplicationShutdown,
@@ -10,7 +9,7 @@ import {
 } from '@nestjs/common';
 import { AppError, ErrorCode } from '../core/errors/app-error';
 import type { Identity } from '../core/identity/identity';
-import { startExecutionSpan, type ExecutionSpan } from '../core/tracing/execution-spans';
+import type { ExecutionSpan } from '../core/tracing/execution-spans';
 import { newTraceId } from '../core/tracing/observability-trace';
 import { ServerConfig } from '../config/server-config';
 import { alreadyResolved, InteractionService } from '../interactions/interaction.service';
@@ -32,16 +31,13 @@ import { ExecutionStore } from './execution.store';
 import { TraceOwners } from './trace-owners';
 import { ExecutionEndings } from './execution-endings';
 import { DurableRuns } from './durable-runs';
-import { RunJournal } from '../runtime/run-journal';
 import { runSpecOf } from './run-spec';
 import type { ClaimedRun } from './postgres-execution-claims';
-import type { JournalEntry } from './journal';
-import { abandonDurable, Handovers, routeOf, type RunFacts } from './execution-handover';
+import { abandonDurable, Handovers, journalOf, routeOf, spanOf, type RunFacts } from './execution-handover';
 
 /** The one execution engine every face uses: starts workflows, records them, streams their events. */
 @Injectable()
 export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
-  private readonly logger = new Logger(ExecutionService.name);
   /** Live executions, and finished ones whose id a client holds, until their record expires. */
   private readonly entries = new Map<string, Entry>();
   /** How the runs' prompts and authorizations reach interactions and OAuth, and are recorded. */
@@ -68,14 +64,8 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
       record: (id, wait) => this.store.apply(id, wait),
       read: async (id, interactionId) => (await this.store.get(id))?.interactions[interactionId],
     };
-    const ttlSeconds = config.general.execution_ttl_seconds;
-    this.endings = new ExecutionEndings(this.entries, {
-      store,
-      oauth,
-      instances,
-      ttlSeconds,
-      journal: durable?.journal,
-    });
+    const deps = { store, oauth, instances, ttlSeconds: config.general.execution_ttl_seconds };
+    this.endings = new ExecutionEndings(this.entries, { ...deps, journal: durable?.journal });
   }
 
   /** Since start-up, for /metrics. */
@@ -108,10 +98,7 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     if (this.crashed) return;
     if (this.durable) {
       this.abandon();
-      await this.durable.handOver().catch((err: Error) => {
-        this.logger.error(`Could not release this replica's executions: ${err.message}`);
-      });
-      this.handovers.fire();
+      await this.durable.handOver();
     }
     const entries = [...this.entries.values()];
     await Promise.all(entries.map((entry) => this.endings.cancel(entry, 'server shutting down')));
@@ -126,18 +113,17 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
 
   private crashed = false;
 
-  /**
-   * What a replica killed at once leaves behind, for tests of durable waits: its lease is no longer
-   * renewed and its runs stop, and nothing is written (no record, no release, no event).
-   */
+  /** For tests of durable waits, what a killed replica leaves: no lease renewed, no run, nothing written. */
   crash(): void {
     this.crashed = true;
     this.durable?.stop();
     this.abandon();
   }
 
+  /** Stops the durable runs here, recording nothing; their streams end so that clients re-attach elsewhere. */
   private abandon(): void {
     abandonDurable(this.entries, this.endings);
+    this.handovers.fire();
   }
 
   async start(input: unknown, identity: Identity, options: StartOptions): Promise<Execution> {
@@ -161,23 +147,22 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
       interactions: {},
     };
     this.traceOwners?.record(trace.traceId, identity.userId);
-    // Durable when a replica can run it again: the configured workflow, on the shared store.
+    // Durable when a replica can run it again: the configured workflow, on the shared store. Not once
+    // this replica hands its runs over: nobody would own it (it is cancelled with the others at the end).
     const spec =
-      this.durable && !options.workflow && runSpecOf(workflow.type, input, identity, options, trace);
+      this.durable &&
+      !this.durable.stopped &&
+      !options.workflow &&
+      options.durable !== false &&
+      runSpecOf(workflow.type, input, identity, options, trace);
     await this.store.create(record, spec ? { replica: this.durable!.replica, spec } : undefined);
     this.counts.started++;
 
-    const span = startExecutionSpan({
-      executionId: record.id,
-      workflow: workflow.type,
-      userId: identity.userId,
-      trace,
-      headers: options.request.headers,
-    });
+    const span = spanOf(record.id, workflow.type, identity, trace, options.request);
     const events = this.eventLogs.open(record.id);
     const holder = options.workflow ? undefined : identity;
     const entry = this.entryFor(record.id, trace.traceId, span, holder, events);
-    if (spec) entry.journal = this.journalOf(record.id, []);
+    if (spec) entry.journal = journalOf(this.durable!.journal, record.id, []);
     this.entries.set(record.id, entry);
     options.beforeRun?.(entry.execution);
     // Closures made here would keep `options` alive for the whole run, and with it the face's closures
@@ -205,11 +190,6 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     );
   }
 
-  private journalOf(id: string, entries: JournalEntry[]): RunJournal {
-    const journal = this.durable!.journal;
-    return new RunJournal(entries, (entry) => journal.append(id, entry));
-  }
-
   /**
    * Takes over an execution claimed from a replica that is gone: runs its workflow again from the
    * start, the journal answering every step that had finished (nothing published again), up to where
@@ -219,17 +199,21 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     const record = await this.store.get(run.id);
     if (!record || isTerminalStatus(record.status) || this.entries.has(run.id) || !this.durable) return;
     const { spec } = run;
+    if (spec.workflow !== this.config.workflow.type) {
+      // Another config (a deploy changed the workflow): replaying it would not be the same run.
+      const message = `The workflow changed (it was ${spec.workflow}); the execution cannot go on`;
+      return this.endings.refuse(run.id, { message, type: 'WorkflowChanged' });
+    }
+    const [events, journal] = await Promise.all([
+      this.eventLogs.resume(record.id),
+      this.durable.journal.read(record.id),
+    ]);
+    // Stopping meanwhile: the claim is released with the rest.
+    if (this.durable.stopped || this.entries.has(run.id)) return;
     const workflow = this.instances.acquire(spec.identity);
-    const span = startExecutionSpan({
-      executionId: record.id,
-      workflow: workflow.type,
-      userId: spec.identity.userId,
-      trace: spec.trace,
-      headers: spec.request.headers,
-    });
-    const events = await this.eventLogs.resume(record.id);
+    const span = spanOf(record.id, workflow.type, spec.identity, spec.trace, spec.request);
     const entry = this.entryFor(record.id, record.traceId, span, spec.identity, events);
-    entry.journal = this.journalOf(record.id, await this.durable.journal.read(record.id));
+    entry.journal = journalOf(this.durable.journal, record.id, journal);
     entry.exposed = entry.adopted = true;
     this.entries.set(record.id, entry);
     this.run(entry, workflow, spec.input, spec);

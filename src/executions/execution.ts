@@ -17,6 +17,11 @@ export interface StartOptions {
   interactiveRoute?: string;
   /** The workflow to run; the configured one by default. */
   workflow?: BuiltFunction;
+  /**
+   * Whether another replica may take the execution over if this one goes (store: postgres; default
+   * true). Off for runs something else restarts (async jobs) and for workflows given here.
+   */
+  durable?: boolean;
   /** The face that starts it, kept on the record so that a poll or a re-attached stream is rendered by it. */
   face?: FaceRef;
   /** Called once the execution exists and before its workflow runs (a stream sends its headers here). */

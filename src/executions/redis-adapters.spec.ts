@@ -10,6 +10,7 @@ import { eventLogContract } from './event-log.contract';
 import { EventLogBudget } from './event-log-budget';
 import { RedisEventLogs } from './redis-event-log';
 import { RedisExecutionCancels } from './execution-cancels';
+import { ReplicaLiveness } from './replica-liveness';
 
 requires('redis')('Redis event logs', () => {
   const services = new ReplicaServices();
@@ -84,5 +85,34 @@ requires('redis')('Redis cancel requests', () => {
       ['a', 'e1', 'cancelled by client'],
       ['c', 'e1', 'cancelled by client'],
     ]);
+  });
+});
+
+requires('redis')('Replica leases in Redis', () => {
+  const services = new ReplicaServices();
+  afterAll(() => services.cleanup());
+
+  it('a replica is alive while it renews its lease, presumed dead once it lapses, and gone at once when it leaves', async () => {
+    const redis = await services.redis(services.newPrefix());
+    const a = new ReplicaLiveness(redis, 'a', 300);
+    const b = new ReplicaLiveness(redis, 'b', 300);
+    await a.announce();
+    await b.announce();
+    expect(await a.alive(['a', 'b', 'never'])).toEqual(new Set(['a', 'b']));
+
+    // b renews, a does not.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await b.renew()).toBe(true);
+    await waitFor('a to lapse', async () => ((await b.alive(['a'])).size === 0 ? true : undefined));
+    expect(await b.alive(['a', 'b'])).toEqual(new Set(['b']));
+    // a finds out when it renews (its executions may have been claimed meanwhile), and is back.
+    expect(await a.renew()).toBe(false);
+    expect(await b.alive(['a'])).toEqual(new Set(['a']));
+
+    const released: string[] = [];
+    await a.onReleased(() => released.push('told'));
+    await b.leave();
+    expect(await a.alive(['b'])).toEqual(new Set());
+    await waitFor('the release to be told', async () => (released.length ? true : undefined));
   });
 });

@@ -1,6 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { isTerminal } from '../runtime/execution-event';
+import { AppError, ErrorCode } from '../core/errors/app-error';
+import { isTerminal, type ExecutionEvent } from '../runtime/execution-event';
 import type { Identity } from '../core/identity/identity';
 import { requestMetadata } from '../core/http/request-metadata';
 import type { SseWriter } from '../core/http/sse-writer';
@@ -55,8 +56,7 @@ export class ExecutionResponder {
     const renderer = this.rendererOf(face);
     const body = (result: unknown) => renderer.result(result, face.ref.options);
     const execution = await this.start(input, identity, req, face, false);
-    if (!face.interactive) return { status: 200, body: body(outcome(await execution.done)) };
-    const stop = await firstStop(execution);
+    const stop = await this.untilStop(identity, execution, face.interactive);
     if (isTerminal(stop)) return { status: 200, body: body(outcome(stop)) };
     execution.expose();
     return { status: 202, body: pausedBody(execution.id, stop, this.urls) };
@@ -81,6 +81,33 @@ export class ExecutionResponder {
       });
     });
     await streaming;
+  }
+
+  /**
+   * The end, or on interactive routes the first pause. When this replica stops and hands the run to
+   * another, the wait goes on through the shared event log (the server drains open requests).
+   */
+  private async untilStop(
+    identity: Identity,
+    execution: Execution,
+    pauses: boolean,
+  ): Promise<ExecutionEvent> {
+    const wait = (e: Execution): Promise<ExecutionEvent> => (pauses ? firstStop(e) : e.done);
+    if (!execution.onHandover) return wait(execution);
+    let stopListening = () => undefined as unknown;
+    const handedOver = new Promise<undefined>((resolve) => {
+      stopListening = execution.onHandover!(() => resolve(undefined));
+    });
+    try {
+      const stop = await Promise.race([wait(execution), handedOver]);
+      if (stop) return stop;
+    } finally {
+      stopListening();
+    }
+    const elsewhere = await this.executions.attach(await this.executions.record(identity, execution.id));
+    if (!elsewhere)
+      throw new AppError(ErrorCode.Unavailable, 'The server stopped; poll the execution elsewhere');
+    return wait(elsewhere);
   }
 
   /** Starts the execution; its trace id goes out as a header on every answer, errors included. */

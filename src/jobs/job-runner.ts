@@ -120,6 +120,8 @@ export class JobRunner {
       interactive: this.interactive,
       streaming: false,
       face: JOB_FACE,
+      // A job whose runner dies is started again by the queue; a takeover would run it twice.
+      durable: false,
     });
     // Row updates for pauses run one after another, and before the final one.
     let updates = Promise.resolve();

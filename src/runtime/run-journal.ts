@@ -21,9 +21,13 @@ export interface JournalPoint {
 }
 
 interface Scope {
+  journal: RunJournal | undefined;
   key: string;
   children: number;
 }
+
+/** The point whose work runs now. One for all journals: each AsyncLocalStorage costs every async hop. */
+const scopes = new AsyncLocalStorage<Scope>();
 
 /**
  * Why a durable run stops on this replica without ending: another replica goes on with it. Waits torn
@@ -45,8 +49,7 @@ export class HandedOver extends Error {
 export class RunJournal {
   private readonly entries = new Map<string, JournalEntry>();
   private readonly pending = new Set<string>();
-  private readonly root: Scope = { key: '', children: 0 };
-  private readonly scopes = new AsyncLocalStorage<Scope>();
+  private readonly root: Scope = { journal: undefined, key: '', children: 0 };
   private live: boolean;
   private closed = false;
 
@@ -72,7 +75,7 @@ export class RunJournal {
 
   /** Reserves the next point where the workflow is now (call it before any await, in the workflow's order). */
   point(kind: string): JournalPoint {
-    const scope = this.scopes.getStore() ?? this.root;
+    const scope = this.scope;
     const key = scope.key ? `${scope.key}.${++scope.children}` : String(++scope.children);
     const entry = this.entries.get(key);
     if (entry) this.consume(key);
@@ -89,16 +92,23 @@ export class RunJournal {
 
   /** Runs `fn` with points it reaches numbered under `point`. */
   within<T>(point: JournalPoint, fn: () => Promise<T> | T): Promise<T> {
-    return this.scopes.run({ key: point.key, children: 0 }, async () => fn());
+    return scopes.run({ journal: this, key: point.key, children: 0 }, async () => fn());
   }
 
   /** The key of the point whose work is running now (undefined at the top). */
   get current(): string | undefined {
-    return this.scopes.getStore()?.key;
+    return this.scope.key || undefined;
+  }
+
+  private get scope(): Scope {
+    const scope = scopes.getStore();
+    return scope?.journal === this ? scope : this.root;
   }
 
   /** `fn`'s result, journaled; on a replay past this point, the journaled result without running `fn`. */
   async journaled<T>(kind: string, fn: () => Promise<T> | T): Promise<T> {
+    // Handed over: another replica does this work now (a workflow that caught the abort goes no further).
+    if (this.closed) throw new HandedOver();
     const point = this.point(kind);
     if (point.recorded) return point.recorded.value as T;
     const value = await this.within(point, fn);

@@ -7,7 +7,7 @@ import { openStream } from '../utils/live-sse';
 import { crash, replicaOf, startReplicas, type Replicas } from '../utils/replica-apps';
 import type { ReplicaServices } from '../utils/replica-services';
 import { requires } from '../utils/requires';
-import { eventually, type TestApp } from '../utils/test-app';
+import { eventually, scriptedYaml, type TestApp } from '../utils/test-app';
 
 const LEASE_SECONDS = 2;
 /** A claim lands within the lease plus one scan (a quarter of the lease); this leaves room for a slow CI. */
@@ -157,6 +157,41 @@ requires('postgres')('Durable waits', () => {
         ).toBe(204);
         await resumed.end();
         expect(valuesOf(resumed)).toEqual(['after ', 'Eve', 'Hello Eve']);
+      });
+    });
+
+    describe('a request waiting for the end on a replica that stops', () => {
+      let replicas: Replicas;
+      beforeAll(async () => {
+        const slow = scriptedYaml(
+          `- stream: { text: 'working' }\n- sleep: { seconds: 1 }`,
+          'slept {{input}}',
+        );
+        replicas = await startReplicas(2, slow, { leaseSeconds: 60 });
+      });
+      afterAll(() => replicas.close());
+
+      it('gets its answer once the execution completes on the replica that took it over', async () => {
+        const [a] = replicas.apps;
+        const answer = call('POST', `${a.url}/v1/workflow`, { input_message: 'Zed' });
+        await eventually(async () => {
+          const client = new Client({ connectionString: process.env.DATABASE_URL });
+          await client.connect();
+          try {
+            const { rows } = await client.query(
+              `select id from ${replicas.services.schema}.execution_record where replica = $1`,
+              [replicaOf(a)],
+            );
+            expect(rows).toHaveLength(1);
+          } finally {
+            await client.end();
+          }
+        });
+        await a.close();
+        replicas.apps.splice(0, 1);
+        const res = await answer;
+        expect(res.status).toBe(200);
+        expect(res.json).toEqual({ value: 'slept Zed' });
       });
     });
 
