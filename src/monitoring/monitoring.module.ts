@@ -12,6 +12,7 @@ import { MonitorUsersService } from './monitor-users.service';
 import { NoReplicaActivity, RedisReplicaActivity, ReplicaActivity } from './replica-activity';
 import { pickAdapter } from '../core/adapters';
 import { BackingRedis } from '../db/backing-redis';
+import { closeConnectionsWhileStopping, ConnectionDrain } from './draining';
 import { ReadinessService } from './readiness.service';
 import { requestTracking } from './request-tracking';
 import { UserActivityService } from './user-activity.service';
@@ -35,6 +36,7 @@ export class MonitoringModule implements NestModule {
         MetricsService,
         UserActivityService,
         ReadinessService,
+        ConnectionDrain,
         ...(options.perUserMonitoring
           ? [
               MonitorUsersService,
@@ -58,10 +60,16 @@ export class MonitoringModule implements NestModule {
     private readonly metrics: MetricsService,
     private readonly activity: UserActivityService,
     private readonly config: ServerConfig,
+    private readonly readiness: ReadinessService,
   ) {}
 
   configure(consumer: MiddlewareConsumer): void {
     const perUser = this.config.general.enable_per_user_monitoring;
-    consumer.apply(requestTracking(this.metrics, perUser ? this.activity : undefined)).forRoutes(ALL_ROUTES);
+    consumer
+      .apply(
+        closeConnectionsWhileStopping(this.readiness),
+        requestTracking(this.metrics, perUser ? this.activity : undefined),
+      )
+      .forRoutes(ALL_ROUTES);
   }
 }

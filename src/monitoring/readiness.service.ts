@@ -14,7 +14,7 @@ export type ReadinessCheck = () => Promise<void>;
 @Injectable()
 export class ReadinessService implements OnModuleDestroy {
   private readonly checks = new Map<string, ReadinessCheck>();
-  private stopping = false;
+  private shuttingDown = false;
 
   constructor(store: ExecutionStore, database: Database, redis: BackingRedis) {
     this.register('executions', async () => {
@@ -36,7 +36,11 @@ export class ReadinessService implements OnModuleDestroy {
    * load balancer or Kubernetes must send requests elsewhere.
    */
   onModuleDestroy(): void {
-    this.stopping = true;
+    this.shuttingDown = true;
+  }
+
+  get stopping(): boolean {
+    return this.shuttingDown;
   }
 
   register(name: string, check: ReadinessCheck): void {
@@ -45,7 +49,7 @@ export class ReadinessService implements OnModuleDestroy {
 
   /** Every check with its outcome; a check that takes longer than `timeoutMs` fails. */
   async run(timeoutMs = 2000): Promise<{ ready: boolean; checks: Record<string, string> }> {
-    if (this.stopping) return { ready: false, checks: { shutdown: 'in progress' } };
+    if (this.shuttingDown) return { ready: false, checks: { shutdown: 'in progress' } };
     const results = await Promise.all(
       [...this.checks].map(async ([name, check]) => {
         let timer: NodeJS.Timeout | undefined;
