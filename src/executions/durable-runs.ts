@@ -99,6 +99,11 @@ export class DurableRuns {
     }
   }
 
+  /** Another replica is to claim what this stopping one was asked to start (released at once). */
+  async passOn(): Promise<void> {
+    await this.mine.released();
+  }
+
   /** Stops heartbeat and claims, and writes nothing: what a replica that dies leaves behind (tests). */
   stop(): void {
     this.stopped = true;

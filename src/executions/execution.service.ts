@@ -23,7 +23,7 @@ import { checkCapacity } from './execution-capacity';
 import { EventLogs, type EventLog } from './event-log';
 import { OAuthService } from '../oauth/oauth.service';
 import { WorkflowInstances } from './workflow-instances';
-import { cancelElsewhere, remoteExecution } from './remote-execution';
+import { cancelElsewhere, remoteExecution, startReleased } from './remote-execution';
 import { ExecutionCancels, LocalExecutionCancels } from './execution-cancels';
 import type { ExecutionRecord } from './execution-record';
 import { isTerminalStatus } from './execution-state';
@@ -147,14 +147,19 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
       interactions: {},
     };
     this.traceOwners?.record(trace.traceId, identity.userId);
-    // Durable when a replica can run it again: the configured workflow, on the shared store. Not once
-    // this replica hands its runs over: nobody would own it (it is cancelled with the others at the end).
+    // Durable when a replica can run it again: the configured workflow, on the shared store.
     const spec =
       this.durable &&
-      !this.durable.stopped &&
       !options.workflow &&
       options.durable !== false &&
       runSpecOf(workflow.type, input, identity, options, trace);
+    // This replica is handing its runs over: another one runs it, from the start.
+    if (spec && this.durable!.stopped) {
+      this.instances.release(identity);
+      this.counts.started++;
+      const cancel = async (reason: string) => void (await this.cancels.request(record.id, reason));
+      return startReleased(this.store, this.eventLogs, this.durable!, { record, spec, cancel, options });
+    }
     await this.store.create(record, spec ? { replica: this.durable!.replica, spec } : undefined);
     this.counts.started++;
 

@@ -16,7 +16,8 @@ export interface OwnerExecutionsQuery {
  */
 /** A durable execution's owner replica and what re-running it takes (ignored by the memory store). */
 export interface DurableRun {
-  replica: string;
+  /** The replica that runs it; null: released, for any replica to claim. */
+  replica: string | null;
   spec: RunSpec;
 }
 

@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, ErrorCode } from '../core/errors/app-error';
-import type { Execution } from './execution';
+import type { Execution, StartOptions } from './execution';
+import type { DurableRuns } from './durable-runs';
+import type { RunSpec } from './run-spec';
 import { executionNotFound } from './execution-access';
 import type { ExecutionCancels } from './execution-cancels';
 import type { ExecutionStore } from './execution.store';
@@ -30,6 +32,39 @@ export async function remoteExecution(
     // Only the replica that started it can hand its id out first; here it has been handed out already.
     expose: () => undefined,
   };
+}
+
+/**
+ * An execution a request asked this replica to start while it hands its runs over: recorded released,
+ * so another replica claims it at once and runs it from the start. The face here follows the shared
+ * log and is told at once that the run is elsewhere (a stream ends with a hint to re-attach).
+ */
+export async function startReleased(
+  store: ExecutionStore,
+  eventLogs: EventLogs,
+  durable: DurableRuns,
+  start: {
+    record: ExecutionRecord;
+    spec: RunSpec;
+    cancel: (reason: string) => Promise<void>;
+    options: StartOptions;
+  },
+): Promise<Execution> {
+  const { record, spec, cancel, options } = start;
+  await store.create(record, { replica: null, spec });
+  const followed = await remoteExecution(eventLogs, record, cancel);
+  if (!followed) throw new Error(`The event log of execution ${record.id} cannot be followed`);
+  await durable.passOn();
+  const execution: Execution = {
+    ...followed,
+    done: followed.done,
+    onHandover: (listener) => {
+      queueMicrotask(listener);
+      return () => undefined;
+    },
+  };
+  options.beforeRun?.(execution);
+  return execution;
 }
 
 /**

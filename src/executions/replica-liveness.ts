@@ -45,6 +45,11 @@ export class ReplicaLiveness {
     await this.redis.client.publish(this.releasedChannel, this.replica);
   }
 
+  /** Tells the others that there are released executions to claim (this replica is stopping). */
+  async released(): Promise<void> {
+    await this.redis.client.publish(this.releasedChannel, this.replica);
+  }
+
   onReleased(listener: () => void): Promise<void> {
     return this.redis.subscribe(this.releasedChannel, listener);
   }

@@ -4,7 +4,7 @@ import { type InteractionEvent, YAML, expectNumbered, valuesOf } from '../utils/
 import { FakeLlm, reply } from '../utils/fake-llm';
 import { agentYaml } from '../utils/fake-llm-config';
 import { openStream } from '../utils/live-sse';
-import { crash, replicaOf, startReplicas, type Replicas } from '../utils/replica-apps';
+import { crash, handOver, replicaOf, startReplicas, type Replicas } from '../utils/replica-apps';
 import type { ReplicaServices } from '../utils/replica-services';
 import { requires } from '../utils/requires';
 import { eventually, scriptedYaml, type TestApp } from '../utils/test-app';
@@ -157,6 +157,46 @@ requires('postgres')('Durable waits', () => {
         ).toBe(204);
         await resumed.end();
         expect(valuesOf(resumed)).toEqual(['after ', 'Eve', 'Hello Eve']);
+      });
+    });
+
+    describe('a request that reaches a replica while it hands its runs over', () => {
+      let replicas: Replicas;
+      beforeAll(async () => {
+        // A lease far longer than the test: only the release can explain a quick claim.
+        replicas = await startReplicas(2, YAML, { leaseSeconds: 60 });
+      });
+      afterAll(() => replicas.close());
+
+      it('is accepted (202), recorded released, and run at once by another replica, where it is answered', async () => {
+        const [a, b] = replicas.apps;
+        await handOver(a);
+        const asked = Date.now();
+        const pause = await pausedOn(a, { input_message: 'Flo' });
+        expect(await claimedBy(replicas, b, pause.execution_id, asked)).toBeLessThan(1500);
+        const answered = await new Executions(b.url).answer(pause.response_url, {
+          type: 'text',
+          text: 'Flo',
+        });
+        expect(answered.status).toBe(204);
+        const end = await new Executions(b.url).ended(pause.execution_id);
+        expect(end).toMatchObject({ status: 'completed', result: { value: 'Hello Flo' } });
+
+        // A stream asked of A now ends at once with the hint to re-attach, and re-attaching on B works.
+        const onA = await openStream(`${a.url}/v1/workflow/stream`, { body: { input_message: 'Gus' } });
+        await onA.end();
+        expect(onA.frames.some((f) => f.fields.retry === '1000')).toBe(true);
+        const id = onA.headers['x-execution-id'] as string;
+        const onB = await openStream(`${b.url}/executions/${id}/stream`, {
+          headers: { 'Last-Event-ID': '0' },
+        });
+        const prompt = await onB.next((f) => f.event === 'interaction_required');
+        const event = JSON.parse(prompt.data!) as InteractionEvent;
+        expect(
+          (await new Executions(b.url).answer(event.response_url, { type: 'text', text: 'Gus' })).status,
+        ).toBe(204);
+        await onB.end();
+        expect(valuesOf(onB)).toEqual(['before ', 'the ', 'question', 'after ', 'Gus', 'Hello Gus']);
       });
     });
 

@@ -33,6 +33,14 @@ export function crash(app: TestApp): void {
   app.app.get(ExecutionService).crash();
 }
 
+/**
+ * What a replica does when told to stop, before its port closes: it hands its durable runs over. Its
+ * HTTP server stays up, as a real one does while requests in flight finish.
+ */
+export function handOver(app: TestApp): Promise<void> {
+  return app.app.get(ExecutionService).beforeApplicationShutdown();
+}
+
 /** The replica id a server's durable runs are claimed under. */
 export function replicaOf(app: TestApp): string {
   return app.app.get(DurableRuns).replica;
