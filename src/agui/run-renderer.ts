@@ -131,6 +131,18 @@ export class RunRenderer {
     this.emit({ type: EventType.RUN_ERROR, message, code });
   }
 
+  /**
+   * The run is cut short because this replica stops; the execution goes on on another. RUN_ERROR leaves
+   * the client's pending interrupts alone and resolves `runAgent()`; running the thread again (the same
+   * input, no `resume`) on any replica follows the execution from where this run left it.
+   */
+  handedOver(): void {
+    this.error(
+      'SERVER_RESTARTING',
+      'This server is restarting; the run goes on on another replica: run the thread again to follow it',
+    );
+  }
+
   /** The interrupt boundary: state and messages first, then the interrupt outcome. */
   interrupted(interrupts: PendingInterrupt[]): Stop {
     this.closeAll();

@@ -9,6 +9,8 @@ import { isStreaming, type ReplyMessages, type SchemaType, type ServerMessage } 
 /** Where a run's messages go: the connection it is attached to. */
 export interface RunListener {
   send(message: ServerMessage): void;
+  /** This replica stops and hands the run to another: the client reconnects there (`?conversation_id=`). */
+  handedOver?(): void;
 }
 
 /** A prompt (or OAuth consent) the run is waiting on. */
@@ -79,6 +81,7 @@ export class WsRun {
   private readonly closedIds = new Set<string>();
   private ended = false;
   private readonly stopListening: () => void;
+  private readonly stopWatchingHandover?: () => void;
 
   constructor(init: WsRunInit) {
     this.execution = init.execution;
@@ -103,6 +106,9 @@ export class WsRun {
       this.checkCaughtUp();
     }
     this.stopListening = this.execution.events.subscribe((event) => this.track(event));
+    this.stopWatchingHandover = this.execution.onHandover?.(() => {
+      if (!this.ended) this.listener?.handedOver?.();
+    });
   }
 
   get conversationId(): string | null {
@@ -166,6 +172,7 @@ export class WsRun {
   dispose(): void {
     this.listener = null;
     this.stopListening();
+    this.stopWatchingHandover?.();
   }
 
   private track(event: ExecutionEvent): void {

@@ -1,0 +1,164 @@
+import { interruptsOf, RecordingAgent, textOf } from '../utils/agui-client';
+import { ReplicaProcesses } from '../utils/replica-processes';
+import { requires } from '../utils/requires';
+import { scriptedYaml } from '../utils/test-app';
+import { reply, userMessage, WsClient, type WsMessage } from '../utils/ws-client';
+
+/**
+ * The WebSocket and AG-UI faces on three real `interlude serve` processes sharing one Postgres schema
+ * and one Redis prefix: a conversation or a thread moves to another replica, also when its replica
+ * stops (SIGTERM) or dies (SIGKILL). Needs `npm run build`.
+ */
+const WORKFLOW = scriptedYaml(
+  `- stream: { text: 'asking ' }
+- prompt: { input_type: text, text: 'Your name?', timeout: 60, save_as: name }
+- stream: { text: 'thanks ' }`,
+  'hello {{name}} ({{input}})',
+);
+
+const LEASE_SECONDS = 2;
+/** Long enough for a takeover after SIGKILL (the lease, a scan, the replay). */
+const TAKEOVER_MS = 15_000;
+
+const aguiHeaders = (user: string) => ({ authorization: `Bearer nvapi-faces-${user}` });
+
+/** The text a WebSocket run showed after a prompt. */
+const shownText = (messages: WsMessage[]) =>
+  messages
+    .filter((m) => m.type === 'system_response_message' && m.status === 'in_progress')
+    .map((m) => m.content.text)
+    .join('');
+
+requires('postgres')('The WebSocket and AG-UI faces on three server processes', () => {
+  requires('redis')('with the shared store', () => {
+    let replicas: ReplicaProcesses;
+    const clients: WsClient[] = [];
+    jest.setTimeout(60_000);
+
+    beforeAll(async () => {
+      replicas = await ReplicaProcesses.start(3, WORKFLOW, {
+        general: { executions: { lease_seconds: LEASE_SECONDS }, shutdown_grace_seconds: 5 },
+      });
+    }, 60_000);
+    afterEach(() => {
+      for (const client of clients.splice(0)) client.close();
+    });
+    afterAll(async () => {
+      await replicas?.close();
+    });
+
+    async function connect(replica: number, query: Record<string, string>): Promise<WsClient> {
+      const client = await WsClient.connect(replicas.url(replica), query);
+      clients.push(client);
+      return client;
+    }
+
+    /** Starts a conversation on `replica` and waits for its prompt (the socket stays open). */
+    async function askedOn(replica: number, user: string, conversation: string) {
+      const client = await connect(replica, { session: user });
+      client.send(userMessage(user, { id: `u-${conversation}`, conversation_id: conversation }));
+      const seen = await client.until((m) => m.type === 'system_interaction_message');
+      const asked = seen.at(-1)!;
+      expect(asked.content).toMatchObject({ text: 'Your name?', timeout: 60 });
+      return { client, asked };
+    }
+
+    /** Reconnects to `replica` with `?conversation_id=` until it shows the pending prompt. */
+    async function promptOn(replica: number, user: string, conversation: string, timeoutMs = TAKEOVER_MS) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const client = await connect(replica, { session: user, conversation_id: conversation });
+        try {
+          return { client, prompt: await client.next(2000) };
+        } catch (err) {
+          client.close();
+          if (Date.now() > deadline) throw new Error(`${String(err)}\n${replicas.output()}`, { cause: err });
+        }
+      }
+    }
+
+    /** Answers the prompt on `client` and returns what the rest of the run showed. */
+    async function answer(client: WsClient, conversation: string, text: string, timeoutMs = TAKEOVER_MS) {
+      client.send(reply(text, { conversation_id: conversation }));
+      try {
+        return await client.run(timeoutMs);
+      } catch (err) {
+        throw new Error(`${String(err)}\n${replicas.output()}`, { cause: err });
+      }
+    }
+
+    it('WebSocket: started on A, reconnected to B, answered there: B shows the rest and the final answer', async () => {
+      const { client, asked } = await askedOn(0, 'wanda', 'conv-ab');
+      client.close();
+      await client.closed;
+      const { client: onB, prompt } = await promptOn(1, 'wanda', 'conv-ab');
+      expect(prompt).toMatchObject({
+        type: 'system_interaction_message',
+        id: asked.id,
+        parent_id: 'u-conv-ab',
+        conversation_id: 'conv-ab',
+        content: { text: 'Your name?' },
+      });
+      expect(prompt.content.timeout).toBeLessThanOrEqual(60);
+      const rest = await answer(onB, 'conv-ab', 'Wanda');
+      expect(shownText(rest)).toBe('thanks hello Wanda (wanda)');
+      expect(rest.at(-2)).toMatchObject({ type: 'system_response_message', status: 'complete' });
+    });
+
+    it('AG-UI: interrupted on A, resumed on B: the run completes with the answer', async () => {
+      const agent = new RecordingAgent(`${replicas.url(0)}/v1/ag-ui`, { headers: aguiHeaders('ada') }).say(
+        'ada',
+      );
+      const first = await agent.run();
+      const [ask] = interruptsOf(first);
+      expect(ask).toMatchObject({ message: 'Your name?' });
+      expect(textOf(first)).toBe('asking ');
+      agent.agent.url = `${replicas.url(1)}/v1/ag-ui`;
+      const done = await agent.resume({ [ask.id]: 'Ada' });
+      expect(textOf(done)).toContain('hello Ada (ada)');
+      expect(done.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
+      expect(agent.pendingInterrupts).toEqual([]);
+    });
+
+    it('SIGTERM of the replica holding a WebSocket closes it with 1012; reconnected elsewhere, the run completes', async () => {
+      const { client, asked } = await askedOn(0, 'sam', 'conv-term');
+      const stopped = Date.now();
+      const exited = replicas.kill(0, 'SIGTERM');
+      const closed = await client.closed;
+      // At the handover, not when the grace period (5 s) runs out.
+      expect(Date.now() - stopped).toBeLessThan(3000);
+      expect(closed).toEqual({ code: 1012, reason: expect.stringContaining('conversation_id') });
+      const exit = await exited;
+      // Nest re-raises the signal once the app closed.
+      expect(exit.signal === 'SIGTERM' || exit.code === 0).toBe(true);
+      const { client: onC, prompt } = await promptOn(2, 'sam', 'conv-term');
+      expect(prompt).toMatchObject({ type: 'system_interaction_message', id: asked.id });
+      expect(prompt.content.timeout).toBeLessThanOrEqual(60);
+      const rest = await answer(onC, 'conv-term', 'Sam');
+      expect(shownText(rest)).toBe('thanks hello Sam (sam)');
+      await replicas.restart(0);
+    });
+
+    it('SIGKILL of the replica running a WebSocket conversation and an AG-UI thread: survivors take both over', async () => {
+      const { asked } = await askedOn(0, 'kim', 'conv-kill');
+      const agent = new RecordingAgent(`${replicas.url(0)}/v1/ag-ui`, { headers: aguiHeaders('kai') }).say(
+        'kai',
+      );
+      const [ask] = interruptsOf(await agent.run());
+      expect((await replicas.kill(0, 'SIGKILL')).signal).toBe('SIGKILL');
+
+      const { client: onB, prompt } = await promptOn(1, 'kim', 'conv-kill');
+      expect(prompt).toMatchObject({ type: 'system_interaction_message', id: asked.id });
+      expect(prompt.content.timeout).toBeLessThanOrEqual(60);
+      expect(prompt.content.timeout).toBeGreaterThan(40);
+      const rest = await answer(onB, 'conv-kill', 'Kim');
+      expect(shownText(rest)).toBe('thanks hello Kim (kim)');
+
+      agent.agent.url = `${replicas.url(2)}/v1/ag-ui`;
+      const done = await agent.resume({ [ask.id]: 'Kai' });
+      expect(textOf(done)).toContain('hello Kai (kai)');
+      expect(done.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
+      await replicas.restart(0);
+    });
+  });
+});
