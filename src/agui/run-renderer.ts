@@ -132,14 +132,16 @@ export class RunRenderer {
   }
 
   /**
-   * The run is cut short because this replica stops; the execution goes on on another. RUN_ERROR leaves
-   * the client's pending interrupts alone and resolves `runAgent()`; running the thread again (the same
-   * input, no `resume`) on any replica follows the execution from where this run left it.
+   * The run is cut short because this replica stops; the execution goes on on another. RUN_ERROR
+   * resolves `runAgent()` and leaves the client's pending interrupts as they were, so the client's
+   * retry is the same run again on any replica: the same `resume` (applied once; the run shows the
+   * resumed execution from that point) or, for a run that carried none, no `resume` (it shows what
+   * comes after what this run showed).
    */
   handedOver(): void {
     this.error(
       'SERVER_RESTARTING',
-      'This server is restarting; the run goes on on another replica: run the thread again to follow it',
+      'This server is restarting and the run goes on on another replica: send the same run again to follow it',
     );
   }
 

@@ -1,7 +1,7 @@
 import { interruptsOf, RecordingAgent, textOf } from '../utils/agui-client';
 import { ReplicaProcesses } from '../utils/replica-processes';
 import { requires } from '../utils/requires';
-import { scriptedYaml } from '../utils/test-app';
+import { eventually, scriptedYaml } from '../utils/test-app';
 import { reply, userMessage, WsClient, type WsMessage } from '../utils/ws-client';
 
 /**
@@ -12,7 +12,8 @@ import { reply, userMessage, WsClient, type WsMessage } from '../utils/ws-client
 const WORKFLOW = scriptedYaml(
   `- stream: { text: 'asking ' }
 - prompt: { input_type: text, text: 'Your name?', timeout: 60, save_as: name }
-- stream: { text: 'thanks ' }`,
+- stream: { text: 'thanks ' }
+- sleep: { seconds: 1.5 }`,
   'hello {{name}} ({{input}})',
 );
 
@@ -137,6 +138,32 @@ requires('postgres')('The WebSocket and AG-UI faces on three server processes', 
       const rest = await answer(onC, 'conv-term', 'Sam');
       expect(shownText(rest)).toBe('thanks hello Sam (sam)');
       await replicas.restart(0);
+    });
+
+    it('SIGTERM of the replica streaming an AG-UI run: RUN_ERROR SERVER_RESTARTING at once; the same run sent to another replica completes it', async () => {
+      const agent = new RecordingAgent(`${replicas.url(1)}/v1/ag-ui`, { headers: aguiHeaders('tess') }).say(
+        'tess',
+      );
+      const [ask] = interruptsOf(await agent.run());
+      const resuming = agent.resume({ [ask.id]: 'Tess' });
+      // In the sleep after 'thanks ': the run is streaming when B stops.
+      await eventually(() => expect(textOf(agent.events)).toBe('thanks '));
+      const stopped = Date.now();
+      const exited = replicas.kill(1, 'SIGTERM');
+      const cut = await resuming;
+      expect(Date.now() - stopped).toBeLessThan(3000);
+      expect(cut.at(-1)).toMatchObject({ type: 'RUN_ERROR', code: 'SERVER_RESTARTING' });
+      expect(cut.map((e) => e.type)).not.toContain('RUN_FINISHED');
+      // RUN_ERROR leaves the client's interrupts pending: its retry is the same resume.
+      expect(agent.pendingInterrupts.map((i) => i.id)).toEqual([ask.id]);
+      await exited;
+
+      agent.agent.url = `${replicas.url(2)}/v1/ag-ui`;
+      const again = await agent.resume({ [ask.id]: 'Tess' });
+      expect(textOf(again)).toContain('hello Tess (tess)');
+      expect(again.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
+      expect(agent.pendingInterrupts).toEqual([]);
+      await replicas.restart(1);
     });
 
     it('SIGKILL of the replica running a WebSocket conversation and an AG-UI thread: survivors take both over', async () => {
