@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { interruptsOf, RecordingAgent, textOf } from '../utils/agui-client';
+import { OAuthBrowser } from '../utils/oauth-browser';
+import { oauthProvider, startAuthServer, type AuthServer } from '../utils/oidc-server';
 import { ReplicaProcesses } from '../utils/replica-processes';
 import { requires } from '../utils/requires';
 import { eventually, scriptedYaml } from '../utils/test-app';
@@ -186,6 +189,99 @@ requires('postgres')('The WebSocket and AG-UI faces on three server processes', 
       expect(textOf(done)).toContain('hello Kai (kai)');
       expect(done.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
       await replicas.restart(0);
+    });
+  });
+});
+
+const CLIENT_SECRET = 'faces-client-secret';
+const REDIRECT = 'http://interlude.test/auth/redirect';
+
+requires('postgres')('OAuth consent on three server processes', () => {
+  requires('redis')('with the shared store', () => {
+    let auth: AuthServer;
+    let replicas: ReplicaProcesses;
+    jest.setTimeout(60_000);
+
+    beforeAll(async () => {
+      auth = await startAuthServer({
+        clients: [{ client_id: 'interlude', client_secret: CLIENT_SECRET, redirect_uris: [REDIRECT] }],
+        accessTokenTtlSeconds: 3600,
+      });
+      const provider = oauthProvider(
+        auth,
+        { client_id: 'interlude', client_secret: CLIENT_SECRET, redirect_uri: REDIRECT },
+        // Only a wake-up, never the flow's expiry re-check, can resume the waiting workflow in time.
+        { auth_timeout_seconds: 120 },
+      );
+      const yaml = `authentication:
+  calendar: ${JSON.stringify(provider)}
+workflow:
+  _type: scripted
+  steps:
+    - fetch: { url: '${auth.resourceUrl}', provider: calendar, save_as: me }
+  output: 'Hello {{me.sub}}'
+`;
+      replicas = await ReplicaProcesses.start(3, yaml, {
+        general: { executions: { lease_seconds: LEASE_SECONDS }, outbound: { allow_hosts: ['127.0.0.1'] } },
+        // Every replica seals and opens the shared tokens with the same key.
+        env: { INTERLUDE_TOKEN_KEY: randomBytes(32).toString('base64') },
+      });
+    }, 60_000);
+    afterAll(async () => {
+      await replicas?.close();
+      await auth?.close();
+    });
+
+    it('a consent asked on a WebSocket on A and called back on C wakes A, which shows the final answer', async () => {
+      const onA = await WsClient.connect(replicas.url(0), { session: 'olga' });
+      try {
+        onA.send(userMessage('x', { id: 'u-oauth', conversation_id: 'conv-oauth' }));
+        const [consent] = await onA.until((m) => m.type === 'system_interaction_message');
+        expect(consent.content).toMatchObject({ input_type: 'oauth_consent' });
+        const browser = OAuthBrowser.of(replicas.url(2), auth, 'olga', { cookie: 'nat-session=olga' });
+        const redirect = await browser.consent(consent.content.text as string);
+        const calledBack = Date.now();
+        expect((await browser.callback(redirect)).status).toBe(200);
+        const rest = await onA.run(10_000);
+        // Woken by C's wake-up, not by the flow's expiry two minutes away.
+        expect(Date.now() - calledBack).toBeLessThan(3000);
+        expect(shownText(rest)).toBe('Hello olga');
+        const issued = auth.log.issued.filter((i) => i.sub === 'olga');
+        expect(issued).toHaveLength(1);
+        expect(auth.log.resourceCalls.at(-1)).toEqual({ token: issued[0].access_token, sub: 'olga' });
+      } catch (err) {
+        throw new Error(`${String(err)}\n${replicas.output()}`, { cause: err });
+      } finally {
+        onA.close();
+      }
+    });
+
+    it('a consent asked on a WebSocket on A, A killed: reconnected to B it is asked again, and the callback on C completes it there', async () => {
+      const onA = await WsClient.connect(replicas.url(0), { session: 'pia' });
+      let onB: WsClient | undefined;
+      try {
+        onA.send(userMessage('x', { id: 'u-oauth-kill', conversation_id: 'conv-oauth-kill' }));
+        const [consent] = await onA.until((m) => m.type === 'system_interaction_message');
+        expect((await replicas.kill(0, 'SIGKILL')).signal).toBe('SIGKILL');
+        onB = await WsClient.connect(replicas.url(1), { session: 'pia', conversation_id: 'conv-oauth-kill' });
+        // Also when A died before its append of the consent to the shared log landed: B shows it from the record.
+        expect(await onB.next()).toMatchObject({
+          type: 'system_interaction_message',
+          id: consent.id,
+          content: { input_type: 'oauth_consent', text: consent.content.text },
+        });
+        const browser = OAuthBrowser.of(replicas.url(2), auth, 'pia', { cookie: 'nat-session=pia' });
+        expect((await browser.complete(consent.content.text as string)).status).toBe(200);
+        // The replica that claims the execution replays it to the same consent and takes its outcome.
+        expect(shownText(await onB.run(TAKEOVER_MS))).toBe('Hello pia');
+        expect(auth.log.issued.filter((i) => i.sub === 'pia')).toHaveLength(1);
+        expect(auth.log.resourceCalls.filter((r) => r.sub === 'pia')).toHaveLength(1);
+      } catch (err) {
+        throw new Error(`${String(err)}\n${replicas.output()}`, { cause: err });
+      } finally {
+        onA.close();
+        onB?.close();
+      }
     });
   });
 });
