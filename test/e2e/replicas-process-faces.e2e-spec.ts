@@ -14,6 +14,7 @@ import { reply, userMessage, WsClient, type WsMessage } from '../utils/ws-client
  */
 const WORKFLOW = scriptedYaml(
   `- stream: { text: 'asking ' }
+- sleep: { seconds: 1.5 }
 - prompt: { input_type: text, text: 'Your name?', timeout: 60, save_as: name }
 - stream: { text: 'thanks ' }
 - sleep: { seconds: 1.5 }`,
@@ -44,8 +45,10 @@ requires('postgres')('The WebSocket and AG-UI faces on three server processes', 
         general: { executions: { lease_seconds: LEASE_SECONDS }, shutdown_grace_seconds: 5 },
       });
     }, 60_000);
-    afterEach(() => {
+    afterEach(async () => {
       for (const client of clients.splice(0)) client.close();
+      // A replica a test stopped is back for the next (restart refuses one that runs).
+      for (let i = 0; i < replicas.count; i++) await replicas.restart(i).catch(() => undefined);
     });
     afterAll(async () => {
       await replicas?.close();
@@ -140,7 +143,6 @@ requires('postgres')('The WebSocket and AG-UI faces on three server processes', 
       expect(prompt.content.timeout).toBeLessThanOrEqual(60);
       const rest = await answer(onC, 'conv-term', 'Sam');
       expect(shownText(rest)).toBe('thanks hello Sam (sam)');
-      await replicas.restart(0);
     });
 
     it('SIGTERM of the replica streaming an AG-UI run: RUN_ERROR SERVER_RESTARTING at once; the same run sent to another replica completes it', async () => {
@@ -166,7 +168,32 @@ requires('postgres')('The WebSocket and AG-UI faces on three server processes', 
       expect(textOf(again)).toContain('hello Tess (tess)');
       expect(again.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
       expect(agent.pendingInterrupts).toEqual([]);
-      await replicas.restart(1);
+    });
+
+    it('SIGTERM of the replica streaming the first run of an AG-UI thread: the same run sent to another replica shows the rest', async () => {
+      const agent = new RecordingAgent(`${replicas.url(2)}/v1/ag-ui`, { headers: aguiHeaders('uma') }).say(
+        'uma',
+      );
+      const first = agent.run();
+      // In the sleep after 'asking ': the run is streaming when C stops.
+      await eventually(() => expect(textOf(agent.events)).toBe('asking '));
+      const exited = replicas.kill(2, 'SIGTERM');
+      const cut = await first;
+      expect(cut.at(-1)).toMatchObject({ type: 'RUN_ERROR', code: 'SERVER_RESTARTING' });
+      expect(agent.pendingInterrupts).toEqual([]);
+      await exited;
+
+      agent.agent.url = `${replicas.url(0)}/v1/ag-ui`;
+      const again = await agent.run();
+      // What the cut run did not show; text streamed between two journal points may come again, since
+      // the replica that took over ran that part again (the README's at-least-once).
+      expect(['', 'asking ']).toContain(textOf(again));
+      const [ask] = interruptsOf(again);
+      expect(ask).toMatchObject({ message: 'Your name?' });
+      agent.agent.url = `${replicas.url(1)}/v1/ag-ui`;
+      const done = await agent.resume({ [ask.id]: 'Uma' });
+      expect(textOf(done)).toContain('hello Uma (uma)');
+      expect(done.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
     });
 
     it('SIGKILL of the replica running a WebSocket conversation and an AG-UI thread: survivors take both over', async () => {
@@ -188,7 +215,6 @@ requires('postgres')('The WebSocket and AG-UI faces on three server processes', 
       const done = await agent.resume({ [ask.id]: 'Kai' });
       expect(textOf(done)).toContain('hello Kai (kai)');
       expect(done.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
-      await replicas.restart(0);
     });
   });
 });
