@@ -240,9 +240,16 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
       const finish = (stop?: Stop) => {
         if (done) return;
         done = true;
+        stopWatchingHandover?.();
         queueMicrotask(() => subscription.stop?.());
         resolve({ stop, lastSeq });
       };
+      // This replica stops and another goes on with the execution: the client runs the thread again.
+      const stopWatchingHandover = execution.onHandover?.(() => {
+        if (done) return;
+        renderer.handedOver();
+        finish();
+      });
       writer.onDisconnect(() => {
         if (done) return;
         // A client that leaves (or stops the run) cancels it (AG-UI: stop means cancel).

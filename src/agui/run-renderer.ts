@@ -131,6 +131,20 @@ export class RunRenderer {
     this.emit({ type: EventType.RUN_ERROR, message, code });
   }
 
+  /**
+   * The run is cut short because this replica stops; the execution goes on on another. RUN_ERROR
+   * resolves `runAgent()` and leaves the client's pending interrupts as they were, so the client's
+   * retry is the same run again on any replica: the same `resume` (applied once; the run shows the
+   * resumed execution from that point) or, for a run that carried none, no `resume` (it shows what
+   * comes after what this run showed).
+   */
+  handedOver(): void {
+    this.error(
+      'SERVER_RESTARTING',
+      'This server is restarting and the run goes on on another replica: send the same run again to follow it',
+    );
+  }
+
   /** The interrupt boundary: state and messages first, then the interrupt outcome. */
   interrupted(interrupts: PendingInterrupt[]): Stop {
     this.closeAll();

@@ -3,11 +3,10 @@ import type { Identity } from '../core/identity/identity';
 import { ServerConfig } from '../config/server-config';
 import type { Execution } from '../executions/execution';
 import { ExecutionService } from '../executions/execution.service';
-import type { ExecutionRecord } from '../executions/execution-record';
 import { isTerminalStatus } from '../executions/execution-state';
-import { PROMPT_GRACE_SECONDS } from '../runtime/prompts';
 import { StepAdaptor } from '../runtime/step-adaptor';
 import { ConversationLinks, type ConversationLink, type LinkProgress } from './conversation-links';
+import { remoteRunOf } from './remote-waits';
 import { ReplyMessages } from './ws-messages';
 import { WsRun } from './ws-run';
 
@@ -78,7 +77,7 @@ export class RemoteRuns {
       schema: link.schema,
       messages: new ReplyMessages(link.parentId, conversationId),
       adaptor: new StepAdaptor(mode, custom_event_types),
-      remote: { delivered: link.delivered, askedAt: askedAtOf(record), open: openPrompts(record) },
+      remote: remoteRunOf(record, link.delivered),
     });
     await run.caughtUp;
     return run;
@@ -87,22 +86,4 @@ export class RemoteRuns {
   private write(done: Promise<void>): void {
     done.catch((err: Error) => logger.warn(`Could not record a conversation's run: ${err.message}`));
   }
-}
-
-/** When each open prompt was asked: its deadline less its timeout (and the grace the engine adds). */
-function askedAtOf(record: ExecutionRecord): (id: string) => number | undefined {
-  return (id) => {
-    const interaction = record.interactions[id];
-    const timeout = (interaction?.prompt as { timeout?: unknown } | undefined)?.timeout;
-    if (!interaction || interaction.deadline === null || typeof timeout !== 'number') return undefined;
-    return interaction.deadline - (timeout + PROMPT_GRACE_SECONDS) * 1000;
-  };
-}
-
-function openPrompts(record: ExecutionRecord): string[] {
-  return Object.entries(record.interactions)
-    .filter(
-      ([, i]) => i.status === 'open' && (i.prompt as { input_type?: string }).input_type !== 'notification',
-    )
-    .map(([id]) => id);
 }

@@ -2,23 +2,21 @@ import type { ExecutionEvent } from '../runtime/execution-event';
 import type { Execution } from '../executions/execution';
 import { answerText, chunkText } from '../runtime/output-text';
 import { resultText } from '../runtime/chat-completion';
-import { DEFAULT_PROMPT_ERROR, type Prompt } from '../runtime/prompts';
+import type { Prompt } from '../runtime/prompts';
 import type { StepAdaptor } from '../runtime/step-adaptor';
+import { oauthConsent, type RecordedWait, type RemoteRun } from './remote-waits';
 import { isStreaming, type ReplyMessages, type SchemaType, type ServerMessage } from './ws-messages';
 
 /** Where a run's messages go: the connection it is attached to. */
 export interface RunListener {
   send(message: ServerMessage): void;
+  /** This replica stops and hands the run to another: the client reconnects there (`?conversation_id=`). */
+  handedOver?(): void;
 }
 
-/** A prompt (or OAuth consent) the run is waiting on. */
-interface Pending {
-  kind: 'prompt' | 'oauth';
-  /** The interaction id (or the OAuth state): the id of its `system_interaction_message`. */
-  id: string;
-  content: Record<string, unknown>;
+/** A prompt (or OAuth consent) the run is waiting on, and the seq of its event. */
+interface Pending extends RecordedWait {
   seq: number;
-  askedAt: number;
 }
 
 export interface WsRunInit {
@@ -31,16 +29,6 @@ export interface WsRunInit {
   onPrompt?: (seq: number) => void;
   /** A run another replica runs, taken over here (its events are read from the shared log). */
   remote?: RemoteRun;
-}
-
-/** What the replica taking over a run knows from the shared store. */
-export interface RemoteRun {
-  /** The last event the previous connection (on another replica) was shown. */
-  delivered: number;
-  /** When each prompt open at takeover was asked (its record's deadline less its timeout). */
-  askedAt: (interactionId: string) => number | undefined;
-  /** The prompts the record says are open: the run has caught up once it has seen them. */
-  open: string[];
 }
 
 /** How long a takeover waits for the shared log to replay what the record says is waiting. */
@@ -79,6 +67,7 @@ export class WsRun {
   private readonly closedIds = new Set<string>();
   private ended = false;
   private readonly stopListening: () => void;
+  private readonly stopWatchingHandover?: () => void;
 
   constructor(init: WsRunInit) {
     this.execution = init.execution;
@@ -92,10 +81,11 @@ export class WsRun {
     this.caughtUp = new Promise<void>((resolve) => {
       this.caughtUpNow = () => {
         clearTimeout(timer);
+        this.seedFromRecord();
         resolve();
       };
       if (!init.remote) return resolve();
-      timer = setTimeout(resolve, CATCH_UP_MS);
+      timer = setTimeout(this.caughtUpNow, CATCH_UP_MS);
       timer.unref();
     });
     if (init.remote) {
@@ -103,6 +93,9 @@ export class WsRun {
       this.checkCaughtUp();
     }
     this.stopListening = this.execution.events.subscribe((event) => this.track(event));
+    this.stopWatchingHandover = this.execution.onHandover?.(() => {
+      if (!this.ended) this.listener?.handedOver?.();
+    });
   }
 
   get conversationId(): string | null {
@@ -147,6 +140,9 @@ export class WsRun {
       // `missedFrom` as it arrives, and the prompts before it are sent again once it got that far.
       this.resendUpTo = missedFrom;
       this.resend();
+      for (const pending of this.pending.values()) {
+        if (pending.seq === Number.POSITIVE_INFINITY) listener.send(this.ask(pending, true));
+      }
       return previous;
     }
     // Subscribing replays the missed events at once; the run's own listener renders the rest.
@@ -166,6 +162,7 @@ export class WsRun {
   dispose(): void {
     this.listener = null;
     this.stopListening();
+    this.stopWatchingHandover?.();
   }
 
   private track(event: ExecutionEvent): void {
@@ -179,7 +176,7 @@ export class WsRun {
         break;
       }
       case 'oauth_required':
-        this.remember('oauth', event.state, { ...OAUTH_CONSENT, text: event.authUrl }, event);
+        this.remember('oauth', event.state, oauthConsent(event.authUrl), event);
         break;
       case 'interaction_resolved':
         this.pending.delete(event.interactionId);
@@ -187,6 +184,7 @@ export class WsRun {
         break;
       case 'oauth_resolved':
         this.pending.delete(event.state);
+        if (this.remote) this.closedIds.add(event.state);
         break;
       case 'completed':
       case 'failed':
@@ -213,6 +211,14 @@ export class WsRun {
     this.resendUpTo = undefined;
     for (const pending of this.pending.values()) {
       if (pending.seq <= upTo) listener.send(this.ask(pending, true));
+    }
+  }
+
+  /** Remote: the waits the record has and the shared log did not bring; sent on attach (seq: never). */
+  private seedFromRecord(): void {
+    for (const wait of this.remote?.waits ?? []) {
+      if (this.pending.has(wait.id) || this.closedIds.has(wait.id)) continue;
+      this.pending.set(wait.id, { ...wait, seq: Number.POSITIVE_INFINITY });
     }
   }
 
@@ -296,6 +302,3 @@ export class WsRun {
     listener.send(this.messages.trace(this.execution.traceId));
   }
 }
-
-/** NAT's OAuth consent prompt: the authorization URL as `text`; `/auth/redirect` completes it. */
-const OAUTH_CONSENT = { input_type: 'oauth_consent', timeout: null, error: DEFAULT_PROMPT_ERROR };

@@ -7,6 +7,11 @@ import type { ServerMessage } from './ws-messages';
 
 const logger = new Logger('WebSocket');
 
+/** RFC 6455 / IANA close code 1012: the server is restarting, the client may reconnect. */
+export const SERVICE_RESTART = 1012;
+/** At most 123 bytes (a close frame's reason). */
+const HANDED_OVER_REASON = 'Server restarting: reconnect with ?conversation_id= to go on';
+
 /**
  * One WebSocket connection: who it acts as, the run it shows, and its messages handled one at a time
  * in the order they arrived (a reply sent right after a user message finds that message's run).
@@ -37,6 +42,14 @@ export class WsSession implements RunListener {
 
   send(message: ServerMessage): void {
     if (this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
+  }
+
+  /**
+   * The run goes on on another replica (this one stops): 1012 "Service Restart" tells the client to
+   * reconnect, to any replica, with `?conversation_id=` for the pending prompt and the rest of the run.
+   */
+  handedOver(): void {
+    if (this.socket.readyState === WebSocket.OPEN) this.socket.close(SERVICE_RESTART, HANDED_OVER_REASON);
   }
 
   /** Runs `task` after every message that arrived before it. */

@@ -1,0 +1,124 @@
+import type { Execution } from '../executions/execution';
+import { ExecutionEventLog } from '../executions/execution-event-log';
+import { StepAdaptor } from '../runtime/step-adaptor';
+import { oauthConsent, type RemoteRun } from './remote-waits';
+import { ReplyMessages, type ServerMessage } from './ws-messages';
+import { WsRun, type RunListener } from './ws-run';
+
+const PROMPT = { input_type: 'text', text: 'Your name?', timeout: 60 };
+
+/** An execution as a face sees it; `handOver()` plays this replica stopping. */
+function anExecution(events = new ExecutionEventLog()) {
+  const listeners = new Set<() => void>();
+  const execution: Execution = {
+    id: 'e1',
+    traceId: 't1',
+    events,
+    done: new Promise(() => undefined),
+    cancel: async () => undefined,
+    expose: () => undefined,
+    onHandover: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+  return { execution, handOver: () => listeners.forEach((l) => l()), listeners };
+}
+
+function aRun(execution: Execution, remote?: RemoteRun): WsRun {
+  return new WsRun({
+    execution,
+    ownerId: 'u1',
+    schema: 'chat_stream',
+    messages: new ReplyMessages('p1', 'c1'),
+    adaptor: new StepAdaptor('default'),
+    remote,
+  });
+}
+
+class Connection implements RunListener {
+  readonly sent: ServerMessage[] = [];
+  handedOverCalls = 0;
+  send(message: ServerMessage): void {
+    this.sent.push(message);
+  }
+  handedOver(): void {
+    this.handedOverCalls++;
+  }
+}
+
+describe('WsRun', () => {
+  it('tells the connection it shows when this replica hands the run over, and stops listening once disposed', () => {
+    const { execution, handOver, listeners } = anExecution();
+    const run = aRun(execution);
+    const connection = new Connection();
+    run.attach(connection);
+    handOver();
+    expect(connection.handedOverCalls).toBe(1);
+    run.dispose();
+    expect(listeners.size).toBe(0);
+  });
+
+  describe('taken over from a replica that died before its last events reached the shared log', () => {
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
+
+    it('shows the prompt and the OAuth consent the record says are open, the prompt with the time left', async () => {
+      const { execution } = anExecution();
+      const askedAt = Date.now() - 10_000;
+      const remote: RemoteRun = {
+        delivered: 3,
+        askedAt: () => askedAt,
+        open: ['i1', 'state-1'],
+        waits: [
+          { kind: 'prompt', id: 'i1', content: PROMPT, askedAt },
+          { kind: 'oauth', id: 'state-1', content: oauthConsent('http://x/start?state=state-1'), askedAt },
+        ],
+      };
+      const run = aRun(execution, remote);
+      jest.advanceTimersByTime(3000);
+      await run.caughtUp;
+      const connection = new Connection();
+      run.attach(connection);
+      expect(connection.sent).toEqual([
+        expect.objectContaining({
+          type: 'system_interaction_message',
+          id: 'i1',
+          // Asked 10 s before the takeover, which waited 3 s for the log.
+          content: { ...PROMPT, timeout: 47 },
+        }),
+        expect.objectContaining({
+          type: 'system_interaction_message',
+          id: 'state-1',
+          content: expect.objectContaining({
+            input_type: 'oauth_consent',
+            text: 'http://x/start?state=state-1',
+          }),
+        }),
+      ]);
+      expect(run.waitingPrompts()).toEqual(['i1']);
+    });
+
+    it('does not show a wait the log already closed', async () => {
+      const events = new ExecutionEventLog();
+      const { execution } = anExecution(events);
+      events.append({
+        kind: 'interaction_resolved',
+        interactionId: 'i1',
+        response: { type: 'text', text: 'x' },
+      });
+      const remote: RemoteRun = {
+        delivered: 0,
+        askedAt: () => undefined,
+        open: ['i1'],
+        waits: [{ kind: 'prompt', id: 'i1', content: PROMPT, askedAt: Date.now() }],
+      };
+      const run = aRun(execution, remote);
+      await run.caughtUp;
+      const connection = new Connection();
+      run.attach(connection);
+      expect(connection.sent.filter((m) => m.type === 'system_interaction_message')).toEqual([]);
+      expect(run.waitingPrompts()).toEqual([]);
+    });
+  });
+});
