@@ -8,10 +8,9 @@ import { scriptedYaml } from '../utils/test-app';
  * Three `interlude serve` processes on one Postgres schema and one Redis prefix, and a client that
  * sends each request to the next one. Needs `npm run build`.
  *
- * TODO(issue 16): the WebSocket reconnect on another replica (`?conversation_id=`), the AG-UI resume
- * on another replica, an OAuth consent whose /auth/redirect lands on another replica, and
- * /monitor/users counts across replicas belong here too; they are built on other branches (oauthx,
- * facesx) and are not in this one yet.
+ * The HTTP interactive face here; the WebSocket, AG-UI and OAuth faces across processes (and a replica
+ * stopped or killed under them) are in replicas-process-faces.e2e-spec.ts, /monitor/users and the
+ * waiting limits across replicas in replicas-limits.e2e-spec.ts.
  */
 const TWO_PROMPTS = scriptedYaml(
   `- prompt: { input_type: text, text: 'Name?', save_as: name }
