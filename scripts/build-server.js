@@ -1,0 +1,131 @@
+#!/usr/bin/env node
+// Bundles the compiled server (tsc's dist/, which keeps the decorator metadata) into one file,
+// dist/cli.js, so a start loads one script instead of ~1,700 modules through Node's CommonJS loader
+// (most of a start's time went to resolving and reading them). What stays outside the bundle:
+// - packages loaded only when a config uses them (kept lazy: bundling would parse them at every start);
+// - native addons and packages that locate files of their own at run time;
+// - optional peers that Nest and its companions probe for with a `require` and do without.
+// The other files under dist/ stay as tsc wrote them (the calculator's worker thread, tools that import
+// dist/main.js); a module of ours that names its own location gets it rewritten to where tsc put it.
+const fs = require('node:fs');
+const path = require('node:path');
+const esbuild = require('esbuild');
+
+const ROOT = path.join(__dirname, '..');
+const DIST = path.join(ROOT, 'dist');
+
+/** Required lazily by our code (the config decides) or native: loaded from node_modules when used. */
+const LAZY_OR_NATIVE = [
+  'pg',
+  'pg-native',
+  'better-sqlite3',
+  'ioredis',
+  'bullmq',
+  'jose',
+  'openai',
+  'ajv',
+  'ajv-formats',
+  'mathjs',
+  'pino-pretty',
+  '@opentelemetry/sdk-node',
+  '@opentelemetry/instrumentation-http',
+  '@opentelemetry/instrumentation-undici',
+  '@swc/core',
+];
+
+/** Optional peers that Nest, class-transformer/validator and Swagger try to load and do without. */
+const OPTIONAL_PEERS = [
+  '@nestjs/microservices',
+  '@nestjs/microservices/*',
+  '@nestjs/platform-socket.io',
+  '@nestjs/websockets/socket-module',
+  '@nestjs/platform-fastify',
+  '@fastify/static',
+  '@nestjs/mapped-types',
+  '@grpc/*',
+  '@apollo/*',
+  'swagger-ui-dist',
+  'swagger-ui-dist/*',
+];
+
+/** Rewrites `__dirname`/`__filename` in our compiled modules to the directory tsc put them in. */
+const ownLocation = {
+  name: 'own-location',
+  setup(build) {
+    build.onLoad({ filter: /\.js$/ }, async (args) => {
+      if (!args.path.startsWith(DIST + path.sep)) return undefined;
+      const text = await fs.promises.readFile(args.path, 'utf8');
+      if (!/\b__(dirname|filename)\b/.test(text)) return undefined;
+      const rel = (p) => JSON.stringify(path.relative(DIST, p).split(path.sep).join('/'));
+      const contents = text
+        .replace(/\b__dirname\b/g, `require('node:path').join(__dirname, ${rel(path.dirname(args.path))})`)
+        .replace(/\b__filename\b/g, `require('node:path').join(__dirname, ${rel(args.path)})`);
+      return { contents, loader: 'js', resolveDir: path.dirname(args.path) };
+    });
+  },
+};
+
+/**
+ * ESM packages that `require` through `createRequire(import.meta.url)` (Swagger's UI assets, mapped-types'
+ * optional class-validator/class-transformer): their calls go through the bundle's own `require`, so a
+ * package inside the bundle is not loaded a second time from node_modules with separate metadata.
+ */
+const bundledRequire = {
+  name: 'bundled-require',
+  setup(build) {
+    build.onLoad({ filter: /\.m?js$/ }, async (args) => {
+      if (!args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
+      const text = await fs.promises.readFile(args.path, 'utf8');
+      const pattern = /^const require = createRequire\(import\.meta\.url\);$/m;
+      if (!pattern.test(text)) return undefined;
+      return { contents: text.replace(pattern, ''), loader: 'js', resolveDir: path.dirname(args.path) };
+    });
+  },
+};
+
+const MARK = '// interlude: bundled server';
+
+async function buildServer({ entry = path.join(DIST, 'cli.js'), outfile = path.join(DIST, 'cli.js') } = {}) {
+  // The entry is tsc's dist/cli.js, which this replaces: bundling the bundle again would be wrong.
+  if (fs.readFileSync(entry, 'utf8').includes(MARK)) {
+    throw new Error(`${path.relative(ROOT, entry)} is already the bundle: run tsc first (npm run build)`);
+  }
+  const result = await esbuild.build({
+    entryPoints: [entry],
+    outfile,
+    allowOverwrite: true,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    // The input's source maps chain through, so stack traces (with --enable-source-maps) name src/*.ts.
+    sourcemap: 'linked',
+    sourcesContent: false,
+    // Class and function names matter at run time (Nest providers, error names): no identifier mangling.
+    minify: false,
+    keepNames: true,
+    legalComments: 'linked',
+    external: [...LAZY_OR_NATIVE, ...OPTIONAL_PEERS],
+    plugins: [ownLocation, bundledRequire],
+    // Any other `import.meta.url` (ESM packages locating themselves) reads as the bundle's own URL.
+    define: { 'import.meta.url': '__bundleUrl' },
+    banner: { js: `${MARK}\nconst __bundleUrl = require('node:url').pathToFileURL(__filename).href;` },
+    metafile: true,
+    logLevel: 'warning',
+    logOverride: { 'empty-import-meta': 'silent' },
+  });
+  return result;
+}
+
+module.exports = { buildServer };
+
+if (require.main === module) {
+  buildServer()
+    .then((result) => {
+      if (process.argv.includes('--analyze')) console.log(esbuild.analyzeMetafileSync(result.metafile));
+    })
+    .catch((err) => {
+      console.error(err);
+      process.exit(1);
+    });
+}
