@@ -41,9 +41,9 @@ const OPTIONAL_PEERS = [
   '@nestjs/websockets/socket-module',
   '@nestjs/platform-fastify',
   '@fastify/static',
-  '@nestjs/mapped-types',
   '@grpc/*',
   '@apollo/*',
+  'class-transformer/storage',
   'swagger-ui-dist',
   'swagger-ui-dist/*',
 ];
