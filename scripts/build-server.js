@@ -49,7 +49,7 @@ const OPTIONAL_PEERS = [
 ];
 
 /** Rewrites `__dirname`/`__filename` in our compiled modules to the directory tsc put them in. */
-const ownLocation = {
+const ownLocation = (DIST) => ({
   name: 'own-location',
   setup(build) {
     build.onLoad({ filter: /\.js$/ }, async (args) => {
@@ -63,7 +63,7 @@ const ownLocation = {
       return { contents, loader: 'js', resolveDir: path.dirname(args.path) };
     });
   },
-};
+});
 
 /**
  * ESM packages that `require` through `createRequire(import.meta.url)` (Swagger's UI assets, mapped-types'
@@ -83,9 +83,30 @@ const bundledRequire = {
   },
 };
 
+/**
+ * class-validator imports libphonenumber-js (its largest part: every country's phone metadata) for
+ * `@IsPhoneNumber`, which no DTO of ours uses: it loads from node_modules at the first phone check.
+ */
+const lazyPhoneNumbers = {
+  name: 'lazy-phone-numbers',
+  setup(build) {
+    build.onResolve({ filter: /^libphonenumber-js\/max$/ }, (args) =>
+      args.namespace === 'lazy-phone-numbers'
+        ? { path: args.path, external: true }
+        : { path: args.path, namespace: 'lazy-phone-numbers' },
+    );
+    build.onLoad({ filter: /.*/, namespace: 'lazy-phone-numbers' }, () => ({
+      contents: `let loaded;
+const load = () => (loaded ??= require('libphonenumber-js/max'));
+module.exports = { parsePhoneNumber: (...args) => load().parsePhoneNumber(...args) };`,
+      loader: 'js',
+    }));
+  },
+};
+
 const MARK = '// interlude: bundled server';
 
-async function buildServer({ entry = path.join(DIST, 'cli.js'), outfile = path.join(DIST, 'cli.js') } = {}) {
+async function buildServer({ entry = path.join(DIST, 'cli.js'), outfile = entry, minify = false } = {}) {
   // The entry is tsc's dist/cli.js, which this replaces: bundling the bundle again would be wrong.
   if (fs.readFileSync(entry, 'utf8').includes(MARK)) {
     throw new Error(`${path.relative(ROOT, entry)} is already the bundle: run tsc first (npm run build)`);
@@ -102,11 +123,12 @@ async function buildServer({ entry = path.join(DIST, 'cli.js'), outfile = path.j
     sourcemap: 'linked',
     sourcesContent: false,
     // Class and function names matter at run time (Nest providers, error names): no identifier mangling.
-    minify: false,
+    // Minified, the same code held ~8 MiB more RSS at idle (measured): V8 compiles more of it eagerly.
+    minify,
     keepNames: true,
     legalComments: 'linked',
     external: [...LAZY_OR_NATIVE, ...OPTIONAL_PEERS],
-    plugins: [ownLocation, bundledRequire],
+    plugins: [ownLocation(path.dirname(entry)), bundledRequire, lazyPhoneNumbers],
     // Any other `import.meta.url` (ESM packages locating themselves) reads as the bundle's own URL.
     define: { 'import.meta.url': '__bundleUrl' },
     banner: { js: `${MARK}\nconst __bundleUrl = require('node:url').pathToFileURL(__filename).href;` },
