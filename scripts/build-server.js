@@ -136,7 +136,24 @@ async function buildServer({ entry = path.join(DIST, 'cli.js'), outfile = entry,
     logLevel: 'warning',
     logOverride: { 'empty-import-meta': 'silent' },
   });
+  asciiOnly(outfile);
   return result;
+}
+
+/**
+ * esbuild leaves non-ASCII characters in regular expressions and comments (validator's locale patterns);
+ * one such character makes V8 hold the whole 7 MB source as a two-byte string (14 MB). As `\uXXXX`
+ * escapes they mean the same in a regex (in a class, a range, with or without the `u` flag) and the source
+ * stays one byte per character. Only lines holding such characters shift their columns in the source map.
+ */
+function asciiOnly(file) {
+  const text = fs.readFileSync(file, 'utf8');
+  if (/\\[\u0080-\uffff]/.test(text)) throw new Error(`${file}: a non-ASCII character after a backslash`);
+  const escaped = text.replace(
+    /[\u0080-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  if (escaped !== text) fs.writeFileSync(file, escaped);
 }
 
 module.exports = { buildServer };
