@@ -106,7 +106,7 @@ module.exports = { parsePhoneNumber: (...args) => load().parsePhoneNumber(...arg
 
 const MARK = '// interlude: bundled server';
 
-async function buildServer({ entry = path.join(DIST, 'cli.js'), outfile = entry, minify = false } = {}) {
+async function buildServer({ entry = path.join(DIST, 'cli.js'), outfile = entry, minify = true } = {}) {
   // The entry is tsc's dist/cli.js, which this replaces: bundling the bundle again would be wrong.
   if (fs.readFileSync(entry, 'utf8').includes(MARK)) {
     throw new Error(`${path.relative(ROOT, entry)} is already the bundle: run tsc first (npm run build)`);
@@ -123,7 +123,7 @@ async function buildServer({ entry = path.join(DIST, 'cli.js'), outfile = entry,
     sourcemap: 'linked',
     sourcesContent: false,
     // Class and function names matter at run time (Nest providers, error names): no identifier mangling.
-    // Minified, the same code held ~8 MiB more RSS at idle (measured): V8 compiles more of it eagerly.
+    // Minified (names kept): 7.5 MiB less idle RSS than the same bundle unminified (5 alternating starts).
     minify,
     keepNames: true,
     legalComments: 'linked',
