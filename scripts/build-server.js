@@ -122,7 +122,7 @@ async function buildServer({ entry = path.join(DIST, 'cli.js'), outfile = entry,
     // The input's source maps chain through, so stack traces (with --enable-source-maps) name src/*.ts.
     sourcemap: 'linked',
     sourcesContent: false,
-    // Class and function names matter at run time (Nest providers, error names): no identifier mangling.
+    // Class and function names matter at run time (Nest providers, error names): keepNames preserves them.
     // Minified (names kept): 7.5 MiB less idle RSS than the same bundle unminified (5 alternating starts).
     minify,
     keepNames: true,
