@@ -10,7 +10,7 @@ RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY ui ./ui
-COPY scripts/build-ui.js ./scripts/
+COPY scripts/build-ui.js scripts/build-server.js ./scripts/
 RUN npm run build && npm prune --omit=dev
 
 # Runtime stage: production dependencies and compiled code only, as a non-root user.
