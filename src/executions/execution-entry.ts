@@ -6,6 +6,7 @@ import { runWorkflow, type RunInit } from '../runtime/workflow-runner';
 import type { EventLog } from './event-log';
 import type { Execution } from './execution';
 import type { WaitingEntry } from './execution-sink';
+import type { DeferredRecord } from './deferred-record';
 
 /** The workflow's run; a sync throw becomes a rejection. */
 export async function launch(workflow: BuiltFunction, input: unknown, init: RunInit): Promise<unknown> {
@@ -21,7 +22,7 @@ export type Ending =
   { kind: 'completed'; result: unknown } | { kind: 'failed'; error: { message: string; type: string } };
 
 /** What the engine keeps of an execution this process runs. */
-export interface Entry extends WaitingEntry {
+export interface Entry extends WaitingEntry, DeferredRecord {
   execution: Execution;
   span: ExecutionSpan;
   /** The caller whose per-user workflow instance this run holds, to release at the end. */

@@ -26,6 +26,7 @@ import { WorkflowInstances } from './workflow-instances';
 import { cancelElsewhere, remoteExecution } from './remote-execution';
 import { ExecutionCancels, LocalExecutionCancels } from './execution-cancels';
 import type { ExecutionRecord } from './execution-record';
+import { deferRecord, storeDeferred } from './deferred-record';
 import { isTerminalStatus } from './execution-state';
 import { ExecutionStore } from './execution.store';
 import { TraceOwners } from './trace-owners';
@@ -61,7 +62,11 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
       interactions,
       oauth,
       defaultPromptTimeout: config.general.default_prompt_timeout_seconds,
-      record: (id, wait) => this.store.apply(id, wait),
+      record: async (id, wait) => {
+        const entry = this.entries.get(id);
+        if (entry) await storeDeferred(entry, store);
+        return store.apply(id, wait);
+      },
       read: async (id, interactionId) => (await this.store.get(id))?.interactions[interactionId],
     };
     const deps = { store, oauth, instances, ttlSeconds: config.general.execution_ttl_seconds };
@@ -155,7 +160,9 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
       !options.workflow &&
       options.durable !== false &&
       runSpecOf(workflow.type, input, identity, options, trace);
-    await this.store.create(record, spec ? { replica: this.durable!.replica, spec } : undefined);
+    // A request answered with its result stores its record only once something needs it (deferred-record.ts).
+    const deferred = options.deferRecord === true && !spec;
+    if (!deferred) await this.store.create(record, spec ? { replica: this.durable!.replica, spec } : undefined);
     this.counts.started++;
 
     const span = spanOf(record.id, workflow.type, identity, trace, options.request);
@@ -163,6 +170,7 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     const holder = options.workflow ? undefined : identity;
     const entry = this.entryFor(record.id, trace.traceId, span, holder, events);
     if (spec) entry.journal = journalOf(this.durable!.journal, record.id, []);
+    if (deferred) deferRecord(entry, record, this.store);
     this.entries.set(record.id, entry);
     options.beforeRun?.(entry.execution);
     // Closures made here would keep `options` alive for the whole run, and with it the face's closures
@@ -175,6 +183,7 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
   private run(entry: Entry, workflow: BuiltFunction, input: unknown, facts: RunFacts): void {
     const init: RunInit = {
       executionId: entry.execution.id,
+      onIdRead: entry.unstored && (() => void storeDeferred(entry, this.store)),
       identity: facts.identity,
       request: facts.request,
       trace: facts.trace,
@@ -257,9 +266,9 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     return remote;
   }
 
-  /** The record as its owner may see it; 404 for anyone else and for unknown ids. */
-  async record(identity: Identity, id: string): Promise<ExecutionRecord> {
-    const record = await this.store.get(id);
+  /** The record as its owner may see it (to read, not change); 404 for anyone else and for unknown ids. */
+  async record(identity: Identity, id: string): Promise<Readonly<ExecutionRecord>> {
+    const record = await this.store.peek(id);
     if (!record || !ownedBy(record, identity)) throw executionNotFound(id);
     return record;
   }

@@ -130,6 +130,8 @@ export class ExecutionResponder {
       workflow: face.workflow,
       face: face.ref,
       streaming,
+      // Answered with its result: nothing can name the execution until it pauses (which exposes it).
+      deferRecord: !streaming,
       beforeRun: (execution) => {
         this.log?.assign(req, { executionId: execution.id });
         beforeRun?.(execution);
