@@ -7,32 +7,18 @@ import type { ExecutionStore } from './execution.store';
  * handed out by the workflow or to a client), so a request that completes at once stores nothing.
  */
 export interface DeferredRecord {
-  /** The record to write, until it is written. */
-  unstored?: ExecutionRecord;
+  /** The record to write and where, until it is written. */
+  unstored?: { record: ExecutionRecord; store: ExecutionStore };
   /** The write under way or done. */
   storing?: Promise<void>;
 }
 
-/** Holds `record` back; a client handed the id (`expose`) can poll it, so exposing writes it. */
-export function deferRecord(
-  entry: DeferredRecord & { execution: { expose(): void } },
-  record: ExecutionRecord,
-  store: ExecutionStore,
-): void {
-  entry.unstored = record;
-  const expose = entry.execution.expose;
-  entry.execution.expose = () => {
-    expose();
-    void storeDeferred(entry, store);
-  };
-}
-
 /** Writes the record if it is not written yet; resolves once the store holds it. */
-export function storeDeferred(entry: DeferredRecord, store: ExecutionStore): Promise<void> {
-  const record = entry.unstored;
-  if (record) {
+export function storeDeferred(entry: DeferredRecord): Promise<void> {
+  const unstored = entry.unstored;
+  if (unstored) {
     entry.unstored = undefined;
-    entry.storing = store.create(record);
+    entry.storing = unstored.store.create(unstored.record);
     // A failed write is reported to whatever awaits it next (the wait, the ending), not as unhandled.
     entry.storing.catch(() => undefined);
   }

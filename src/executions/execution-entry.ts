@@ -5,12 +5,20 @@ import { LazyAbort } from '../runtime/lazy-abort';
 import { runWorkflow, type RunInit } from '../runtime/workflow-runner';
 import type { EventLog } from './event-log';
 import type { Execution } from './execution';
+import type { TerminalEvent } from '../runtime/execution-event';
 import type { WaitingEntry } from './execution-sink';
-import type { DeferredRecord } from './deferred-record';
+import { storeDeferred, type DeferredRecord } from './deferred-record';
 
-/** The workflow's run; a sync throw becomes a rejection. */
-export async function launch(workflow: BuiltFunction, input: unknown, init: RunInit): Promise<unknown> {
-  return runWorkflow(workflow, input, init);
+/**
+ * The workflow's run; a sync throw becomes a rejection. Not an async function: a paused run would hold
+ * one more suspended frame (a few hundred bytes per waiting execution).
+ */
+export function launch(workflow: BuiltFunction, input: unknown, init: RunInit): Promise<unknown> {
+  try {
+    return Promise.resolve(runWorkflow(workflow, input, init));
+  } catch (err) {
+    return Promise.reject(err as Error);
+  }
 }
 
 export function signalOf(abort: LazyAbort): () => AbortSignal {
@@ -35,13 +43,42 @@ export interface Entry extends WaitingEntry, DeferredRecord {
   adopted?: boolean;
 }
 
+export type CancelEntry = (entry: Entry, reason: string) => Promise<void>;
+
+/** The execution a face holds; methods on the prototype, so a waiting execution holds no closures for them. */
+class EntryExecution implements Execution {
+  onHandover?: Execution['onHandover'];
+
+  constructor(
+    private readonly entry: Entry,
+    readonly id: string,
+    readonly traceId: string,
+    readonly events: EventLog,
+    private readonly cancelEntry: CancelEntry,
+  ) {}
+
+  get done(): Promise<TerminalEvent> {
+    return this.events.done;
+  }
+
+  cancel(reason: string): Promise<void> {
+    return this.cancelEntry(this.entry, reason);
+  }
+
+  expose(): void {
+    this.entry.exposed = true;
+    // A client handed the id may poll it (deferred-record.ts).
+    if (this.entry.unstored) void storeDeferred(this.entry);
+  }
+}
+
 export function newEntry(
   id: string,
   traceId: string,
   span: ExecutionSpan,
   holder: Identity | undefined,
   events: EventLog,
-  cancel: (entry: Entry, reason: string) => Promise<void>,
+  cancel: CancelEntry,
 ): Entry {
   const entry = {
     abort: new LazyAbort(),
@@ -52,13 +89,6 @@ export function newEntry(
     holder,
     exposed: false,
   } as Entry;
-  entry.execution = {
-    id,
-    traceId,
-    events,
-    done: events.done,
-    cancel: (reason) => cancel(entry, reason),
-    expose: () => (entry.exposed = true),
-  };
+  entry.execution = new EntryExecution(entry, id, traceId, events, cancel);
   return entry;
 }

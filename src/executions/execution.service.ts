@@ -16,7 +16,7 @@ import { alreadyResolved, InteractionService } from '../interactions/interaction
 import { executionNotFound, ownedBy } from './execution-access';
 import type { Execution, StartOptions } from './execution';
 import { sinkFor, type WaitDeps } from './execution-sink';
-import { launch, newEntry, signalOf, type Entry } from './execution-entry';
+import { launch, newEntry, signalOf, type CancelEntry, type Entry } from './execution-entry';
 import type { RunInit } from '../runtime/workflow-runner';
 import type { BuiltFunction } from '../runtime/function-type';
 import { checkCapacity } from './execution-capacity';
@@ -26,7 +26,7 @@ import { WorkflowInstances } from './workflow-instances';
 import { cancelElsewhere, remoteExecution } from './remote-execution';
 import { ExecutionCancels, LocalExecutionCancels } from './execution-cancels';
 import type { ExecutionRecord } from './execution-record';
-import { deferRecord, storeDeferred } from './deferred-record';
+import { storeDeferred } from './deferred-record';
 import { isTerminalStatus } from './execution-state';
 import { ExecutionStore } from './execution.store';
 import { TraceOwners } from './trace-owners';
@@ -45,6 +45,8 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
   private readonly waits: WaitDeps;
   private sweeper?: NodeJS.Timeout;
   private readonly endings: ExecutionEndings;
+  /** One function for every entry (a closure per execution would be kept as long as it waits). */
+  private readonly cancelEntry: CancelEntry = (entry, reason) => this.endings.cancel(entry, reason);
 
   constructor(
     private readonly store: ExecutionStore,
@@ -64,7 +66,7 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
       defaultPromptTimeout: config.general.default_prompt_timeout_seconds,
       record: async (id, wait) => {
         const entry = this.entries.get(id);
-        if (entry) await storeDeferred(entry, store);
+        if (entry) await storeDeferred(entry);
         return store.apply(id, wait);
       },
       read: async (id, interactionId) => (await this.store.get(id))?.interactions[interactionId],
@@ -170,7 +172,7 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     const holder = options.workflow ? undefined : identity;
     const entry = this.entryFor(record.id, trace.traceId, span, holder, events);
     if (spec) entry.journal = journalOf(this.durable!.journal, record.id, []);
-    if (deferred) deferRecord(entry, record, this.store);
+    if (deferred) entry.unstored = { record, store: this.store };
     this.entries.set(record.id, entry);
     options.beforeRun?.(entry.execution);
     // Closures made here would keep `options` alive for the whole run, and with it the face's closures
@@ -183,7 +185,7 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
   private run(entry: Entry, workflow: BuiltFunction, input: unknown, facts: RunFacts): void {
     const init: RunInit = {
       executionId: entry.execution.id,
-      onIdRead: entry.unstored && (() => void storeDeferred(entry, this.store)),
+      onIdRead: entry.unstored && (() => void storeDeferred(entry)),
       identity: facts.identity,
       request: facts.request,
       trace: facts.trace,
@@ -235,7 +237,7 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     holder: Identity | undefined,
     events: EventLog,
   ): Entry {
-    const entry = newEntry(id, traceId, span, holder, events, (e, reason) => this.endings.cancel(e, reason));
+    const entry = newEntry(id, traceId, span, holder, events, this.cancelEntry);
     if (this.durable) entry.execution.onHandover = (listener) => this.handovers.listen(listener);
     return entry;
   }
