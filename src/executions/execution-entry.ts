@@ -21,8 +21,9 @@ export function launch(workflow: BuiltFunction, input: unknown, init: RunInit): 
   }
 }
 
-export function signalOf(abort: LazyAbort): () => AbortSignal {
-  return () => abort.signal;
+/** The run's signal, made when first read (LazyAbort has the `signal` getter the runner reads). */
+export function signalOf(abort: LazyAbort): { readonly signal: AbortSignal } {
+  return abort;
 }
 
 /** How an execution ended, before its record is kept until `expiresAt`. */
@@ -80,7 +81,10 @@ export function newEntry(
   events: EventLog,
   cancel: CancelEntry,
 ): Entry {
-  const entry = {
+  // Every field named here, even those set later: they then live in the object itself, not in a
+  // separate property store grown as they are added (measured: ~150 bytes per waiting execution).
+  const entry: Entry = {
+    execution: undefined as unknown as Execution,
     abort: new LazyAbort(),
     span,
     ended: false,
@@ -88,7 +92,13 @@ export function newEntry(
     streamed: false,
     holder,
     exposed: false,
-  } as Entry;
+    expiresAt: undefined,
+    adopted: undefined,
+    journal: undefined,
+    handedOver: undefined,
+    unstored: undefined,
+    storing: undefined,
+  };
   entry.execution = new EntryExecution(entry, id, traceId, events, cancel);
   return entry;
 }

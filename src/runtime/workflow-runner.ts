@@ -58,8 +58,8 @@ export interface RunInit {
   /** The run's observability ids; a fresh trace id when left out. */
   trace?: ObservabilityTrace;
   steps?: StepTracer;
-  /** The run's signal, or a function that makes it when first needed. */
-  signal: AbortSignal | (() => AbortSignal);
+  /** The run's signal, or a function or holder (LazyAbort) that makes it when first needed. */
+  signal: AbortSignal | (() => AbortSignal) | { readonly signal: AbortSignal };
   /** Whether the face streams output (default true). */
   streaming?: boolean;
   sink: ExecutionSink;
@@ -137,7 +137,9 @@ class Context implements WorkflowContext {
   }
 
   get signal(): AbortSignal {
-    return typeof this.signalOf === 'function' ? this.signalOf() : this.signalOf;
+    const of = this.signalOf;
+    if (typeof of === 'function') return of();
+    return of instanceof AbortSignal ? of : of.signal;
   }
 
   async step<T>(
