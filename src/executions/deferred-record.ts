@@ -1,5 +1,6 @@
 import type { ExecutionRecord } from './execution-record';
 import type { ExecutionStore } from './execution.store';
+import type { ExecutionTransition, TransitionOutcome } from './execution-state';
 
 /**
  * The record of an execution that nobody can name yet (a plain request answered with its result): it
@@ -28,4 +29,16 @@ export function storeDeferred(entry: DeferredRecord): Promise<void> {
 /** Whether the store holds (or is being given) the record: false for a request that never needed it. */
 export function wasStored(entry: DeferredRecord): boolean {
   return entry.unstored === undefined;
+}
+
+/** `store.apply` for the engine's own executions: their deferred record is written first. */
+export function applyOnceStored(
+  entries: ReadonlyMap<string, DeferredRecord>,
+  store: ExecutionStore,
+): (id: string, transition: ExecutionTransition) => Promise<TransitionOutcome> {
+  return async (id, transition) => {
+    const entry = entries.get(id);
+    if (entry) await storeDeferred(entry);
+    return store.apply(id, transition);
+  };
 }

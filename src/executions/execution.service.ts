@@ -26,7 +26,7 @@ import { WorkflowInstances } from './workflow-instances';
 import { cancelElsewhere, remoteExecution } from './remote-execution';
 import { ExecutionCancels, LocalExecutionCancels } from './execution-cancels';
 import type { ExecutionRecord } from './execution-record';
-import { storeDeferred } from './deferred-record';
+import { applyOnceStored, storeDeferred } from './deferred-record';
 import { isTerminalStatus } from './execution-state';
 import { ExecutionStore } from './execution.store';
 import { TraceOwners } from './trace-owners';
@@ -64,11 +64,7 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
       interactions,
       oauth,
       defaultPromptTimeout: config.general.default_prompt_timeout_seconds,
-      record: async (id, wait) => {
-        const entry = this.entries.get(id);
-        if (entry) await storeDeferred(entry);
-        return store.apply(id, wait);
-      },
+      record: applyOnceStored(this.entries, store),
       read: async (id, interactionId) => (await this.store.get(id))?.interactions[interactionId],
     };
     const deps = { store, oauth, instances, ttlSeconds: config.general.execution_ttl_seconds };
@@ -162,9 +158,9 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
       !options.workflow &&
       options.durable !== false &&
       runSpecOf(workflow.type, input, identity, options, trace);
-    // A request answered with its result stores its record only once something needs it (deferred-record.ts).
-    const deferred = options.deferRecord === true && !spec;
-    if (!deferred) await this.store.create(record, spec ? { replica: this.durable!.replica, spec } : undefined);
+    const deferred = options.deferRecord === true && !spec; // stored once needed (deferred-record.ts)
+    if (!deferred)
+      await this.store.create(record, spec ? { replica: this.durable!.replica, spec } : undefined);
     this.counts.started++;
 
     const span = spanOf(record.id, workflow.type, identity, trace, options.request);
