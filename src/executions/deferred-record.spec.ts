@@ -92,4 +92,16 @@ describe('Deferred records (a request answered with its result)', () => {
     await new Promise((r) => setImmediate(r));
     expect(await store.get(execution.id)).toMatchObject({ status: 'completed', result: 'done' });
   });
+
+  it('a face that subscribes once the run has already ended still gets its end', async () => {
+    const { executions } = anEngine('workflow: { _type: echo }');
+    const execution = await executions.start({ message: 'hi you' }, ANONYMOUS, {
+      request,
+      interactive: true,
+      deferRecord: true,
+    });
+    await new Promise((r) => setImmediate(r));
+    const seen = await new Promise((resolve) => execution.events.subscribe((e) => resolve(e)));
+    expect(seen).toMatchObject({ kind: 'completed', result: 'hi you' });
+  });
 });

@@ -137,7 +137,12 @@ export class ExecutionEventLog extends EventLog implements SheddableLog {
       if (kept.seq <= afterSeq) continue;
       listener(isMerged(kept) ? this.replayed(kept, afterSeq) : kept);
     }
-    if (this.final) return () => undefined;
+    if (this.final) {
+      // Disposed (its execution ended with nobody holding its id): the end is all that is left, and the
+      // face that started it may subscribe only after that (a workflow that completes at once).
+      if (this.kept.length === 0 && this.final.seq > afterSeq) listener(this.final);
+      return () => undefined;
+    }
     (this.listeners ??= new Set()).add(listener);
     return () => {
       const listeners = this.listeners;
