@@ -4,6 +4,7 @@ import type { OAuthService } from '../oauth/oauth.service';
 import type { ExecutionEventBody } from '../runtime/execution-event';
 import { ExecutionCancelled } from './execution';
 import type { Ending, Entry } from './execution-entry';
+import { wasStored } from './deferred-record';
 import type { ExecutionStore } from './execution.store';
 import type { Journal } from './journal';
 import type { WorkflowInstances } from './workflow-instances';
@@ -94,9 +95,14 @@ export class ExecutionEndings {
         if (terminal) events.append(terminal);
         this.entries.delete(id);
         events.dispose();
-        await store.delete(id);
+        // A deferred record never written has nothing to delete (deferred-record.ts).
+        if (wasStored(entry)) {
+          await entry.storing;
+          await store.delete(id);
+        }
       } else {
         entry.expiresAt = Date.now() + this.deps.ttlSeconds * 1000;
+        await entry.storing;
         await store.apply(id, { ...end, expiresAt: entry.expiresAt });
       }
       // After the end is recorded: until then a replica taking over still needs it.

@@ -66,16 +66,17 @@ export class ExecutionEventLog extends EventLog implements SheddableLog {
   private droppedThrough = 0;
   /** Questions older than the kept events: never dropped, a re-attacher must still be able to answer. */
   private readonly pinned: ExecutionEvent[] = [];
-  private readonly listeners = new Set<EventListener>();
+  /** Made on the first live subscriber and dropped with the last (a waiting execution often has none). */
+  private listeners?: Set<EventListener>;
   private readonly segmentChars: number;
   private seq = 0;
   private final: TerminalEvent | undefined;
-  private readonly settled: Promise<TerminalEvent>;
-  private resolveSettled!: (event: TerminalEvent) => void;
+  /** Made when first asked for (a request that only subscribes never needs it). */
+  private settled?: Promise<TerminalEvent>;
+  private resolveSettled?: (event: TerminalEvent) => void;
 
   constructor(private readonly limits: EventLogLimits = { maxBytes: Number.POSITIVE_INFINITY }) {
     super();
-    this.settled = new Promise((resolve) => (this.resolveSettled = resolve));
     this.segmentChars = Math.max(
       64,
       Math.min(SEGMENT_CHARS, Math.floor((limits.maxBytes * SEGMENT_SHARE) / 2)),
@@ -84,6 +85,12 @@ export class ExecutionEventLog extends EventLog implements SheddableLog {
 
   /** Resolves with the terminal event. */
   get done(): Promise<TerminalEvent> {
+    if (!this.settled) {
+      const final = this.final;
+      this.settled = final
+        ? Promise.resolve(final)
+        : new Promise((resolve) => (this.resolveSettled = resolve));
+    }
     return this.settled;
   }
 
@@ -108,10 +115,12 @@ export class ExecutionEventLog extends EventLog implements SheddableLog {
     event.seq = ++this.seq;
     if (isTerminal(event)) this.final = event;
     this.keep(event);
-    for (const listener of this.listeners) listener(event);
+    const listeners = this.listeners;
+    if (listeners) for (const listener of listeners) listener(event);
     if (this.final) {
-      this.listeners.clear();
-      this.resolveSettled(this.final);
+      this.listeners = undefined;
+      this.resolveSettled?.(this.final);
+      this.resolveSettled = undefined;
     }
     return event;
   }
@@ -128,9 +137,17 @@ export class ExecutionEventLog extends EventLog implements SheddableLog {
       if (kept.seq <= afterSeq) continue;
       listener(isMerged(kept) ? this.replayed(kept, afterSeq) : kept);
     }
-    if (this.final) return () => undefined;
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    if (this.final) {
+      // Disposed (its execution ended with nobody holding its id): the end is all that is left, and the
+      // face that started it may subscribe only after that (a workflow that completes at once).
+      if (this.kept.length === 0 && this.final.seq > afterSeq) listener(this.final);
+      return () => undefined;
+    }
+    (this.listeners ??= new Set()).add(listener);
+    return () => {
+      const listeners = this.listeners;
+      if (listeners?.delete(listener) && listeners.size === 0) this.listeners = undefined;
+    };
   }
 
   shed(bytes: number): number {

@@ -105,27 +105,26 @@ async function authenticate(
   }
 }
 
-async function prompt(
+// Not an async function: a waiting execution would hold its suspended frame (a few hundred bytes).
+function prompt(
   entry: WaitingEntry,
   prompt: Prompt,
   interactionId: string | undefined,
   publish: (event: ExecutionEventBody) => void,
   options: RouteFacts,
   deps: WaitDeps,
-) {
+): Promise<PromptAnswer> {
   if (!options.interactive && prompt.input_type !== 'notification') {
-    throw notInteractive('ask a person (ctx.prompt)', options);
+    return Promise.reject(notInteractive('ask a person (ctx.prompt)', options));
   }
+  const id = entry.execution.id;
+  const record = (wait: InteractionWait) => deps.record(id, wait);
+  const execution = { id, publish, record };
+  const waitSeconds = prompt.timeout ?? deps.defaultPromptTimeout;
   entry.waiting++;
-  try {
-    const id = entry.execution.id;
-    const record = (wait: InteractionWait) => deps.record(id, wait);
-    const execution = { id, publish, record };
-    const waitSeconds = prompt.timeout ?? deps.defaultPromptTimeout;
-    return await deps.interactions.ask(execution, prompt, entry.abort, interactionId, waitSeconds);
-  } finally {
-    entry.waiting--;
-  }
+  return deps.interactions
+    .ask(execution, prompt, entry.abort, interactionId, waitSeconds)
+    .finally(() => entry.waiting--);
 }
 
 function notInteractive(what: string, options: RouteFacts): AppError {

@@ -16,7 +16,7 @@ import { alreadyResolved, InteractionService } from '../interactions/interaction
 import { executionNotFound, ownedBy } from './execution-access';
 import type { Execution, StartOptions } from './execution';
 import { sinkFor, type WaitDeps } from './execution-sink';
-import { launch, newEntry, signalOf, type Entry } from './execution-entry';
+import { launch, newEntry, signalOf, type CancelEntry, type Entry } from './execution-entry';
 import type { RunInit } from '../runtime/workflow-runner';
 import type { BuiltFunction } from '../runtime/function-type';
 import { checkCapacity } from './execution-capacity';
@@ -26,6 +26,7 @@ import { WorkflowInstances } from './workflow-instances';
 import { cancelElsewhere, remoteExecution, startReleased } from './remote-execution';
 import { ExecutionCancels, LocalExecutionCancels } from './execution-cancels';
 import type { ExecutionRecord } from './execution-record';
+import { applyOnceStored, storeDeferred } from './deferred-record';
 import { isTerminalStatus } from './execution-state';
 import { ExecutionStore } from './execution.store';
 import { TraceOwners } from './trace-owners';
@@ -44,6 +45,8 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
   private readonly waits: WaitDeps;
   private sweeper?: NodeJS.Timeout;
   private readonly endings: ExecutionEndings;
+  /** One function for every entry (a closure per execution would be kept as long as it waits). */
+  private readonly cancelEntry: CancelEntry = (entry, reason) => this.endings.cancel(entry, reason);
 
   constructor(
     private readonly store: ExecutionStore,
@@ -61,7 +64,7 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
       interactions,
       oauth,
       defaultPromptTimeout: config.general.default_prompt_timeout_seconds,
-      record: (id, wait) => this.store.apply(id, wait),
+      record: applyOnceStored(this.entries, store),
       read: async (id, interactionId) => (await this.store.get(id))?.interactions[interactionId],
     };
     const deps = { store, oauth, instances, ttlSeconds: config.general.execution_ttl_seconds };
@@ -160,7 +163,9 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
       const cancel = async (reason: string) => void (await this.cancels.request(record.id, reason));
       return startReleased(this.store, this.eventLogs, this.durable!, { record, spec, cancel, options });
     }
-    await this.store.create(record, spec ? { replica: this.durable!.replica, spec } : undefined);
+    const deferred = options.deferRecord === true && !spec; // stored once needed (deferred-record.ts)
+    if (!deferred)
+      await this.store.create(record, spec ? { replica: this.durable!.replica, spec } : undefined);
     this.counts.started++;
 
     const span = spanOf(record.id, workflow.type, identity, trace, options.request);
@@ -168,6 +173,7 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     const holder = options.workflow ? undefined : identity;
     const entry = this.entryFor(record.id, trace.traceId, span, holder, events);
     if (spec) entry.journal = journalOf(this.durable!.journal, record.id, []);
+    if (deferred) entry.unstored = { record, store: this.store };
     this.entries.set(record.id, entry);
     options.beforeRun?.(entry.execution);
     // Closures made here would keep `options` alive for the whole run, and with it the face's closures
@@ -180,6 +186,7 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
   private run(entry: Entry, workflow: BuiltFunction, input: unknown, facts: RunFacts): void {
     const init: RunInit = {
       executionId: entry.execution.id,
+      onIdRead: entry.unstored && (() => void storeDeferred(entry)),
       identity: facts.identity,
       request: facts.request,
       trace: facts.trace,
@@ -231,7 +238,7 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     holder: Identity | undefined,
     events: EventLog,
   ): Entry {
-    const entry = newEntry(id, traceId, span, holder, events, (e, reason) => this.endings.cancel(e, reason));
+    const entry = newEntry(id, traceId, span, holder, events, this.cancelEntry);
     if (this.durable) entry.execution.onHandover = (listener) => this.handovers.listen(listener);
     return entry;
   }
@@ -262,9 +269,9 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     return remote;
   }
 
-  /** The record as its owner may see it; 404 for anyone else and for unknown ids. */
-  async record(identity: Identity, id: string): Promise<ExecutionRecord> {
-    const record = await this.store.get(id);
+  /** The record as its owner may see it (to read, not change); 404 for anyone else and for unknown ids. */
+  async record(identity: Identity, id: string): Promise<Readonly<ExecutionRecord>> {
+    const record = await this.store.peek(id);
     if (!record || !ownedBy(record, identity)) throw executionNotFound(id);
     return record;
   }

@@ -25,6 +25,13 @@ export abstract class ExecutionStore {
   abstract create(record: ExecutionRecord, durable?: DurableRun): Promise<void>;
   abstract get(id: string): Promise<ExecutionRecord | undefined>;
   /**
+   * The record to read and not change (status polls are hot): an adapter that keeps records in
+   * memory hands out the one it keeps instead of a copy. By default, `get`.
+   */
+  peek(id: string): Promise<Readonly<ExecutionRecord> | undefined> {
+    return this.get(id);
+  }
+  /**
    * Applies one transition atomically with `applyTransition` (so closing an interaction is a
    * compare-and-set: the first answer, timeout or cancel wins). `not_found` for an unknown id.
    */

@@ -22,6 +22,12 @@ export interface StartOptions {
    * true). Off for runs something else restarts (async jobs) and for workflows given here.
    */
   durable?: boolean;
+  /**
+   * The face answers with the result (or the first pause) and names the execution to nobody unless
+   * it pauses: its record is stored only once something needs it (a wait, `expose`, the workflow
+   * reading its id), so a request that completes at once costs the store nothing. Ignored when durable.
+   */
+  deferRecord?: boolean;
   /** The face that starts it, kept on the record so that a poll or a re-attached stream is rendered by it. */
   face?: FaceRef;
   /** Called once the execution exists and before its workflow runs (a stream sends its headers here). */

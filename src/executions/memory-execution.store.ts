@@ -33,6 +33,11 @@ export class MemoryExecutionStore extends ExecutionStore {
     return record && { ...record, interactions: { ...record.interactions } };
   }
 
+  /** The kept record itself: a transition replaces a record (and its interactions), never changes it. */
+  override async peek(id: string): Promise<Readonly<ExecutionRecord> | undefined> {
+    return this.records.get(id);
+  }
+
   async apply(id: string, transition: ExecutionTransition): Promise<TransitionOutcome> {
     const record = this.records.get(id);
     if (!record) return 'not_found';

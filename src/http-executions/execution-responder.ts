@@ -130,6 +130,9 @@ export class ExecutionResponder {
       workflow: face.workflow,
       face: face.ref,
       streaming,
+      // Off: with the record deferred (StartOptions.deferRecord) /v1/workflow measured ~8-10% fewer req/s
+      // than with it stored at once (bench/RESULTS.md, branch perf2); to be switched on once explained.
+      deferRecord: false,
       beforeRun: (execution) => {
         this.log?.assign(req, { executionId: execution.id });
         beforeRun?.(execution);

@@ -8,24 +8,26 @@ export function statusBody(
   /** The face's body for the raw result; the raw result when the face is not known here. */
   renderResult: (raw: unknown) => unknown = (raw) => raw,
 ): Record<string, unknown> {
-  const base = { execution_id: record.id, status: record.status };
-  switch (record.status) {
+  // One object per answer (polls are hot): no base object spread into another.
+  const { id, status } = record;
+  switch (status) {
     case 'interaction_required': {
       const interactionId = record.openInteractionId ?? '';
       return {
-        ...base,
+        execution_id: id,
+        status,
         interaction_id: interactionId,
         prompt: record.interactions[interactionId]?.prompt,
-        response_url: urls.response(record.id, interactionId),
+        response_url: urls.response(id, interactionId),
       };
     }
     case 'oauth_required':
-      return { ...base, auth_url: record.oauth?.authUrl, oauth_state: record.oauth?.state };
+      return { execution_id: id, status, auth_url: record.oauth?.authUrl, oauth_state: record.oauth?.state };
     case 'completed':
-      return { ...base, result: renderResult(record.result) };
+      return { execution_id: id, status, result: renderResult(record.result) };
     case 'failed':
-      return { ...base, error: record.error?.message ?? 'Execution failed' };
+      return { execution_id: id, status, error: record.error?.message ?? 'Execution failed' };
     case 'running':
-      return base;
+      return { execution_id: id, status };
   }
 }

@@ -45,6 +45,7 @@ export class ExecutionsController {
   @ApiOkResponse({ type: ExecutionStatusDto })
   async status(@CurrentIdentity() identity: Identity, @Param('id') id: string) {
     const record = await this.executions.record(identity, id);
+    if (record.status !== 'completed') return statusBody(record, this.urls);
     const renderer = record.face && sseRendererOf(this.renderers, record.face.name);
     const result = renderer ? (raw: unknown) => renderer.result(raw, record.face?.options) : undefined;
     return statusBody(record, this.urls, result);

@@ -12,7 +12,8 @@ export interface AbortWatch {
 export class LazyAbort implements AbortWatch {
   private controller?: AbortController;
   private reason?: unknown;
-  private listeners?: Set<(reason: unknown) => void>;
+  /** An array, not a Set: one or two listeners at most, and a waiting execution keeps them. */
+  private listeners?: ((reason: unknown) => void)[];
 
   get signal(): AbortSignal {
     if (!this.controller) {
@@ -32,15 +33,18 @@ export class LazyAbort implements AbortWatch {
 
   /** Calls `listener` on abort without making a signal; returns a function that stops listening. */
   onAbort(listener: (reason: unknown) => void): () => void {
-    (this.listeners ??= new Set()).add(listener);
-    return () => this.listeners?.delete(listener);
+    (this.listeners ??= []).push(listener);
+    return () => {
+      const at = this.listeners?.indexOf(listener) ?? -1;
+      if (at >= 0) this.listeners!.splice(at, 1);
+    };
   }
 
   abort(reason: unknown): void {
     if (this.reason !== undefined) return;
     this.reason = reason;
     this.controller?.abort(reason);
-    for (const listener of this.listeners ?? []) listener(reason);
+    for (const listener of this.listeners?.slice() ?? []) listener(reason);
     this.listeners = undefined;
   }
 }

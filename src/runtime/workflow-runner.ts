@@ -51,13 +51,15 @@ export interface StepTracer {
 
 export interface RunInit {
   executionId: string;
+  /** Called when the workflow reads `ctx.executionId` (it may hand the id out, so it must be pollable). */
+  onIdRead?: () => void;
   identity: Identity;
   request: RequestMetadata;
   /** The run's observability ids; a fresh trace id when left out. */
   trace?: ObservabilityTrace;
   steps?: StepTracer;
-  /** The run's signal, or a function that makes it when first needed. */
-  signal: AbortSignal | (() => AbortSignal);
+  /** The run's signal, or a function or holder (LazyAbort) that makes it when first needed. */
+  signal: AbortSignal | (() => AbortSignal) | { readonly signal: AbortSignal };
   /** Whether the face streams output (default true). */
   streaming?: boolean;
   sink: ExecutionSink;
@@ -77,7 +79,8 @@ const ROOT: Frame = Object.freeze({ id: 'root', name: 'root', parent: null });
 const frames = new AsyncLocalStorage<Frame>();
 
 class Context implements WorkflowContext {
-  readonly executionId: string;
+  private readonly id: string;
+  private readonly onIdRead?: () => void;
   readonly identity: Identity;
   readonly request: RequestMetadata;
   readonly trace: ObservabilityTrace;
@@ -90,7 +93,8 @@ class Context implements WorkflowContext {
   private readonly durable: boolean;
 
   constructor(init: RunInit) {
-    this.executionId = init.executionId;
+    this.id = init.executionId;
+    this.onIdRead = init.onIdRead;
     this.identity = init.identity;
     this.request = init.request;
     this.trace = init.trace ?? { traceId: newTraceId() };
@@ -100,6 +104,11 @@ class Context implements WorkflowContext {
     this.sink = init.sink;
     this.points = init.journal;
     this.durable = init.journal !== undefined;
+  }
+
+  get executionId(): string {
+    this.onIdRead?.();
+    return this.id;
   }
 
   private get journal(): RunJournal {
@@ -124,11 +133,13 @@ class Context implements WorkflowContext {
 
   idempotencyKey(label?: string): string {
     const point = this.journal.current ?? '0';
-    return `${this.executionId}:${point}${label === undefined ? '' : `:${label}`}`;
+    return `${this.id}:${point}${label === undefined ? '' : `:${label}`}`;
   }
 
   get signal(): AbortSignal {
-    return typeof this.signalOf === 'function' ? this.signalOf() : this.signalOf;
+    const of = this.signalOf;
+    if (typeof of === 'function') return of();
+    return of instanceof AbortSignal ? of : of.signal;
   }
 
   async step<T>(
