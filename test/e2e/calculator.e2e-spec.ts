@@ -31,8 +31,10 @@ describe('the calculator as a workflow: a bad expression never reaches the serve
     const res = await running;
     expect(res.status).toBe(422);
     expect(res.text).toContain('took longer than 1s');
+    // Were the expression run on the event loop, one /health would wait out its whole second. Under the
+    // load of a CI machine's other test files a probe may still wait a few hundred ms for a core.
     expect(latencies.length).toBeGreaterThan(5);
-    expect(Math.max(...latencies)).toBeLessThan(250);
+    expect(Math.max(...latencies)).toBeLessThan(800);
   });
 
   it.each(BOMBS)('refuses %s, and then still computes', async (bomb) => {
