@@ -14,7 +14,7 @@ const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
-const { nowMs, percentile } = require('./lib/clients');
+const { nowMs, percentile, pool, send } = require('./lib/clients');
 const { ROOT, SERVER_CORE, TASKSET, startServer } = require('./lib/servers');
 const { fmt, ratio, table } = require('./lib/report');
 
@@ -23,39 +23,6 @@ const CLI = path.join(ROOT, 'dist', 'cli.js');
 
 function settings(quick) {
   return { jobs: quick ? 300 : 2000, concurrency: 50, pollConnections: 50, pollMs: quick ? 2000 : 5000 };
-}
-
-function send(agent, port, method, urlPath, body) {
-  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-  return new Promise((resolve, reject) => {
-    const t0 = nowMs();
-    const req = http.request({
-      agent,
-      host: '127.0.0.1',
-      port,
-      method,
-      path: urlPath,
-      headers: payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {},
-    });
-    req.on('error', reject);
-    req.on('response', (res) => {
-      const at = nowMs();
-      const parts = [];
-      res.on('data', (c) => parts.push(c));
-      res.on('end', () =>
-        resolve({ status: res.statusCode, body: Buffer.concat(parts).toString(), ms: at - t0 }),
-      );
-    });
-    req.end(payload);
-  });
-}
-
-async function pool(count, concurrency, fn) {
-  let next = 0;
-  const worker = async () => {
-    while (next < count) await fn(next++);
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
 }
 
 /** `connections` keep-alive clients GETting `pathOf(i)` back to back for `ms`. */

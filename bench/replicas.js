@@ -24,7 +24,7 @@ const http = require('node:http');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
-const { nowMs, percentile } = require('./lib/clients');
+const { nowMs, percentile, pool, send } = require('./lib/clients');
 const { ROOT, SERVER_CORE, TASKSET } = require('./lib/servers');
 const { fmt, ratio, table } = require('./lib/report');
 
@@ -79,32 +79,6 @@ function freePort() {
   });
 }
 
-function send(agent, port, method, urlPath, body) {
-  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-  return new Promise((resolve, reject) => {
-    const t0 = nowMs();
-    const req = http.request({
-      agent,
-      host: '127.0.0.1',
-      port,
-      method,
-      path: urlPath,
-      headers: payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {},
-    });
-    req.on('error', reject);
-    req.on('response', (res) => {
-      const at = nowMs();
-      const parts = [];
-      res.on('data', (c) => parts.push(c));
-      res.on('end', () =>
-        resolve({ status: res.statusCode, body: Buffer.concat(parts).toString(), ms: at - t0 }),
-      );
-    });
-    req.end(payload);
-  });
-}
-
-/** Starts `interlude serve` on `file`, pinned to the servers' core, and waits for /health/ready. */
 async function startReplica(file, name) {
   const port = await freePort();
   const argv = [CLI, 'serve', '--config', file, '--host', '127.0.0.1', '--port', String(port)];
@@ -145,15 +119,6 @@ async function startReplica(file, name) {
 
 function validates(file) {
   return spawnSync(process.execPath, [CLI, 'validate', '--config', file], { cwd: ROOT }).status === 0;
-}
-
-async function pool(count, width, fn) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(width, count) }, async () => {
-      while (next < count) await fn(next++);
-    }),
-  );
 }
 
 /** Parks `count` executions, the i-th on `ports[i % ports.length]`; their 202 bodies. */

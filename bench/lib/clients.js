@@ -130,7 +130,44 @@ function cannon({ port, path, body, connections, duration }) {
   });
 }
 
+/** One JSON request on a keep-alive `agent`: status, body text, and ms to the response's headers. */
+function send(agent, port, method, urlPath, body) {
+  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const t0 = nowMs();
+    const req = http.request({
+      agent,
+      host: '127.0.0.1',
+      port,
+      method,
+      path: urlPath,
+      headers: payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {},
+    });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      const at = nowMs();
+      const parts = [];
+      res.on('data', (c) => parts.push(c));
+      res.on('end', () =>
+        resolve({ status: res.statusCode, body: Buffer.concat(parts).toString(), ms: at - t0 }),
+      );
+    });
+    req.end(payload);
+  });
+}
+
+/** Runs `fn(0…count-1)` with at most `concurrency` calls at a time. */
+async function pool(count, concurrency, fn) {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) await fn(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+}
+
 module.exports = {
+  send,
+  pool,
   nowMs,
   percentile,
   timedPost,

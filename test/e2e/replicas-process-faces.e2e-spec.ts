@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { interruptsOf, RecordingAgent, textOf } from '../utils/agui-client';
 import { OAuthBrowser } from '../utils/oauth-browser';
-import { oauthProvider, startAuthServer, type AuthServer } from '../utils/oidc-server';
+import { calendarWorkflowYaml, oauthProvider, startAuthServer, type AuthServer } from '../utils/oidc-server';
 import { ReplicaProcesses } from '../utils/replica-processes';
 import { requires } from '../utils/requires';
 import { eventually, scriptedYaml } from '../utils/test-app';
@@ -239,14 +239,7 @@ requires('postgres')('OAuth consent on three server processes', () => {
         // Only a wake-up, never the flow's expiry re-check, can resume the waiting workflow in time.
         { auth_timeout_seconds: 120 },
       );
-      const yaml = `authentication:
-  calendar: ${JSON.stringify(provider)}
-workflow:
-  _type: scripted
-  steps:
-    - fetch: { url: '${auth.resourceUrl}', provider: calendar, save_as: me }
-  output: 'Hello {{me.sub}}'
-`;
+      const yaml = calendarWorkflowYaml(auth, provider);
       replicas = await ReplicaProcesses.start(3, yaml, {
         general: { executions: { lease_seconds: LEASE_SECONDS }, outbound: { allow_hosts: ['127.0.0.1'] } },
         // Every replica seals and opens the shared tokens with the same key.
