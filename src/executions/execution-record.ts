@@ -3,6 +3,8 @@ import type { InteractionRecord } from '../interactions/interaction-record';
 import type { OAuthWait } from '../oauth/oauth-wait';
 import type { ExecutionStatus } from './execution-state';
 import type { FaceRef } from './face-renderers';
+import type { Identity } from '../core/identity/identity';
+import type { StartOptions } from './execution';
 
 /** What the store keeps of an execution: enough to answer a status poll from any replica. */
 export interface ExecutionRecord {
@@ -29,4 +31,28 @@ export interface ExecutionRecord {
   error?: ExecutionFailure;
   /** When a finished record may be evicted (epoch ms). */
   expiresAt?: number;
+}
+
+/** A new execution's record as it starts running, owned by whoever started it. */
+export function startingRecord(
+  id: string,
+  traceId: string,
+  identity: Identity,
+  workflow: string,
+  options: Pick<StartOptions, 'request' | 'face' | 'interactive'>,
+): ExecutionRecord {
+  const now = Date.now();
+  return {
+    id,
+    traceId,
+    ownerId: identity.userId,
+    clientAddress: options.request.clientAddress,
+    workflow,
+    face: options.face,
+    status: 'running',
+    interactive: options.interactive,
+    createdAt: now,
+    updatedAt: now,
+    interactions: {},
+  };
 }

@@ -25,7 +25,7 @@ import { OAuthService } from '../oauth/oauth.service';
 import { WorkflowInstances } from './workflow-instances';
 import { cancelElsewhere, remoteExecution, startReleased } from './remote-execution';
 import { ExecutionCancels, LocalExecutionCancels } from './execution-cancels';
-import type { ExecutionRecord } from './execution-record';
+import { startingRecord, type ExecutionRecord } from './execution-record';
 import { applyOnceStored, storeDeferred } from './deferred-record';
 import { isTerminalStatus } from './execution-state';
 import { ExecutionStore } from './execution.store';
@@ -134,21 +134,8 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
       await checkCapacity(this.store, this.config.general, identity, options.request.clientAddress);
     }
     const workflow = options.workflow ?? this.instances.acquire(identity);
-    const now = Date.now();
     const trace = options.trace ?? { traceId: newTraceId() };
-    const record: ExecutionRecord = {
-      id: randomUUID(),
-      traceId: trace.traceId,
-      ownerId: identity.userId,
-      clientAddress: options.request.clientAddress,
-      workflow: workflow.type,
-      face: options.face,
-      status: 'running',
-      interactive: options.interactive,
-      createdAt: now,
-      updatedAt: now,
-      interactions: {},
-    };
+    const record = startingRecord(randomUUID(), trace.traceId, identity, workflow.type, options);
     this.traceOwners?.record(trace.traceId, identity.userId);
     // Durable when a replica can run it again: the configured workflow, on the shared store.
     const spec =
