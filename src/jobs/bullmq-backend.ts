@@ -1,6 +1,7 @@
 import type { Job, Processor, Queue } from 'bullmq';
 import type { AsyncConfig } from '../config/async.schema';
 import { parseDatabaseUrl } from '../config/database-url';
+import { checkRedisUrl } from '../db/redis-url';
 import type { JobTicket } from './job-record';
 
 /** What the server and the workers share of BullMQ: one queue, whichever backend holds it. */
@@ -39,7 +40,8 @@ export function redisConnection(url: string): Record<string, unknown> {
 function redisUrlOf(settings: AsyncConfig, env: NodeJS.ProcessEnv): string {
   const url = settings.redis_url ?? env.REDIS_URL;
   if (!url) throw new Error('general.async.queue is redis: set general.async.redis_url or REDIS_URL');
-  return url;
+  // The same check as the executions' Redis: a bad URL stops start-up with its reason.
+  return checkRedisUrl(url);
 }
 
 /** BullMQ's PostgreSQL backend keeps its tables in a schema of their own, named after the prefix. */
