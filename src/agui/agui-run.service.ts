@@ -17,7 +17,6 @@ import type { Execution } from '../executions/execution';
 import { ExecutionService } from '../executions/execution.service';
 import type { ExecutionRecord } from '../executions/execution-record';
 import { AguiThreads, ThreadLimitError, type AguiThread } from './agui-threads';
-import { CLAIM_LEASE_MS } from './postgres-agui-threads';
 import { AGUI_FACE } from './agui-face';
 import { answerFor, type PendingInterrupt } from './interrupts';
 import { chatRequestOf } from './messages';
@@ -85,14 +84,16 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
     }
     const held = thread;
     // A shared claim lapses unless renewed, so a replica that dies mid-run does not hold the thread.
-    const renewal = setInterval(() => {
-      this.threads.renew(held).catch((err: Error) => this.logger.warn(`Renewing a thread: ${err.message}`));
-    }, CLAIM_LEASE_MS / 3);
-    renewal.unref();
+    const every = this.threads.renewEveryMs;
+    const renewal =
+      every &&
+      setInterval(() => {
+        this.threads.renew(held).catch((err: Error) => this.logger.warn(`Renewing a thread: ${err.message}`));
+      }, every).unref();
     try {
       await this.runOn(thread, identity, input, req, res, trace);
     } finally {
-      clearInterval(renewal);
+      if (renewal) clearInterval(renewal);
       await this.threads.release(thread);
     }
   }

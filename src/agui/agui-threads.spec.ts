@@ -85,4 +85,19 @@ requires('postgres')('AguiThreads in Postgres (replicas share them)', () => {
     now += 2;
     expect(await threads.claim('t', 'alice')).toMatchObject({ id: 't', busy: true });
   });
+
+  it('with the lease the server gives it (lease_seconds), a claim lapses after that and is renewed a third as often', async () => {
+    let now = 1_000_000;
+    const database = await services.database();
+    await database.db.deleteFrom('agui_thread').execute();
+    const threads = new PostgresAguiThreads(database.db, 10, 3_600_000, () => now, 2_000);
+    expect(threads.renewEveryMs).toBeCloseTo(2_000 / 3);
+    const held = await threads.claim('t', 'alice');
+    now += 1_500;
+    await threads.renew(held as AguiThread);
+    now += 1_999;
+    expect(await threads.claim('t', 'alice')).toBe(false);
+    now += 2;
+    expect(await threads.claim('t', 'alice')).toMatchObject({ id: 't', busy: true });
+  });
 });

@@ -43,6 +43,10 @@ export abstract class AguiThreads {
   abstract release(thread: AguiThread): Promise<void>;
   /** Keeps a running thread claimed (a shared claim expires unless renewed, should its replica die). */
   abstract renew(thread: AguiThread): Promise<void>;
+  /** How often a running thread's claim is renewed (null: it never lapses, nothing to renew). */
+  get renewEveryMs(): number | null {
+    return null;
+  }
   /** Drops the expired threads (called now and then, so idle ones do not wait for a lookup). */
   abstract sweep(): Promise<void>;
 

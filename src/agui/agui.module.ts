@@ -34,11 +34,17 @@ export class AguiModule {
             const ttl = server.frontEnd.ag_ui_thread_ttl_seconds * 1000;
             return pickAdapter<AguiThreads>('general.executions.store', server.general.executions.store, {
               memory: () => new MemoryAguiThreads(max, ttl),
-              postgres: () => new PostgresAguiThreads(postgresOf(database).db, max, ttl),
+              postgres: () =>
+                new PostgresAguiThreads(postgresOf(database).db, max, ttl, Date.now, leaseMs(server)),
             });
           },
         },
       ],
     };
   }
+}
+
+/** A run's claim on a shared thread lapses as its replica's executions do (`lease_seconds`). */
+function leaseMs(server: ServerConfig): number {
+  return server.general.executions.lease_seconds * 1000;
 }

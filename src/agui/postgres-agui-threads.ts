@@ -3,7 +3,10 @@ import type { Tables } from '../db/tables';
 import { fromJson, toJson } from '../executions/postgres-execution.store';
 import { AguiThreads, newThread, ThreadLimitError, type AguiThread } from './agui-threads';
 
-/** How long a run's claim on its thread holds unless renewed: a replica that died frees it after this. */
+/**
+ * How long a run's claim on its thread holds unless renewed, by default: a replica that died frees it
+ * after this. The server uses `general.executions.lease_seconds`, the lease its executions have.
+ */
 export const CLAIM_LEASE_MS = 60_000;
 
 type Row = Selectable<Tables['agui_thread']>;
@@ -21,8 +24,13 @@ export class PostgresAguiThreads extends AguiThreads {
     private readonly maxPerOwner: number,
     private readonly ttlMs: number,
     private readonly now: () => number = Date.now,
+    private readonly claimMs = CLAIM_LEASE_MS,
   ) {
     super();
+  }
+
+  override get renewEveryMs(): number {
+    return this.claimMs / 3;
   }
 
   async get(id: string): Promise<AguiThread | undefined> {
@@ -49,7 +57,7 @@ export class PostgresAguiThreads extends AguiThreads {
         Object.assign(thread, { busy: true, touchedAt: now });
         await trx
           .updateTable('agui_thread')
-          .set({ busy_until: now + CLAIM_LEASE_MS, touched_at: now, thread: toJson(thread) })
+          .set({ busy_until: now + this.claimMs, touched_at: now, thread: toJson(thread) })
           .where('id', '=', id)
           .execute();
         return thread;
@@ -59,7 +67,7 @@ export class PostgresAguiThreads extends AguiThreads {
       const thread = newThread(id, owner, now);
       const inserted = await trx
         .insertInto('agui_thread')
-        .values({ id, owner, busy_until: now + CLAIM_LEASE_MS, touched_at: now, thread: toJson(thread) })
+        .values({ id, owner, busy_until: now + this.claimMs, touched_at: now, thread: toJson(thread) })
         .onConflict((c) => c.column('id').doNothing())
         .executeTakeFirst();
       // Another identity created the same thread id at the same moment on another replica.
@@ -90,7 +98,7 @@ export class PostgresAguiThreads extends AguiThreads {
   async renew(thread: AguiThread): Promise<void> {
     await this.db
       .updateTable('agui_thread')
-      .set({ busy_until: this.now() + CLAIM_LEASE_MS })
+      .set({ busy_until: this.now() + this.claimMs })
       .where('id', '=', thread.id)
       .where('busy_until', 'is not', null)
       .execute();
