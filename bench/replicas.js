@@ -21,11 +21,10 @@ const { spawn, spawnSync } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const fs = require('node:fs');
 const http = require('node:http');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { nowMs, percentile, pool, send } = require('./lib/clients');
-const { ROOT, SERVER_CORE, TASKSET } = require('./lib/servers');
+const { ROOT, SERVER_CORE, TASKSET, freePort } = require('./lib/servers');
 const { fmt, ratio, table } = require('./lib/report');
 
 const HEADING = '## Several replicas';
@@ -66,17 +65,6 @@ ${leaseSeconds ? '  shutdown_grace_seconds: 5\n' : ''}  executions:
     redis_url: '${redisUrl}'
     redis_key_prefix: '${prefix}'
 ${leaseSeconds ? `    lease_seconds: ${leaseSeconds}\n` : ''}${WORKFLOW}`;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function startReplica(file, name) {

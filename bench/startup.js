@@ -14,7 +14,7 @@ const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { fmt, ratio, table } = require('./lib/report');
-const { ROOT, SERVER_CORE, TASKSET } = require('./lib/servers');
+const { ROOT, SERVER_CORE, TASKSET, freePort } = require('./lib/servers');
 
 const HEADING = '## Start-up and idle memory';
 
@@ -34,17 +34,6 @@ workflow:
   llm_name: openai_llm
   tool_names: [calculator]
 `;
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function get(port) {
   return new Promise((resolve) => {

@@ -1,4 +1,5 @@
 'use strict';
+const net = require('node:net');
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -77,4 +78,16 @@ function affinity(pid) {
   }
 }
 
-module.exports = { ROOT, CLIENT_CORE, SERVER_CORE, TASKSET, startServer, affinity };
+/** A TCP port free on 127.0.0.1 right now (for a server told its port on the command line). */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+module.exports = { ROOT, CLIENT_CORE, SERVER_CORE, TASKSET, startServer, affinity, freePort };
