@@ -7,6 +7,7 @@ import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { InterludeWsAdapter } from './gateway/interlude-ws.adapter';
 import type { AppConfig } from './config/config.loader';
+import { InterludeExpressAdapter } from './core/http/express-adapter';
 import { HttpSettings } from './core/http/http-pipeline';
 import { cacheValidationMetadata } from './core/validation/metadata-cache';
 import {
@@ -65,7 +66,7 @@ export async function createApp(
   // OpenTelemetry export when OTEL_EXPORTER_OTLP_ENDPOINT is set; the spans left are flushed on close.
   if (startTracing()) root.providers = [...(root.providers ?? []), TracingShutdown];
   startupTimings.step('tracing checked');
-  const app = await NestFactory.create<NestExpressApplication>(root, {
+  const app = await NestFactory.create<NestExpressApplication>(root, new InterludeExpressAdapter(), {
     // Nest's own JSON parser answers a bad or oversized body itself, before any route; CoreModule's
     // parser instead keeps the error for the route to report in its own shape (FastAPI's 422 or
     // OpenAI's error), and gives streaming routes their own limit.

@@ -9,8 +9,8 @@ import {
 import { APP_GUARD } from '@nestjs/core';
 import type { RequestHandler } from 'express';
 import { ConnectionCount } from './connection-count';
-import { composeMiddleware } from './http/compose-middleware';
 import { httpPipeline, HttpSettings } from './http/http-pipeline';
+import { RequestPipeline } from './http/request-pipeline';
 import { ALL_ROUTES } from './http/route-paths';
 import { IdentityGuard } from './identity/identity.guard';
 import { identityMiddleware } from './identity/identity.middleware';
@@ -18,12 +18,18 @@ import { IdentityResolver } from './identity/identity.resolver';
 
 /**
  * Who is asking (for every HTTP route and the socket handshake), the open-connection count, and the
- * middleware of the HTTP server (headers, CORS, body, proxies, stream caps, then identity).
+ * middleware of the HTTP server (headers, CORS, body, proxies, stream caps, then identity), mounted
+ * with every other module's as one, through RequestPipeline.
  */
 @Global()
 @Module({
-  providers: [IdentityResolver, ConnectionCount, { provide: APP_GUARD, useClass: IdentityGuard }],
-  exports: [IdentityResolver, ConnectionCount],
+  providers: [
+    IdentityResolver,
+    ConnectionCount,
+    { provide: APP_GUARD, useClass: IdentityGuard },
+    RequestPipeline,
+  ],
+  exports: [IdentityResolver, ConnectionCount, RequestPipeline],
 })
 export class CoreModule implements NestModule {
   /** With the HTTP settings from config: the whole pipeline. Without (`CoreModule`): identity only. */
@@ -32,14 +38,15 @@ export class CoreModule implements NestModule {
   }
 
   constructor(
-    private readonly resolver: IdentityResolver,
-    @Optional() private readonly http?: HttpSettings,
-  ) {}
+    resolver: IdentityResolver,
+    private readonly pipeline: RequestPipeline,
+    @Optional() http?: HttpSettings,
+  ) {
+    pipeline.use('core', ...(http ? httpPipeline(http) : []), identityMiddleware(resolver) as RequestHandler);
+  }
 
+  /** Every module's middleware (RequestPipeline), mounted as one. */
   configure(consumer: MiddlewareConsumer): void {
-    const pipeline = this.http ? httpPipeline(this.http) : [];
-    consumer
-      .apply(composeMiddleware([...pipeline, identityMiddleware(this.resolver) as RequestHandler]))
-      .forRoutes(ALL_ROUTES);
+    consumer.apply(this.pipeline.handle).forRoutes(ALL_ROUTES);
   }
 }

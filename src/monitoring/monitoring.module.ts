@@ -1,6 +1,6 @@
-import { Module, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { ServerConfig } from '../config/server-config';
-import { ALL_ROUTES } from '../core/http/route-paths';
+import { RequestPipeline } from '../core/http/request-pipeline';
 import { DatabaseModule } from '../db/database.module';
 import { ExecutionsModule } from '../executions/executions.module';
 import { OAuthModule } from '../oauth/oauth.module';
@@ -22,7 +22,7 @@ import { UserActivityService } from './user-activity.service';
  * after the core middleware has identified its caller.
  */
 @Module({})
-export class MonitoringModule implements NestModule {
+export class MonitoringModule {
   static forRoot(options: { perUserMonitoring: boolean }): DynamicModule {
     return {
       module: MonitoringModule,
@@ -57,19 +57,17 @@ export class MonitoringModule implements NestModule {
   }
 
   constructor(
-    private readonly metrics: MetricsService,
-    private readonly activity: UserActivityService,
-    private readonly config: ServerConfig,
-    private readonly readiness: ReadinessService,
-  ) {}
-
-  configure(consumer: MiddlewareConsumer): void {
-    const perUser = this.config.general.enable_per_user_monitoring;
-    consumer
-      .apply(
-        closeConnectionsWhileStopping(this.readiness),
-        requestTracking(this.metrics, perUser ? this.activity : undefined),
-      )
-      .forRoutes(ALL_ROUTES);
+    metrics: MetricsService,
+    activity: UserActivityService,
+    config: ServerConfig,
+    readiness: ReadinessService,
+    pipeline: RequestPipeline,
+  ) {
+    const perUser = config.general.enable_per_user_monitoring;
+    pipeline.use(
+      'monitoring',
+      closeConnectionsWhileStopping(readiness),
+      requestTracking(metrics, perUser ? activity : undefined),
+    );
   }
 }
