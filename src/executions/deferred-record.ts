@@ -1,3 +1,4 @@
+import type { EventLog } from './event-log';
 import type { ExecutionRecord } from './execution-record';
 import type { ExecutionStore } from './execution.store';
 import type { ExecutionTransition, TransitionOutcome } from './execution-state';
@@ -5,11 +6,12 @@ import type { ExecutionTransition, TransitionOutcome } from './execution-state';
 /**
  * The record of an execution that nobody can name yet (a plain request answered with its result): it
  * is written to the store only when something needs it there (a prompt or an authorization, its id
- * handed out by the workflow or to a client), so a request that completes at once stores nothing.
+ * handed out by the workflow or to a client), so a request that completes at once stores nothing;
+ * its event log is held in this process until then too (`EventLogs.open(id, { held: true })`).
  */
 export interface DeferredRecord {
-  /** The record to write and where, until it is written. */
-  unstored?: { record: ExecutionRecord; store: ExecutionStore };
+  /** The record to write and where, until it is written, and its event log, held until then. */
+  unstored?: { record: ExecutionRecord; store: ExecutionStore; events: EventLog };
   /** The write under way or done. */
   storing?: Promise<void>;
 }
@@ -19,6 +21,8 @@ export function storeDeferred(entry: DeferredRecord): Promise<void> {
   const unstored = entry.unstored;
   if (unstored) {
     entry.unstored = undefined;
+    // Events first: whoever finds the record can follow its log from the start.
+    unstored.events.publish();
     entry.storing = unstored.store.create(unstored.record);
     // A failed write is reported to whatever awaits it next (the wait, the ending), not as unhandled.
     entry.storing.catch(() => undefined);

@@ -16,12 +16,25 @@ export abstract class EventLog {
   abstract get terminal(): TerminalEvent | undefined;
   /** Frees what is kept (the execution is gone). */
   abstract dispose(): void;
+  /**
+   * A log opened held (`EventLogs.open(id, { held: true })`) keeps its events to this process until
+   * this is called: then what it kept, and every later event, goes where other processes follow it.
+   */
+  publish(): void {}
+}
+
+export interface OpenOptions {
+  /**
+   * Nobody else can name the execution yet (its record is not stored): its events need not leave
+   * this process until `publish()`, and a request answered at once never writes them anywhere.
+   */
+  held?: boolean;
 }
 
 /** Opens an execution's event log; the DI token of the event-log port. */
 export abstract class EventLogs {
   /** The log of an execution this process runs: it appends, and is the log's only writer. */
-  abstract open(executionId: string): EventLog;
+  abstract open(executionId: string, options?: OpenOptions): EventLog;
   /**
    * The log of an execution another process runs, to follow from any seq (its subscribers are called
    * asynchronously; it never appends); undefined when there is none to follow (always, in one process).

@@ -156,11 +156,11 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     this.counts.started++;
 
     const span = spanOf(record.id, workflow.type, identity, trace, options.request);
-    const events = this.eventLogs.open(record.id);
+    const events = this.eventLogs.open(record.id, { held: deferred });
     const holder = options.workflow ? undefined : identity;
     const entry = this.entryFor(record.id, trace.traceId, span, holder, events);
     if (spec) entry.journal = journalOf(this.durable!.journal, record.id, []);
-    if (deferred) entry.unstored = { record, store: this.store };
+    if (deferred) entry.unstored = { record, store: this.store, events };
     this.entries.set(record.id, entry);
     options.beforeRun?.(entry.execution);
     // Closures made here would keep `options` alive for the whole run, and with it the face's closures

@@ -61,6 +61,42 @@ requires('redis')('Redis event logs', () => {
       [3, 'completed', undefined],
     ]);
   });
+
+  it('a held log writes nothing to Redis until published; then a follower gets every event, prompts pinned', async () => {
+    const prefix = services.newPrefix();
+    const redis = await services.redis(prefix);
+    const writer = new RedisEventLogs(redis, options).open('held', { held: true });
+    writer.append({ kind: 'output', value: 'a' });
+    writer.append({ kind: 'interaction_required', interaction: { id: 'i1' } } as never);
+    expect(await redis.client.keys(`${prefix}*`)).toEqual([]);
+
+    writer.publish();
+    writer.append({ kind: 'output', value: 'b' });
+    const follower = (await new RedisEventLogs(await services.redis(prefix), options).attach('held', true))!;
+    const seen: ExecutionEvent[] = [];
+    follower.subscribe((event) => seen.push(event));
+    writer.append({ kind: 'completed', result: 'r', streamed: true });
+    await expect(follower.done).resolves.toMatchObject({ kind: 'completed', seq: 4 });
+    expect(seen.map((e) => [e.seq, e.kind])).toEqual([
+      [1, 'output'],
+      [2, 'interaction_required'],
+      [3, 'output'],
+      [4, 'completed'],
+    ]);
+    expect(await redis.client.xlen(`${prefix}events:{held}:pins`)).toBe(1);
+  });
+
+  it('a held log never published leaves nothing in Redis, also once disposed', async () => {
+    const prefix = services.newPrefix();
+    const redis = await services.redis(prefix);
+    const writer = new RedisEventLogs(redis, options).open('plain', { held: true });
+    writer.append({ kind: 'output', value: 'a' });
+    writer.append({ kind: 'completed', result: 'a', streamed: true });
+    await expect(writer.done).resolves.toMatchObject({ seq: 2 });
+    writer.dispose();
+    await redis.client.ping();
+    expect(await redis.client.keys(`${prefix}*`)).toEqual([]);
+  });
 });
 
 requires('redis')('Redis cancel requests', () => {

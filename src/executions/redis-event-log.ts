@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { BackingRedis } from '../db/backing-redis';
 import type { ExecutionEvent, ExecutionEventBody, TerminalEvent } from '../runtime/execution-event';
-import { EventLog, EventLogs, type EventListener } from './event-log';
+import { EventLog, EventLogs, type EventListener, type OpenOptions } from './event-log';
 import { ExecutionEventLog, type EventLogLimits } from './execution-event-log';
 import { RedisEventFollower, type StreamKeys } from './redis-event-follower';
 
@@ -45,6 +45,8 @@ export class RedisEventLog extends EventLog {
     private readonly keys: StreamKeys,
     private readonly options: RedisEventLogOptions,
     afterSeq = 0,
+    /** Kept to the local copy until `publish()`: nothing is written to Redis before. */
+    private held = false,
   ) {
     super();
     this.local = new ExecutionEventLog(options.local);
@@ -53,8 +55,15 @@ export class RedisEventLog extends EventLog {
 
   append(body: ExecutionEventBody): ExecutionEvent | undefined {
     const event = this.local.append(body);
-    if (event) this.write(event);
+    if (event && !this.held) this.write(event);
     return event;
+  }
+
+  override publish(): void {
+    if (!this.held) return;
+    this.held = false;
+    // The local copy replays what it kept, in order (a drop notice is no event of the stream).
+    this.local.subscribe((event) => event.kind !== 'events_dropped' && this.write(event))();
   }
 
   subscribe(listener: EventListener, afterSeq?: number): () => void {
@@ -71,7 +80,7 @@ export class RedisEventLog extends EventLog {
 
   dispose(): void {
     this.local.dispose();
-    this.send(this.redis.client.del(this.keys.events, this.keys.pins));
+    if (!this.held) this.send(this.redis.client.del(this.keys.events, this.keys.pins));
   }
 
   private write(event: ExecutionEvent): void {
@@ -117,8 +126,8 @@ export class RedisEventLogs extends EventLogs {
     super();
   }
 
-  open(executionId: string): EventLog {
-    return new RedisEventLog(this.redis, this.keysOf(executionId), this.options);
+  open(executionId: string, options?: OpenOptions): EventLog {
+    return new RedisEventLog(this.redis, this.keysOf(executionId), this.options, 0, options?.held);
   }
 
   override async resume(executionId: string): Promise<EventLog> {

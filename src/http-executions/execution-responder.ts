@@ -130,9 +130,9 @@ export class ExecutionResponder {
       workflow: face.workflow,
       face: face.ref,
       streaming,
-      // Off: with the record deferred (StartOptions.deferRecord) /v1/workflow measured ~8-10% fewer req/s
-      // than with it stored at once (bench/RESULTS.md, branch perf2); to be switched on once explained.
-      deferRecord: false,
+      // A request answered with its result stores its record only if it pauses or its id goes out: on
+      // the PostgreSQL store that is no statement at all instead of an insert and a delete per request.
+      deferRecord: !streaming,
       beforeRun: (execution) => {
         this.log?.assign(req, { executionId: execution.id });
         beforeRun?.(execution);

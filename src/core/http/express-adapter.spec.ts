@@ -42,7 +42,7 @@ describe('InterludeExpressAdapter', () => {
   afterAll(() => app.close());
 
   it('hands Express requests and responses already made with its prototypes', async () => {
-    const express = app.getHttpAdapter().getInstance<Express>();
+    const express = app.getHttpAdapter().getInstance() as Express;
     const res = await fetch(`${base}/probe`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
