@@ -7,6 +7,7 @@ function stubborn(counter: { sheds: number }): SheddableLog {
       counter.sheds++;
       return 0;
     },
+    keptBytes: 0,
   };
 }
 
@@ -32,6 +33,9 @@ describe('EventLogBudget', () => {
           kept.set(self, (kept.get(self) ?? 0) - freed);
           budget.credit(self, freed);
           return freed;
+        },
+        get keptBytes() {
+          return kept.get(self) ?? 0;
         },
       };
       return self;

@@ -2,6 +2,8 @@
 export interface SheddableLog {
   /** Drops up to `bytes` of the oldest replayable events; returns the bytes freed. */
   shed(bytes: number): number;
+  /** What it holds now: all it was charged, less what it gave up. */
+  readonly keptBytes: number;
 }
 
 /** Past the bound, logs shed down to this share of it, so the scan for victims runs rarely. */
@@ -14,8 +16,6 @@ const SHED_TO = 0.9;
  */
 export class EventLogBudget {
   private total = 0;
-  /** What each log holds. */
-  private readonly held = new Map<SheddableLog, number>();
   /**
    * Logs that may still have something to give up, in the order they were first charged (the oldest
    * pay first). A log that gave up nothing leaves it until it is charged again, so a process holding
@@ -29,8 +29,8 @@ export class EventLogBudget {
     return this.total;
   }
 
+  // What each log holds is its own count (`keptBytes`), not a second one kept here per log.
   charge(log: SheddableLog, bytes: number): void {
-    this.held.set(log, (this.held.get(log) ?? 0) + bytes);
     this.candidates.add(log);
     this.total += bytes;
     if (this.total <= this.maxBytes) return;
@@ -42,17 +42,13 @@ export class EventLogBudget {
   }
 
   /** Bytes a log gave up (shed or trimmed by its own bound). */
-  credit(log: SheddableLog, bytes: number): void {
-    const held = this.held.get(log);
-    if (held === undefined) return;
-    this.held.set(log, held - bytes);
+  credit(_log: SheddableLog, bytes: number): void {
     this.total -= bytes;
   }
 
-  /** The log is gone: all it held is free. */
+  /** The log is gone (call before it forgets what it kept): all it held is free. */
   release(log: SheddableLog): void {
-    this.total -= this.held.get(log) ?? 0;
-    this.held.delete(log);
+    this.total -= log.keptBytes;
     this.candidates.delete(log);
   }
 }

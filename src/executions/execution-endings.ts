@@ -29,32 +29,41 @@ export class ExecutionEndings {
     private readonly deps: EndingDeps,
   ) {}
 
-  /** Turns the workflow's outcome into its terminal event and record (unless it was cancelled first). */
-  async settle(entry: Entry, run: Promise<unknown>): Promise<void> {
-    let end: Ending;
-    let terminal: ExecutionEventBody;
-    try {
-      const result = await run;
-      this.releaseInstance(entry);
-      if (entry.ended) return;
-      terminal = { kind: 'completed', result, streamed: entry.streamed };
-      entry.span.end({ kind: 'completed' });
-      this.counts.completed++;
-      end = { kind: 'completed', result };
-    } catch (err) {
-      this.releaseInstance(entry);
-      if (entry.ended) return;
-      const failure = WorkflowError.from(err);
-      const error = { message: failure.message, type: failure.extra.errorType ?? 'Error' };
-      terminal = { kind: 'failed', error };
-      entry.span.end({ kind: 'failed', ...error });
-      this.counts.failed++;
-      end = { kind: 'failed', error };
-    }
+  /**
+   * Turns the workflow's outcome into its terminal event and record (unless it was cancelled first).
+   * Not an async function: a waiting execution holds one reaction on its run, no suspended frame.
+   */
+  settle(entry: Entry, run: Promise<unknown>): void {
+    run.then(
+      (result) => this.completed(entry, result),
+      (err: unknown) => this.failed(entry, err),
+    );
+  }
+
+  private completed(entry: Entry, result: unknown): Promise<void> | undefined {
+    this.releaseInstance(entry);
+    if (entry.ended) return;
+    entry.span.end({ kind: 'completed' });
+    this.counts.completed++;
+    const terminal: ExecutionEventBody = { kind: 'completed', result, streamed: entry.streamed };
+    return this.ended(entry, { kind: 'completed', result }, terminal);
+  }
+
+  private failed(entry: Entry, err: unknown): Promise<void> | undefined {
+    this.releaseInstance(entry);
+    if (entry.ended) return;
+    const failure = WorkflowError.from(err);
+    const error = { message: failure.message, type: failure.extra.errorType ?? 'Error' };
+    entry.span.end({ kind: 'failed', ...error });
+    this.counts.failed++;
+    return this.ended(entry, { kind: 'failed', error }, { kind: 'failed', error });
+  }
+
+  private ended(entry: Entry, end: Ending, terminal: ExecutionEventBody): Promise<void> {
     entry.ended = true;
     // Anything the workflow left waiting (a prompt raced by a parallel branch) is closed with it.
     if (entry.waiting > 0) entry.abort.abort(new ExecutionCancelled('execution ended'));
-    await this.finish(entry, end, terminal);
+    return this.finish(entry, end, terminal);
   }
 
   /** Ends an execution this process could not run (a takeover it cannot replay). */

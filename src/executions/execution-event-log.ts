@@ -65,7 +65,7 @@ export class ExecutionEventLog extends EventLog implements SheddableLog {
   /** The seq of the last event no longer kept (0: none dropped). */
   private droppedThrough = 0;
   /** Questions older than the kept events: never dropped, a re-attacher must still be able to answer. */
-  private readonly pinned: ExecutionEvent[] = [];
+  private pinned?: ExecutionEvent[];
   /** Made on the first live subscriber and dropped with the last (a waiting execution often has none). */
   private listeners?: Set<EventListener>;
   private readonly segmentChars: number;
@@ -127,7 +127,7 @@ export class ExecutionEventLog extends EventLog implements SheddableLog {
 
   subscribe(listener: EventListener, afterSeq = 0): () => void {
     if (afterSeq < this.droppedThrough) {
-      const pinned = this.pinned.filter((e) => e.seq > afterSeq);
+      const pinned = this.pinned?.filter((e) => e.seq > afterSeq) ?? [];
       const count = this.droppedThrough - afterSeq - pinned.length;
       if (count > 0) listener({ kind: 'events_dropped', count, seq: this.droppedThrough });
       for (const event of pinned) listener(event);
@@ -185,7 +185,10 @@ export class ExecutionEventLog extends EventLog implements SheddableLog {
       }
       cost = event.value.length * 2 + CHUNK_COST;
     } else {
-      this.kept.push(event);
+      // The first event in an array of one: a push would reserve 17 slots, and a waiting execution
+      // often keeps a single event (its question).
+      if (this.kept.length === 0) this.kept = [event];
+      else this.kept.push(event);
       cost = sizeOf(event);
     }
     this.bytes += cost;
@@ -208,7 +211,7 @@ export class ExecutionEventLog extends EventLog implements SheddableLog {
       const oldest = this.kept[this.head];
       if (oldest === this.final) break;
       if (oldest.kind === 'interaction_required' || oldest.kind === 'oauth_required') {
-        this.pinned.push(oldest as ExecutionEvent);
+        (this.pinned ??= []).push(oldest as ExecutionEvent);
       } else {
         this.bytes -= isMerged(oldest)
           ? 64 + oldest.value.length * 2 + CHUNK_COST * (oldest.lengths.length - 1)

@@ -1,6 +1,6 @@
 import { AppError, ErrorCode } from '../core/errors/app-error';
 import type { Identity } from '../core/identity/identity';
-import type { InteractionService } from '../interactions/interaction.service';
+import type { AskingExecution, InteractionService } from '../interactions/interaction.service';
 import type { InteractionWait } from '../interactions/interaction-record';
 import type { OAuthService } from '../oauth/oauth.service';
 import type { OAuthFlowWait } from '../oauth/oauth-wait';
@@ -8,7 +8,8 @@ import type { ExecutionEventBody } from '../runtime/execution-event';
 import type { LazyAbort } from '../runtime/lazy-abort';
 import type { Prompt, PromptAnswer } from '../runtime/prompts';
 import type { JournalPoint, RunJournal } from '../runtime/run-journal';
-import type { ExecutionSink } from '../runtime/workflow-runner';
+import type { ExecutionSink, PromptPoints } from '../runtime/workflow-runner';
+import type { AuthResult } from '../runtime/workflow-context';
 import type { InteractionRecord } from '../interactions/interaction-record';
 import { durablePrompt } from './durable-prompt';
 import type { EventLog } from './event-log';
@@ -48,52 +49,72 @@ export interface WaitDeps {
 
 /** Where the workflow's events, prompts and authorizations go. */
 export function sinkFor(entry: WaitingEntry, deps: WaitDeps, options: RouteFacts): ExecutionSink {
-  const publish = (event: ExecutionEventBody) => {
+  return new EntrySink(entry, deps, options);
+}
+
+/**
+ * The sink of one run, and the execution its prompts belong to. Methods on the prototype, and the
+ * prompt's wait counted here rather than in a `.finally`: a waiting execution holds no closures for them.
+ */
+export class EntrySink implements ExecutionSink, AskingExecution {
+  constructor(
+    readonly entry: WaitingEntry,
+    readonly deps: WaitDeps,
+    readonly options: RouteFacts,
+  ) {}
+
+  get id(): string {
+    return this.entry.execution.id;
+  }
+
+  publish(event: ExecutionEventBody): void {
+    const { entry } = this;
     if (event.kind === 'output') entry.streamed = true;
     if (entry.journal && (entry.journal.replaying || entry.handedOver)) return;
     entry.execution.events.append(event);
-  };
-  if (entry.journal) deps = durableDeps(entry, deps);
-  return {
-    publish,
-    prompt: (p, interactionId, points) =>
-      points
-        ? durablePrompt(entry, p, interactionId, points, publish, options, deps, prompt)
-        : prompt(entry, p, interactionId, publish, options, deps),
-    authenticate: (provider, _signal, point) => authenticate(entry, provider, publish, options, deps, point),
-  };
+  }
+
+  /** The engine's record of a wait; a durable run records nothing once it was handed over. */
+  record(wait: InteractionWait | OAuthFlowWait): Promise<TransitionOutcome> {
+    if (this.entry.handedOver) return Promise.resolve('not_found');
+    return this.deps.record(this.entry.execution.id, wait);
+  }
+
+  waitStarted(): void {
+    this.entry.waiting++;
+  }
+
+  waitEnded(): void {
+    this.entry.waiting--;
+  }
+
+  prompt(prompt: Prompt, interactionId?: string, points?: PromptPoints): Promise<PromptAnswer> {
+    return points ? durablePrompt(this, prompt, interactionId, points) : this.ask(prompt, interactionId);
+  }
+
+  /** Asks a person. Not an async function: a waiting execution would hold its suspended frame. */
+  ask(prompt: Prompt, interactionId: string | undefined): Promise<PromptAnswer> {
+    const { options, deps } = this;
+    if (!options.interactive && prompt.input_type !== 'notification') {
+      return Promise.reject(notInteractive('ask a person (ctx.prompt)', options));
+    }
+    const waitSeconds = prompt.timeout ?? deps.defaultPromptTimeout;
+    return deps.interactions.ask(this, prompt, this.entry.abort, interactionId, waitSeconds);
+  }
+
+  authenticate(provider: string, _signal: AbortSignal, point?: JournalPoint): Promise<AuthResult> {
+    return authenticate(this, provider, point);
+  }
 }
 
-/** A durable run records nothing once it was handed over: the replica that has it now does. */
-function durableDeps(entry: WaitingEntry, deps: WaitDeps): WaitDeps {
-  return {
-    ...deps,
-    record: async (id, wait) => (entry.handedOver ? 'not_found' : deps.record(id, wait)),
-  };
-}
-
-export type AskPerson = (
-  entry: WaitingEntry,
-  prompt: Prompt,
-  interactionId: string | undefined,
-  publish: (event: ExecutionEventBody) => void,
-  options: RouteFacts,
-  deps: WaitDeps,
-) => Promise<PromptAnswer>;
-
-async function authenticate(
-  entry: WaitingEntry,
-  provider: string,
-  publish: (event: ExecutionEventBody) => void,
-  options: RouteFacts,
-  deps: WaitDeps,
-  point?: JournalPoint,
-) {
+async function authenticate(sink: EntrySink, provider: string, point?: JournalPoint): Promise<AuthResult> {
+  const { entry, options, deps } = sink;
   if (!options.interactive) throw notInteractive('authorize with OAuth (ctx.authenticate)', options);
   entry.waiting++;
   try {
     const id = entry.execution.id;
-    const record = (wait: OAuthFlowWait) => deps.record(id, wait);
+    const record = (wait: OAuthFlowWait) => sink.record(wait);
+    const publish = (event: ExecutionEventBody) => sink.publish(event);
     const execution = { id, identity: options.identity, publish, record };
     // A replay asks again: the token is held by then (or the pending flow is waited on again).
     const granted = await deps.oauth.authenticate(execution, provider, entry.abort);
@@ -103,28 +124,6 @@ async function authenticate(
   } finally {
     entry.waiting--;
   }
-}
-
-// Not an async function: a waiting execution would hold its suspended frame (a few hundred bytes).
-function prompt(
-  entry: WaitingEntry,
-  prompt: Prompt,
-  interactionId: string | undefined,
-  publish: (event: ExecutionEventBody) => void,
-  options: RouteFacts,
-  deps: WaitDeps,
-): Promise<PromptAnswer> {
-  if (!options.interactive && prompt.input_type !== 'notification') {
-    return Promise.reject(notInteractive('ask a person (ctx.prompt)', options));
-  }
-  const id = entry.execution.id;
-  const record = (wait: InteractionWait) => deps.record(id, wait);
-  const execution = { id, publish, record };
-  const waitSeconds = prompt.timeout ?? deps.defaultPromptTimeout;
-  entry.waiting++;
-  return deps.interactions
-    .ask(execution, prompt, entry.abort, interactionId, waitSeconds)
-    .finally(() => entry.waiting--);
 }
 
 function notInteractive(what: string, options: RouteFacts): AppError {

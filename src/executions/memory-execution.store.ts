@@ -1,5 +1,6 @@
 import { ExecutionStore, type OwnerExecutionsQuery } from './execution.store';
 import type { ExecutionRecord } from './execution-record';
+import type { FaceRef } from './face-renderers';
 import {
   applyTransition,
   WAITING_STATUSES,
@@ -8,6 +9,8 @@ import {
 } from './execution-state';
 
 const ANON = '\u0000anonymous';
+/** Distinct faces kept once (a route's requests name equal faces); past this, records keep their own. */
+const FACES_SHARED = 256;
 
 function bump(counts: Map<string, number>, key: string, delta: number): void {
   const count = (counts.get(key) ?? 0) + delta;
@@ -21,6 +24,7 @@ export class MemoryExecutionStore extends ExecutionStore {
   private readonly waiting = new Map<string, number>();
   private readonly waitingByAddress = new Map<string, number>();
   private waitingTotal = 0;
+  private readonly faces = new Map<string, FaceRef>();
 
   async create(record: ExecutionRecord): Promise<void> {
     if (this.records.has(record.id)) throw new Error(`Execution ${record.id} already exists`);
@@ -43,6 +47,9 @@ export class MemoryExecutionStore extends ExecutionStore {
     if (!record) return 'not_found';
     const { outcome, record: next } = applyTransition(record, transition, Date.now());
     if (outcome !== 'applied') return outcome;
+    // A waiting record is kept for as long as the person takes: it names the face every other
+    // record of its route names, not a copy of it.
+    if (next.face && transition.kind === 'interaction_opened') next.face = this.sharedFace(next.face);
     this.records.set(id, next);
     this.track(record, next);
     return outcome;
@@ -92,6 +99,14 @@ export class MemoryExecutionStore extends ExecutionStore {
 
   get size(): number {
     return this.records.size;
+  }
+
+  private sharedFace(face: FaceRef): FaceRef {
+    const key = JSON.stringify(face);
+    const shared = this.faces.get(key);
+    if (shared) return shared;
+    if (this.faces.size < FACES_SHARED) this.faces.set(key, face);
+    return face;
   }
 
   /** Keeps the waiting counters in step with status changes. */

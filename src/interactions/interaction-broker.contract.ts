@@ -1,4 +1,4 @@
-import type { InteractionBroker } from './interaction.broker';
+import { answerOf, type InteractionBroker } from './interaction.broker';
 
 /** What every InteractionBroker adapter must do; a spec per adapter calls this with a factory. */
 export function interactionBrokerContract(
@@ -14,8 +14,8 @@ export function interactionBrokerContract(
     });
 
     it('wakes the waiter of an interaction with the answer delivered for it', async () => {
-      const first = broker.wait('i1');
-      const second = broker.wait('i2');
+      const first = answerOf(broker, 'i1');
+      const second = answerOf(broker, 'i2');
       await broker.deliver('i2', { type: 'text', text: 'two' });
       await broker.deliver('i1', { type: 'text', text: 'one' });
       await expect(first).resolves.toEqual({ type: 'text', text: 'one' });
@@ -23,7 +23,7 @@ export function interactionBrokerContract(
     });
 
     it('rejects an abandoned wait with the reason given, and ignores an answer after it', async () => {
-      const waiting = broker.wait('i1');
+      const waiting = answerOf(broker, 'i1');
       broker.abandon('i1', new Error('timed out'));
       await expect(waiting).rejects.toThrow('timed out');
       await expect(broker.deliver('i1', { type: 'text', text: 'late' })).resolves.toBeUndefined();
@@ -36,8 +36,8 @@ export function interactionBrokerContract(
     if (makePeer) {
       it('across processes: an answer delivered on one wakes the waiter on another, and only that one', async () => {
         const [b, c] = [await makePeer(), await makePeer()];
-        const onA = broker.wait('on-a');
-        const onC = c.wait('on-c');
+        const onA = answerOf(broker, 'on-a');
+        const onC = answerOf(c, 'on-c');
         await b.deliver('on-a', { type: 'text', text: 'for a' });
         await b.deliver('on-c', { type: 'text', text: 'for c' });
         await expect(onA).resolves.toEqual({ type: 'text', text: 'for a' });
@@ -46,11 +46,11 @@ export function interactionBrokerContract(
 
       it('across processes: an answer for a wait abandoned on its process is ignored there', async () => {
         const b = await makePeer();
-        const waiting = broker.wait('gone');
+        const waiting = answerOf(broker, 'gone');
         broker.abandon('gone', new Error('timed out'));
         await expect(waiting).rejects.toThrow('timed out');
         await expect(b.deliver('gone', { type: 'text', text: 'late' })).resolves.toBeUndefined();
-        const again = broker.wait('next');
+        const again = answerOf(broker, 'next');
         await b.deliver('next', { type: 'text', text: 'next' });
         await expect(again).resolves.toEqual({ type: 'text', text: 'next' });
       });

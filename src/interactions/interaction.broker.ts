@@ -1,38 +1,45 @@
 import type { PromptAnswer } from '../runtime/prompts';
 
 /**
+ * Whoever waits on an interaction: called once, with the answer or with why the wait was given up.
+ * An object rather than a promise's resolve/reject pair: a waiting execution keeps one object here,
+ * no closures.
+ */
+export interface AnswerWaiter {
+  answered(answer: PromptAnswer): void;
+  abandoned(reason: unknown): void;
+}
+
+/**
  * Wakes the workflow waiting on an interaction when its answer arrives. In one process an in-memory
  * map; in a scale-out deployment Redis pub/sub, so the answer can reach any replica.
  */
 export abstract class InteractionBroker {
-  /** Registers a waiter; resolves with the answer, or rejects when abandoned. */
-  abstract wait(interactionId: string): Promise<PromptAnswer>;
+  /** Registers the waiter of an interaction; it is called once, on `deliver` or `abandon`. */
+  abstract wait(interactionId: string, waiter: AnswerWaiter): void;
   /** Hands an accepted answer to whoever waits for it (possibly on another replica). */
   abstract deliver(interactionId: string, answer: PromptAnswer): Promise<void>;
-  /** Stops waiting locally (timeout, cancel) with `reason` as the rejection. */
+  /** Stops waiting locally (timeout, cancel): the waiter is told `reason`. */
   abstract abandon(interactionId: string, reason: unknown): void;
 }
 
 export class InProcessInteractionBroker extends InteractionBroker {
-  private readonly waiters = new Map<
-    string,
-    { resolve: (a: PromptAnswer) => void; reject: (e: unknown) => void }
-  >();
+  private readonly waiters = new Map<string, AnswerWaiter>();
 
-  wait(interactionId: string): Promise<PromptAnswer> {
-    return new Promise((resolve, reject) => this.waiters.set(interactionId, { resolve, reject }));
+  wait(interactionId: string, waiter: AnswerWaiter): void {
+    this.waiters.set(interactionId, waiter);
   }
 
   async deliver(interactionId: string, answer: PromptAnswer): Promise<void> {
     const waiter = this.waiters.get(interactionId);
     this.waiters.delete(interactionId);
-    waiter?.resolve(answer);
+    waiter?.answered(answer);
   }
 
   abandon(interactionId: string, reason: unknown): void {
     const waiter = this.waiters.get(interactionId);
     this.waiters.delete(interactionId);
-    waiter?.reject(reason);
+    waiter?.abandoned(reason);
   }
 
   /** Whether a workflow in this process waits on the interaction. */
@@ -43,4 +50,9 @@ export class InProcessInteractionBroker extends InteractionBroker {
   get waiting(): number {
     return this.waiters.size;
   }
+}
+
+/** A waiter as a promise (tests, and waits that are not kept for long). */
+export function answerOf(broker: InteractionBroker, interactionId: string): Promise<PromptAnswer> {
+  return new Promise((answered, abandoned) => broker.wait(interactionId, { answered, abandoned }));
 }

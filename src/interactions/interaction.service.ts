@@ -11,8 +11,9 @@ import {
   type Prompt,
   type PromptAnswer,
 } from '../runtime/prompts';
-import { HandedOver } from '../runtime/run-journal';
 import { InteractionBroker } from './interaction.broker';
+import { OpenPrompt } from './open-prompt';
+import { PromptDeadlines } from './prompt-deadlines';
 import type { InteractionRecord, InteractionWait, WaitOutcome } from './interaction-record';
 
 /** The execution a prompt belongs to, as the engine hands it over: it records the waits asked here. */
@@ -20,15 +21,24 @@ export interface AskingExecution {
   id: string;
   publish(event: ExecutionEventBody): void;
   record(wait: InteractionWait): Promise<WaitOutcome>;
+  /** Called as a wait starts (`ask`, `resume`) and once as it ends, however it ends. */
+  waitStarted?(): void;
+  waitEnded?(): void;
 }
 
 /** The rendezvous between a workflow asking and a person answering, whichever face the answer uses. */
 @Injectable()
 export class InteractionService {
+  /** Every open prompt's deadline, behind one timer. */
+  private readonly deadlines = new PromptDeadlines();
+
   constructor(private readonly broker: InteractionBroker) {}
 
-  /** Asks a person and waits (without blocking anything) for the answer, the deadline or a cancel. */
-  async ask(
+  /**
+   * Asks a person and waits (without blocking anything) for the answer, the deadline or a cancel. Not
+   * an async function: a waiting execution holds an OpenPrompt and its promise, no suspended frame.
+   */
+  ask(
     execution: AskingExecution,
     prompt: Prompt,
     cancel: AbortWatch,
@@ -36,22 +46,25 @@ export class InteractionService {
     /** How long to wait when the prompt has no timeout of its own (null: for ever). */
     waitSeconds: number | null = prompt.timeout,
   ): Promise<PromptAnswer> {
+    execution.waitStarted?.();
     if (prompt.input_type === 'notification') {
-      // Notifications are acknowledged at once: shown to the person, never waited on.
-      const interaction = { prompt, status: 'open' as const, deadline: null };
-      await execution.record({ kind: 'interaction_opened', interactionId, interaction });
-      await execution.record({ kind: 'interaction_closed', interactionId, status: 'resolved' });
-      execution.publish({ kind: 'interaction_required', interactionId, prompt });
-      execution.publish({ kind: 'interaction_resolved', interactionId, response: { type: 'notification' } });
-      return { type: 'notification' };
+      return notify(execution, prompt, interactionId).finally(() => execution.waitEnded?.());
     }
-    if (cancel.aborted) throw cancel.abortReason;
+    if (cancel.aborted) {
+      execution.waitEnded?.();
+      return Promise.reject(cancel.abortReason as Error);
+    }
     const deadline = waitSeconds === null ? null : Date.now() + (waitSeconds + PROMPT_GRACE_SECONDS) * 1000;
-    const answer = this.broker.wait(interactionId);
+    const { wait, answer } = OpenPrompt.listen(this.broker, this.deadlines, execution, interactionId, cancel);
     const interaction = { prompt, status: 'open' as const, deadline };
-    await execution.record({ kind: 'interaction_opened', interactionId, interaction });
-    execution.publish({ kind: 'interaction_required', interactionId, prompt });
-    return this.waitOpen(execution, interactionId, deadline, waitSeconds, cancel, answer);
+    execution
+      .record({ kind: 'interaction_opened', interactionId, interaction })
+      .then(() => {
+        execution.publish({ kind: 'interaction_required', interactionId, prompt });
+        wait.arm(deadline, waitSeconds);
+      })
+      .catch((err: unknown) => this.broker.abandon(interactionId, err));
+    return answer;
   }
 
   /**
@@ -59,58 +72,23 @@ export class InteractionService {
    * what is left of its deadline, no second `interaction_required`. The broker is listened to before
    * the record is read, so an answer accepted at any moment is seen once: in the record, or as a wake-up.
    */
-  async resume(
+  resume(
     execution: AskingExecution,
     interactionId: string,
     read: () => Promise<InteractionRecord | undefined>,
     cancel: AbortWatch,
   ): Promise<PromptAnswer> {
-    const answer = this.broker.wait(interactionId);
-    const interaction = await read().catch((err: unknown) => {
-      this.broker.abandon(interactionId, err);
-      throw err;
-    });
-    if (interaction?.status !== 'open') {
-      answer.catch(() => undefined);
-      this.broker.abandon(interactionId, new Error('not waiting'));
-      return settled(execution, interactionId, interaction);
-    }
-    const waitSeconds = interaction.prompt.timeout;
-    return this.waitOpen(execution, interactionId, interaction.deadline, waitSeconds, cancel, answer);
-  }
-
-  private async waitOpen(
-    execution: AskingExecution,
-    interactionId: string,
-    deadline: number | null,
-    waitSeconds: number | null,
-    cancel: AbortWatch,
-    answer: Promise<PromptAnswer>,
-  ): Promise<PromptAnswer> {
-    const giveUp = async (status: 'expired' | 'cancelled', reason: unknown) => {
-      // Handed to another replica: the interaction stays open for it, only this waiter goes.
-      if (reason instanceof HandedOver) return this.broker.abandon(interactionId, reason);
-      // Compare-and-set: if an answer won the race, it is being delivered and the wait goes on.
-      if ((await execution.record({ kind: 'interaction_closed', interactionId, status })) === 'applied') {
-        this.broker.abandon(interactionId, reason);
-      }
-    };
-    const timer =
-      deadline === null
-        ? undefined
-        : setTimeout(
-            () => void giveUp('expired', new PromptTimeoutError(waitSeconds ?? 0)),
-            Math.max(0, deadline - Date.now()),
-          );
-    const stopWatching = cancel.onAbort((reason) => void giveUp('cancelled', reason));
-    try {
-      const response = await answer;
-      execution.publish({ kind: 'interaction_resolved', interactionId, response });
-      return response;
-    } finally {
-      if (timer) clearTimeout(timer);
-      stopWatching();
-    }
+    execution.waitStarted?.();
+    const { wait, answer } = OpenPrompt.listen(this.broker, this.deadlines, execution, interactionId, cancel);
+    read().then(
+      (interaction) => {
+        if (interaction?.status === 'open') return wait.arm(interaction.deadline, interaction.prompt.timeout);
+        wait.settleWith(() => settled(execution, interactionId, interaction));
+        this.broker.abandon(interactionId, new Error('not waiting'));
+      },
+      (err: unknown) => this.broker.abandon(interactionId, err),
+    );
+    return answer;
   }
 
   /**
@@ -144,6 +122,20 @@ export class InteractionService {
   deliver(interactionId: string, answer: PromptAnswer): Promise<void> {
     return this.broker.deliver(interactionId, answer);
   }
+}
+
+/** A notification is acknowledged at once: shown to the person, never waited on. */
+async function notify(
+  execution: AskingExecution,
+  prompt: Prompt,
+  interactionId: string,
+): Promise<PromptAnswer> {
+  const interaction = { prompt, status: 'open' as const, deadline: null };
+  await execution.record({ kind: 'interaction_opened', interactionId, interaction });
+  await execution.record({ kind: 'interaction_closed', interactionId, status: 'resolved' });
+  execution.publish({ kind: 'interaction_required', interactionId, prompt });
+  execution.publish({ kind: 'interaction_resolved', interactionId, response: { type: 'notification' } });
+  return { type: 'notification' };
 }
 
 /** What an interaction that closed while its execution changed hands comes to for the workflow. */

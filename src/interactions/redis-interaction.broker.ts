@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { BackingRedis } from '../db/backing-redis';
 import type { PromptAnswer } from '../runtime/prompts';
-import { InProcessInteractionBroker, InteractionBroker } from './interaction.broker';
+import { InProcessInteractionBroker, InteractionBroker, type AnswerWaiter } from './interaction.broker';
 
 interface Wake {
   interactionId: string;
@@ -34,8 +34,8 @@ export class RedisInteractionBroker extends InteractionBroker {
     return broker;
   }
 
-  wait(interactionId: string): Promise<PromptAnswer> {
-    return this.local.wait(interactionId);
+  wait(interactionId: string, waiter: AnswerWaiter): void {
+    this.local.wait(interactionId, waiter);
   }
 
   async deliver(interactionId: string, answer: PromptAnswer): Promise<void> {

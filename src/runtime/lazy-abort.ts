@@ -1,8 +1,18 @@
+/** A waiter kept as an object (its method on the prototype): watching costs no closure. */
+export interface AbortObserver {
+  cancelled(reason: unknown): void;
+}
+
+type AbortListener = ((reason: unknown) => void) | AbortObserver;
+
 /** What a waiter needs of a cancellation: whether it happened, and a call when it does. */
 export interface AbortWatch {
   readonly aborted: boolean;
   readonly abortReason: unknown;
   onAbort(listener: (reason: unknown) => void): () => void;
+  /** Like `onAbort` for an object; `unwatch` stops it. */
+  watch(observer: AbortObserver): void;
+  unwatch(observer: AbortObserver): void;
 }
 
 /**
@@ -13,7 +23,7 @@ export class LazyAbort implements AbortWatch {
   private controller?: AbortController;
   private reason?: unknown;
   /** An array, not a Set: one or two listeners at most, and a waiting execution keeps them. */
-  private listeners?: ((reason: unknown) => void)[];
+  private listeners?: AbortListener[];
 
   get signal(): AbortSignal {
     if (!this.controller) {
@@ -33,18 +43,28 @@ export class LazyAbort implements AbortWatch {
 
   /** Calls `listener` on abort without making a signal; returns a function that stops listening. */
   onAbort(listener: (reason: unknown) => void): () => void {
-    (this.listeners ??= []).push(listener);
-    return () => {
-      const at = this.listeners?.indexOf(listener) ?? -1;
-      if (at >= 0) this.listeners!.splice(at, 1);
-    };
+    this.watch(listener);
+    return () => this.unwatch(listener);
+  }
+
+  // Arrays of the exact length (a push would reserve 17 slots, kept by every waiting execution).
+  watch(listener: AbortListener): void {
+    this.listeners = this.listeners ? [...this.listeners, listener] : [listener];
+  }
+
+  unwatch(listener: AbortListener): void {
+    const left = this.listeners?.filter((l) => l !== listener);
+    this.listeners = left?.length ? left : undefined;
   }
 
   abort(reason: unknown): void {
     if (this.reason !== undefined) return;
     this.reason = reason;
     this.controller?.abort(reason);
-    for (const listener of this.listeners?.slice() ?? []) listener(reason);
+    for (const listener of this.listeners?.slice() ?? []) {
+      if (typeof listener === 'function') listener(reason);
+      else listener.cancelled(reason);
+    }
     this.listeners = undefined;
   }
 }

@@ -108,16 +108,21 @@ export function promptProblems(p: PromptConfig): { field: string; message: strin
 
 /** The wire form of a validated prompt config, with NAT's defaults filled in. */
 export function toPrompt(p: PromptConfig): Prompt {
-  const prompt: Prompt = {
-    input_type: p.input_type,
-    text: p.text,
-    timeout: p.timeout ?? null,
-    error: p.error ?? DEFAULT_PROMPT_ERROR,
-  };
-  if (p.input_type === 'text') {
-    prompt.placeholder = p.placeholder ?? null;
-    prompt.required = p.required ?? true;
-  } else if (CHOICE_TYPES.includes(p.input_type)) {
+  const timeout = p.timeout ?? null;
+  const error = p.error ?? DEFAULT_PROMPT_ERROR;
+  // A text prompt as one literal: its fields then live in the object (a waiting execution keeps it).
+  const prompt: Prompt =
+    p.input_type === 'text'
+      ? {
+          input_type: p.input_type,
+          text: p.text,
+          timeout,
+          error,
+          placeholder: p.placeholder ?? null,
+          required: p.required ?? true,
+        }
+      : { input_type: p.input_type, text: p.text, timeout, error };
+  if (CHOICE_TYPES.includes(p.input_type)) {
     prompt.options = (p.options ?? []).map((o) => ({
       id: o.id,
       label: o.label,

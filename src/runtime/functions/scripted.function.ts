@@ -3,15 +3,11 @@ import { IsArray, IsOptional, IsString, ValidateIf, ValidateNested, IsDefined } 
 import { lastUserText, type ChatRequest } from '../chat-input';
 import { ChatMessageInput } from './chat-message';
 import type { ConfigProblem, FunctionType } from '../function-type';
-import type { WorkflowContext } from '../workflow-context';
-import { answerVariables, promptProblems } from '../prompts';
-import { OutboundError, type OutboundPolicy } from '../../core/outbound/outbound-policy';
-import { outboundRequest, type OutboundResponse } from '../../core/outbound/outbound-request';
-import { redactUrl } from '../../core/outbound/redact-url';
-import { renderDeep, renderTemplate, templateNames } from '../template';
-import { fillUrl, placeholderInHost } from '../tools/url-template';
-import { sleep, wordChunks } from '../text';
-import { STEP_ACTIONS, ScriptedConfig, type FetchConfig, type ScriptedStepConfig } from './scripted.config';
+import { promptProblems } from '../prompts';
+import { templateNames } from '../template';
+import { placeholderInHost } from '../tools/url-template';
+import { STEP_ACTIONS, ScriptedConfig, type ScriptedStepConfig } from './scripted.config';
+import { ScriptRun } from './scripted-run';
 
 /** NeMo Agent Toolkit's agent input: a single message or a conversation. */
 export class ScriptedInput {
@@ -27,120 +23,9 @@ export class ScriptedInput {
   messages?: ChatMessageInput[];
 }
 
-/** A failure the script asked for, reported with the configured type name. */
-export class ScriptedFailure extends Error {
-  constructor(
-    message: string,
-    readonly errorType: string,
-  ) {
-    super(message);
-    this.name = errorType;
-  }
-}
-
 function inputText(input: ScriptedInput): string {
   if (typeof input.input_message === 'string') return input.input_message;
   return input.messages?.length ? lastUserText(input.messages) : '';
-}
-
-async function runStep(
-  step: ScriptedStepConfig,
-  ctx: WorkflowContext,
-  vars: Record<string, unknown>,
-  outbound: OutboundPolicy,
-): Promise<'next' | 'cancelled'> {
-  if (step.step) {
-    const { name, kind = 'tool', input, payload, duration_seconds = 0 } = step.step;
-    await ctx.step(
-      name,
-      kind,
-      async () => {
-        await sleep(duration_seconds * 1000, ctx.signal);
-        return renderDeep(payload ?? null, vars);
-      },
-      { input: renderDeep(input, vars) },
-    );
-  } else if (step.stream) {
-    const { text, chunk_words = 1, delay_seconds = 0, repeat = 1 } = step.stream;
-    const chunks = wordChunks(renderTemplate(text, vars), chunk_words);
-    for (let r = 0; r < repeat; r++) {
-      for (const chunk of chunks) {
-        ctx.signal.throwIfAborted();
-        if (delay_seconds > 0) await sleep(delay_seconds * 1000, ctx.signal);
-        ctx.emit(chunk);
-      }
-    }
-    vars.streamed = `${String(vars.streamed ?? '')}${chunks.join('').repeat(repeat)}`;
-  } else if (step.sleep) {
-    await sleep(step.sleep.seconds * 1000, ctx.signal);
-  } else if (step.fail) {
-    throw new ScriptedFailure(
-      renderTemplate(step.fail.message, vars),
-      step.fail.error_type ?? 'WorkflowError',
-    );
-  } else if (step.prompt) {
-    const { save_as, ...prompt } = step.prompt;
-    const answer = await ctx.prompt({ ...prompt, text: renderTemplate(prompt.text, vars) });
-    if (save_as) vars[save_as] = answerVariables(answer);
-    if (answer.type === 'cancel') return 'cancelled';
-  } else if (step.authenticate) {
-    await ctx.authenticate(step.authenticate.provider);
-  } else if (step.fetch) {
-    const fetch = step.fetch;
-    // Journaled like a tool result: a replay after a takeover does not call the URL again.
-    const value = await ctx.journaled('fetch', () => fetchAs(fetch, ctx, vars, outbound));
-    if (step.fetch.save_as) vars[step.fetch.save_as] = value;
-  }
-  return 'next';
-}
-
-/**
- * Calls a URL, as the user when a provider is named; the JSON (or text) it answers. Placeholders are
- * URL-encoded (never in the host, see `check`); `general.outbound` sets where it may go, and how much
- * and how long it reads.
- */
-async function fetchAs(
-  config: FetchConfig,
-  ctx: WorkflowContext,
-  vars: Record<string, unknown>,
-  outbound: OutboundPolicy,
-): Promise<unknown> {
-  const method = config.method ?? 'GET';
-  let url: string;
-  try {
-    url = fillUrl(config.url, vars);
-  } catch (err) {
-    throw new ScriptedFailure((err as Error).message, 'ValueError');
-  }
-  const headers: Record<string, string> = config.provider
-    ? { ...(await ctx.authenticate(config.provider)).headers }
-    : {};
-  let body: string | undefined;
-  if (config.body !== undefined) {
-    body = JSON.stringify(renderDeep(config.body, vars));
-    headers['Content-Type'] = 'application/json';
-  }
-  let response: OutboundResponse;
-  try {
-    response = await outboundRequest(outbound, url, {
-      method,
-      headers,
-      body,
-      signal: ctx.signal,
-      overflow: 'fail',
-    });
-  } catch (err) {
-    if (err instanceof OutboundError) throw new ScriptedFailure(err.message, 'FetchError');
-    throw err;
-  }
-  const ok = response.status >= 200 && response.status < 300;
-  if (!ok) throw new ScriptedFailure(`${method} ${redactUrl(url)} answered ${response.status}`, 'FetchError');
-  const text = response.body.toString('utf8');
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
 }
 
 /** The scripted workflow: drives every path (steps, streaming, failures, prompts) without an LLM. */
@@ -201,19 +86,14 @@ export const scriptedFunction: FunctionType<ScriptedConfig> = {
       description: config.description ?? 'A scripted workflow.',
       input: { kind: 'schema', dto: ScriptedInput },
       fromChat: (request: ChatRequest) => ({ messages: request.messages }),
-      async run(input, ctx) {
-        const vars: Record<string, unknown> = { input: inputText(input as ScriptedInput) };
-        let template = config.output;
-        for (const step of config.steps) {
-          if ((await runStep(step, ctx, vars, context.outbound)) === 'cancelled') {
-            template = config.cancel_output ?? 'Cancelled.';
-            break;
-          }
+      run(input, ctx) {
+        let vars: Record<string, unknown>;
+        try {
+          vars = { input: inputText(input as ScriptedInput) };
+        } catch (err) {
+          return Promise.reject(err as Error);
         }
-        if (template === undefined) return String(vars.streamed ?? '');
-        const output = renderTemplate(template, vars);
-        if (config.stream_output !== false) ctx.emit(output);
-        return output;
+        return new ScriptRun(config, ctx, vars, context.outbound).start();
       },
     };
   },
