@@ -83,7 +83,7 @@ requires('redis')('Redis event logs', () => {
       [3, 'output'],
       [4, 'completed'],
     ]);
-    expect(await redis.client.xlen(`${prefix}events:{held}:pins`)).toBe(1);
+    expect(await redis.client.zcard(`${prefix}events:{held}:pinned`)).toBe(1);
   });
 
   it('a held log never published leaves nothing in Redis, also once disposed', async () => {

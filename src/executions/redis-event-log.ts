@@ -91,7 +91,10 @@ export class RedisEventLog extends EventLog {
     // One connection sends commands in order, so the stream gets the events in their order.
     this.send(client.xadd(events, 'MAXLEN', '~', this.options.maxEvents, id, 'e', data));
     const pinned = event.kind === 'interaction_required' || event.kind === 'oauth_required';
-    if (pinned) this.send(client.xadd(pins, 'MAXLEN', '~', MAX_PINS, id, 'e', data));
+    if (pinned) {
+      this.send(client.zadd(pins, event.seq, data));
+      this.send(client.zremrangebyrank(pins, 0, -(MAX_PINS + 1)));
+    }
     const now = Date.now();
     const ttl = this.options.retentionSeconds;
     if (pinned || this.local.terminal || now - this.expiresSetAt > (ttl * 1000) / 10) {
@@ -143,6 +146,6 @@ export class RedisEventLogs extends EventLogs {
 
   private keysOf(executionId: string): StreamKeys {
     const events = `${this.redis.prefix}events:{${executionId}}`;
-    return { events, pins: `${events}:pins` };
+    return { events, pins: `${events}:pinned` };
   }
 }
