@@ -73,20 +73,21 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
       return;
     }
     try {
-      await this.runOn(hold.thread, identity, input, req, res, trace);
+      await this.runOn(hold, identity, input, req, res, trace);
     } finally {
       await hold.release();
     }
   }
 
   private async runOn(
-    thread: AguiThread,
+    hold: ThreadHold,
     identity: Identity,
     input: RunInput,
     req: Request,
     res: Response,
     trace: ObservabilityTrace,
   ): Promise<void> {
+    const { thread } = hold;
     const { plan, execution: current } = await this.plan(identity, thread, input);
     let out: { writer: SseWriter; renderer: RunRenderer; following?: Following } | undefined;
     // The stream opens (and follows the execution) before its workflow runs, so no event is merged or missed.
@@ -138,9 +139,14 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
       return;
     }
     const { stop, lastSeq } = await following;
-    if (stop?.kind === 'interrupted') this.threads.setInterrupts(thread, stop.interrupts);
-    else if (stop?.kind === 'ended') this.threads.setInterrupts(thread, []);
     thread.cursor = Math.max(thread.cursor, lastSeq);
+    if (stop?.kind === 'interrupted') {
+      this.threads.setInterrupts(thread, stop.interrupts);
+      // An interrupt a client has seen must resume on any replica, even if this one dies the moment
+      // it is sent: the thread is stored (and let go) before the interrupt goes out.
+      await hold.release();
+      renderer.interrupted(stop.interrupts);
+    } else if (stop?.kind === 'ended') this.threads.setInterrupts(thread, []);
     writer.end();
   }
 
