@@ -30,7 +30,10 @@ export class AguiFace implements OnModuleInit {
         );
         run.started();
         return (event) => {
-          if (run.render(event)) writer.end();
+          const stop = run.render(event);
+          // The AG-UI run that raised it recorded the interrupt: here it is only shown again.
+          if (stop?.kind === 'interrupted') run.interrupted(stop.interrupts);
+          if (stop) writer.end();
         };
       },
     };

@@ -16,20 +16,19 @@ import { ServerConfig } from '../config/server-config';
 import type { Execution } from '../executions/execution';
 import { ExecutionService } from '../executions/execution.service';
 import type { ExecutionRecord } from '../executions/execution-record';
-import { AguiThreads, ThreadLimitError, type AguiThread } from './agui-threads';
+import { AguiThreads, type AguiThread } from './agui-threads';
 import { AGUI_FACE } from './agui-face';
 import { answerFor, type PendingInterrupt } from './interrupts';
 import { chatRequestOf } from './messages';
 import { planRun, type Plan } from './resume-plan';
 import { RunRenderer, type Emit, type Stop } from './run-renderer';
 import type { ResumeEntry, RunInput } from './run-input';
+import { ThreadHold } from './thread-hold';
 
 /** How a run's rendering ended, and the last execution event it rendered. */
 type Following = Promise<{ stop?: Stop; lastSeq: number }>;
 
 const ownerOf = (identity: Identity) => identity.userId ?? 'anonymous';
-
-const threadNotFound = (id: string) => new AppError(ErrorCode.NotFound, `Thread ${id} not found`);
 
 /**
  * One AG-UI run: checks the input against its thread (the interrupt contract rules), starts or
@@ -61,20 +60,11 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
   }
 
   async run(identity: Identity, input: RunInput, req: Request, res: Response): Promise<void> {
-    const owner = ownerOf(identity);
-    const existing = await this.threads.get(input.threadId);
-    if (existing && existing.owner !== owner) throw threadNotFound(input.threadId);
-    let thread: AguiThread | false;
-    try {
-      thread = await this.threads.claim(input.threadId, owner);
-    } catch (err) {
-      if (err instanceof ThreadLimitError) throw new AppError(ErrorCode.TooManyWaiting, err.message);
-      throw err;
-    }
+    const hold = await ThreadHold.take(this.threads, input.threadId, ownerOf(identity), this.logger);
     const trace = observabilityTrace(req.headers, activeOtelTraceId);
     res.setHeader(TRACE_HEADER, trace.traceId);
     this.log?.assign(req, { userId: identity.userId, traceId: trace.traceId });
-    if (!thread) {
+    if (!hold) {
       const writer = this.open(res);
       const renderer = this.renderer(input, '', writer);
       renderer.started();
@@ -82,30 +72,22 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
       writer.end();
       return;
     }
-    const held = thread;
-    // A shared claim lapses unless renewed, so a replica that dies mid-run does not hold the thread.
-    const every = this.threads.renewEveryMs;
-    const renewal =
-      every &&
-      setInterval(() => {
-        this.threads.renew(held).catch((err: Error) => this.logger.warn(`Renewing a thread: ${err.message}`));
-      }, every).unref();
     try {
-      await this.runOn(thread, identity, input, req, res, trace);
+      await this.runOn(hold, identity, input, req, res, trace);
     } finally {
-      if (renewal) clearInterval(renewal);
-      await this.threads.release(thread);
+      await hold.release();
     }
   }
 
   private async runOn(
-    thread: AguiThread,
+    hold: ThreadHold,
     identity: Identity,
     input: RunInput,
     req: Request,
     res: Response,
     trace: ObservabilityTrace,
   ): Promise<void> {
+    const { thread } = hold;
     const { plan, execution: current } = await this.plan(identity, thread, input);
     let out: { writer: SseWriter; renderer: RunRenderer; following?: Following } | undefined;
     // The stream opens (and follows the execution) before its workflow runs, so no event is merged or missed.
@@ -157,9 +139,14 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
       return;
     }
     const { stop, lastSeq } = await following;
-    if (stop?.kind === 'interrupted') this.threads.setInterrupts(thread, stop.interrupts);
-    else if (stop?.kind === 'ended') this.threads.setInterrupts(thread, []);
     thread.cursor = Math.max(thread.cursor, lastSeq);
+    if (stop?.kind === 'interrupted') {
+      this.threads.setInterrupts(thread, stop.interrupts);
+      // An interrupt a client has seen must resume on any replica, even if this one dies the moment
+      // it is sent: the thread is stored (and let go) before the interrupt goes out.
+      await hold.release();
+      renderer.interrupted(stop.interrupts);
+    } else if (stop?.kind === 'ended') this.threads.setInterrupts(thread, []);
     writer.end();
   }
 

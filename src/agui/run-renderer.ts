@@ -8,7 +8,10 @@ import { oauthInterrupt, promptInterrupt, type PendingInterrupt } from './interr
 
 export type Emit = (event: BaseEvent & Record<string, unknown>) => void;
 
-/** How a run stopped rendering: the execution ended, or paused for a person. */
+/**
+ * How a run stopped rendering: the execution ended (its terminal event shown), or paused for a person.
+ * An interrupt is not shown yet: the caller records it first, then shows it with `interrupted()`.
+ */
 export type Stop = { kind: 'ended' } | { kind: 'interrupted'; interrupts: PendingInterrupt[] };
 
 export interface RunContext {
@@ -79,12 +82,12 @@ export class RunRenderer {
           prompt,
           tool && { toolCallId: tool.id, name: tool.name, args: tool.args },
         );
-        return this.interrupted([pending]);
+        return { kind: 'interrupted', interrupts: [pending] };
       }
-      case 'oauth_required':
-        return this.interrupted([
-          oauthInterrupt(this.ctx.executionId, event.state, event.authUrl, event.provider),
-        ]);
+      case 'oauth_required': {
+        const pending = oauthInterrupt(this.ctx.executionId, event.state, event.authUrl, event.provider);
+        return { kind: 'interrupted', interrupts: [pending] };
+      }
       case 'completed':
         if (!event.streamed && !this.streamed) {
           const text = answerText(event.result);
@@ -146,7 +149,7 @@ export class RunRenderer {
   }
 
   /** The interrupt boundary: state and messages first, then the interrupt outcome. */
-  interrupted(interrupts: PendingInterrupt[]): Stop {
+  interrupted(interrupts: PendingInterrupt[]): void {
     this.closeAll();
     this.emit({ type: EventType.STATE_SNAPSHOT, snapshot: this.ctx.state ?? {} });
     this.emit({ type: EventType.MESSAGES_SNAPSHOT, messages: [...this.ctx.messages, ...this.produced] });
@@ -156,7 +159,6 @@ export class RunRenderer {
       runId: this.ctx.runId,
       outcome: { type: 'interrupt', interrupts: interrupts.map((p) => p.interrupt) },
     });
-    return { kind: 'interrupted', interrupts };
   }
 
   private textDelta(delta: string): void {

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { errorCodeOf, interruptsOf, postRun, RecordingAgent, textOf, types } from '../utils/agui-client';
-import { startReplicas, type Replicas } from '../utils/replica-apps';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { AguiThreads } from '../../src/agui/agui-threads';
+import { crash, startReplicas, type Replicas } from '../utils/replica-apps';
 import { requires } from '../utils/requires';
-import { eventually, scriptedYaml } from '../utils/test-app';
+import { eventually, scriptedYaml, type TestApp } from '../utils/test-app';
 
 const WORKFLOW = scriptedYaml(
   `- stream: { text: 'asking ' }
@@ -13,6 +15,28 @@ const WORKFLOW = scriptedYaml(
 );
 
 const alice = { authorization: 'Bearer nvapi-alice' };
+
+/**
+ * `app` dies the moment a response of its writes an interrupt outcome: what it would write after that
+ * frame about its AG-UI threads is lost (as with a SIGKILL), and its executions stop where they are.
+ */
+function dieOnInterruptFrame(app: TestApp): void {
+  const threads = app.app.get(AguiThreads);
+  const server = app.app.getHttpServer() as Server;
+  server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+    const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
+    res.write = ((chunk: unknown, ...rest: unknown[]) => {
+      const sent = write(chunk, ...rest);
+      if (/"type":"RUN_FINISHED".*"type":"interrupt"/.test(String(chunk))) {
+        for (const method of ['save', 'release', 'renew'] as const) {
+          jest.spyOn(threads, method).mockResolvedValue(undefined);
+        }
+        setImmediate(() => crash(app));
+      }
+      return sent;
+    }) as ServerResponse['write'];
+  });
+}
 const bob = { authorization: 'Bearer nvapi-bob' };
 
 /** Two servers sharing one Postgres and one Redis: an AG-UI thread resumed on another replica. */
@@ -86,6 +110,30 @@ requires('postgres')('AG-UI across replicas', () => {
         alice,
       );
       expect(textOf(done.events)).toBe('red for Di');
+    });
+
+    describe('a replica killed as its interrupt frame goes out', () => {
+      let dying: Replicas;
+      beforeAll(async () => {
+        dying = await startReplicas(2, WORKFLOW, { leaseSeconds: 2 });
+      });
+      afterAll(() => dying.close());
+
+      it('the interrupt the client saw is resumed on the other replica, not refused', async () => {
+        const [onA, onB] = dying.apps;
+        dieOnInterruptFrame(onA);
+        const agent = new RecordingAgent(`${onA.url}/v1/ag-ui`, { headers: alice }).say('hello');
+        const [name] = interruptsOf(await agent.run());
+        expect(name).toMatchObject({ message: 'Your name?' });
+
+        agent.agent.url = `${onB.url}/v1/ag-ui`;
+        const second = await agent.resume({ [name.id]: 'Ada' });
+        expect(second.at(-1)).not.toMatchObject({ type: 'RUN_ERROR' });
+        const [colour] = interruptsOf(second);
+        expect(colour).toMatchObject({ message: 'Colour?' });
+        const last = await agent.resume({ [colour.id]: 'r' });
+        expect(textOf(last)).toBe('red for Ada');
+      });
     });
 
     describe('a run streaming on A', () => {
