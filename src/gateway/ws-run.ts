@@ -1,11 +1,10 @@
 import type { ExecutionEvent } from '../runtime/execution-event';
 import type { Execution } from '../executions/execution';
-import { answerText, chunkText } from '../runtime/output-text';
-import { resultText } from '../runtime/chat-completion';
 import type { Prompt } from '../runtime/prompts';
 import type { StepAdaptor } from '../runtime/step-adaptor';
 import { oauthConsent, type RecordedWait, type RemoteRun } from './remote-waits';
-import { isStreaming, type ReplyMessages, type SchemaType, type ServerMessage } from './ws-messages';
+import type { ReplyMessages, SchemaType, ServerMessage } from './ws-messages';
+import { WsRunRenderer } from './ws-run-renderer';
 
 /** Where a run's messages go: the connection it is attached to. */
 export interface RunListener {
@@ -43,8 +42,7 @@ export class WsRun {
   readonly execution: Execution;
   readonly ownerId: string | null;
   readonly messages: ReplyMessages;
-  private readonly schema: SchemaType;
-  private readonly adaptor: StepAdaptor;
+  private readonly renderer: WsRunRenderer;
   private readonly onPrompt?: (seq: number) => void;
   private readonly remote?: RemoteRun;
   /** When the current connection was attached: a prompt asked before it is sent with the time left. */
@@ -72,9 +70,8 @@ export class WsRun {
   constructor(init: WsRunInit) {
     this.execution = init.execution;
     this.ownerId = init.ownerId;
-    this.schema = init.schema;
     this.messages = init.messages;
-    this.adaptor = init.adaptor;
+    this.renderer = new WsRunRenderer(init.schema, init.adaptor, init.messages, init.execution);
     this.onPrompt = init.onPrompt;
     this.remote = init.remote;
     let timer: NodeJS.Timeout | undefined;
@@ -250,55 +247,17 @@ export class WsRun {
     const listener = this.listener;
     if (!listener || event.seq <= this.delivered) return;
     this.delivered = event.seq;
-    const out = this.messages;
-    switch (event.kind) {
-      case 'step': {
-        const step = this.adaptor.adapt(event.step);
-        if (step) listener.send(out.intermediate(step));
-        return;
-      }
-      case 'output':
-        if (isStreaming(this.schema)) listener.send(out.response(chunkText(event.value), 'in_progress'));
-        return;
-      case 'interaction_required':
-      case 'oauth_required': {
-        const id = event.kind === 'oauth_required' ? event.state : event.interactionId;
-        const pending = this.pending.get(id);
-        // Remote: a prompt asked before this connection came (on another replica) has less time left.
-        const again =
-          missed || (this.remote !== undefined && pending !== undefined && pending.askedAt < this.attachedAt);
-        if (pending) listener.send(this.ask(pending, again));
-        else if (event.kind === 'interaction_required') listener.send(out.interaction(id, event.prompt));
-        if (pending) this.onPrompt?.(event.seq);
-        return;
-      }
-      case 'completed':
-        if (!isStreaming(this.schema) || !event.streamed)
-          listener.send(out.response(this.answer(event.result), 'in_progress'));
-        this.finish(listener);
-        return;
-      case 'failed':
-        listener.send(out.error('workflow_error', event.error.type, event.error.message));
-        this.finish(listener);
-        return;
-      case 'cancelled':
-        listener.send(
-          out.error('workflow_error', 'ExecutionCancelled', `Execution cancelled (${event.reason})`),
-        );
-        this.finish(listener);
-        return;
-      default:
-        return;
+    if (event.kind !== 'interaction_required' && event.kind !== 'oauth_required') {
+      return this.renderer.render(listener, event);
     }
-  }
-
-  private answer(result: unknown): string {
-    if (this.schema === 'chat') return answerText(result);
-    return resultText(result);
-  }
-
-  private finish(listener: RunListener): void {
-    listener.send(this.messages.response('', 'complete'));
-    listener.send(this.messages.trace(this.execution.traceId));
+    const id = event.kind === 'oauth_required' ? event.state : event.interactionId;
+    const pending = this.pending.get(id);
+    // Remote: a prompt asked before this connection came (on another replica) has less time left.
+    const again =
+      missed || (this.remote !== undefined && pending !== undefined && pending.askedAt < this.attachedAt);
+    if (pending) listener.send(this.ask(pending, again));
+    else if (event.kind === 'interaction_required')
+      listener.send(this.messages.interaction(id, event.prompt));
+    if (pending) this.onPrompt?.(event.seq);
   }
 }
