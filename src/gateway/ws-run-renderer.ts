@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ExecutionEvent } from '../runtime/execution-event';
 import { answerText, chunkText } from '../runtime/output-text';
 import { resultText } from '../runtime/chat-completion';
@@ -10,9 +11,9 @@ interface Shown {
 }
 
 /**
- * How a run's events read as NAT's WebSocket messages: steps, streamed text and the end. Prompts are
- * not here: the run asks them itself, as it knows which are still waiting and how much time they have
- * left.
+ * How a run's events read as NAT's WebSocket messages: steps, streamed text, the end, and the events a
+ * re-attacher can no longer have. Prompts are not here: the run asks them itself, as it knows
+ * which are still waiting and how much time they have left.
  */
 export class WsRunRenderer {
   constructor(
@@ -52,6 +53,24 @@ export class WsRunRenderer {
       default:
         return;
     }
+  }
+
+  /**
+   * Tells a re-attacher that `count` events it missed are gone (the event log is bounded), as the SSE
+   * face's `event: events_dropped` does. NAT's schema has no message for it, so it is an intermediate step:
+   * the NAT UI adds it to the answer's step list and goes on, and other clients render steps as
+   * information. Not an `error_message`: NAT sends those when a run fails, and the UI shows them as
+   * its failure, while this run goes on. Not a `system_response_message`: its text would be taken
+   * into the answer. A fresh id, since the NAT UI replaces a step that has the id and name of another.
+   */
+  dropped(listener: Shown, count: number): void {
+    const notice = this.messages.intermediate({
+      id: randomUUID(),
+      parent_id: null,
+      name: 'Earlier events no longer available',
+      payload: `${count} earlier events are no longer available`,
+    });
+    listener.send(notice);
   }
 
   private answer(result: unknown): string {

@@ -61,6 +61,8 @@ export class WsRun {
   /** The last event rendered to a connection. */
   private delivered = 0;
   private readonly pending = new Map<string, Pending>();
+  /** Remote: events trimmed from the shared log that no connection was told of yet. */
+  private droppedUnshown = 0;
   /** Remote: prompts seen answered while replaying. */
   private readonly closedIds = new Set<string>();
   private ended = false;
@@ -136,6 +138,8 @@ export class WsRun {
       // The shared log is read asynchronously: the run's own listener renders what comes after
       // `missedFrom` as it arrives, and the prompts before it are sent again once it got that far.
       this.resendUpTo = missedFrom;
+      if (this.droppedUnshown > 0) this.renderer.dropped(listener, this.droppedUnshown);
+      this.droppedUnshown = 0;
       this.resend();
       for (const pending of this.pending.values()) {
         if (pending.seq === Number.POSITIVE_INFINITY) listener.send(this.ask(pending, true));
@@ -187,6 +191,12 @@ export class WsRun {
       case 'failed':
       case 'cancelled':
         this.ended = true;
+        break;
+      case 'events_dropped':
+        // Remote: the shared log was trimmed past what the last connection was shown, before this one came.
+        if (this.remote && !this.listener && event.seq > this.delivered) {
+          this.droppedUnshown += Math.min(event.count, event.seq - this.delivered);
+        }
         break;
       default:
         break;
@@ -246,6 +256,11 @@ export class WsRun {
   private render(event: ExecutionEvent, missed: boolean): void {
     const listener = this.listener;
     if (!listener || event.seq <= this.delivered) return;
+    if (event.kind === 'events_dropped') {
+      // Not counted as shown: the prompts kept aside from among the dropped events come next. A shared
+      // log counts from where its reader started, which may be before what was shown.
+      return this.renderer.dropped(listener, Math.min(event.count, event.seq - this.delivered));
+    }
     this.delivered = event.seq;
     if (event.kind !== 'interaction_required' && event.kind !== 'oauth_required') {
       return this.renderer.render(listener, event);
