@@ -1,4 +1,5 @@
 import type { Execution } from '../executions/execution';
+import type { ExecutionEvent } from '../runtime/execution-event';
 import { ExecutionEventLog } from '../executions/execution-event-log';
 import { StepAdaptor } from '../runtime/step-adaptor';
 import { oauthConsent, type RemoteRun } from './remote-waits';
@@ -57,6 +58,59 @@ describe('WsRun', () => {
     expect(connection.handedOverCalls).toBe(1);
     run.dispose();
     expect(listeners.size).toBe(0);
+  });
+
+  describe('a connection that missed more than the bounded event log keeps', () => {
+    const WORDS = 'x'.repeat(100);
+    /** The first event a reader from the start gets: how many events the log no longer has. */
+    const droppedFrom = (events: ExecutionEventLog, afterSeq = 0) => {
+      let first: ExecutionEvent | undefined;
+      events.subscribe((e) => (first ??= e), afterSeq)();
+      return first as Extract<ExecutionEvent, { kind: 'events_dropped' }>;
+    };
+    const notice = (count: number) =>
+      expect.objectContaining({
+        type: 'system_intermediate_message',
+        intermediate_parent_id: 'default',
+        content: {
+          name: 'Earlier events no longer available',
+          payload: `${count} earlier events are no longer available`,
+        },
+      });
+
+    it('is told how many are gone, then asked the prompt kept from among them, then gets the rest', () => {
+      const events = new ExecutionEventLog({ maxBytes: 1024 });
+      const { execution } = anExecution(events);
+      const run = aRun(execution);
+      events.append({ kind: 'output', value: 'seen' });
+      const first = new Connection();
+      run.attach(first);
+      run.detach();
+      events.append({ kind: 'interaction_required', interactionId: 'i1', prompt: PROMPT });
+      for (let i = 0; i < 20; i++) events.append({ kind: 'output', value: WORDS });
+      const dropped = droppedFrom(events, 1);
+      const again = new Connection();
+      run.attach(again);
+      expect(again.sent[0]).toEqual(notice(dropped.count));
+      expect(again.sent[1]).toMatchObject({ type: 'system_interaction_message', id: 'i1' });
+      const rest = again.sent.slice(2);
+      expect(rest.length).toBeGreaterThan(0);
+      expect(rest.every((m) => m.type === 'system_response_message')).toBe(true);
+      expect(dropped.count + 1 + rest.length).toBe(21);
+    });
+
+    it('taken over from another replica, is told of what the shared log trimmed past what it was shown', async () => {
+      const events = new ExecutionEventLog({ maxBytes: 1024 });
+      for (let i = 0; i < 30; i++) events.append({ kind: 'output', value: WORDS });
+      const trimmedThrough = droppedFrom(events).seq;
+      const { execution } = anExecution(events);
+      const remote: RemoteRun = { delivered: 5, askedAt: () => undefined, open: [], waits: [] };
+      const run = aRun(execution, remote);
+      await run.caughtUp;
+      const connection = new Connection();
+      run.attach(connection);
+      expect(connection.sent).toEqual([notice(trimmedThrough - 5)]);
+    });
   });
 
   describe('taken over from a replica that died before its last events reached the shared log', () => {

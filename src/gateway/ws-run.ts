@@ -1,11 +1,10 @@
 import type { ExecutionEvent } from '../runtime/execution-event';
 import type { Execution } from '../executions/execution';
-import { answerText, chunkText } from '../runtime/output-text';
-import { resultText } from '../runtime/chat-completion';
 import type { Prompt } from '../runtime/prompts';
 import type { StepAdaptor } from '../runtime/step-adaptor';
 import { oauthConsent, type RecordedWait, type RemoteRun } from './remote-waits';
-import { isStreaming, type ReplyMessages, type SchemaType, type ServerMessage } from './ws-messages';
+import type { ReplyMessages, SchemaType, ServerMessage } from './ws-messages';
+import { WsRunRenderer } from './ws-run-renderer';
 
 /** Where a run's messages go: the connection it is attached to. */
 export interface RunListener {
@@ -43,8 +42,7 @@ export class WsRun {
   readonly execution: Execution;
   readonly ownerId: string | null;
   readonly messages: ReplyMessages;
-  private readonly schema: SchemaType;
-  private readonly adaptor: StepAdaptor;
+  private readonly renderer: WsRunRenderer;
   private readonly onPrompt?: (seq: number) => void;
   private readonly remote?: RemoteRun;
   /** When the current connection was attached: a prompt asked before it is sent with the time left. */
@@ -63,6 +61,8 @@ export class WsRun {
   /** The last event rendered to a connection. */
   private delivered = 0;
   private readonly pending = new Map<string, Pending>();
+  /** Remote: events trimmed from the shared log that no connection was told of yet. */
+  private droppedUnshown = 0;
   /** Remote: prompts seen answered while replaying. */
   private readonly closedIds = new Set<string>();
   private ended = false;
@@ -72,9 +72,8 @@ export class WsRun {
   constructor(init: WsRunInit) {
     this.execution = init.execution;
     this.ownerId = init.ownerId;
-    this.schema = init.schema;
     this.messages = init.messages;
-    this.adaptor = init.adaptor;
+    this.renderer = new WsRunRenderer(init.schema, init.adaptor, init.messages, init.execution);
     this.onPrompt = init.onPrompt;
     this.remote = init.remote;
     let timer: NodeJS.Timeout | undefined;
@@ -139,6 +138,8 @@ export class WsRun {
       // The shared log is read asynchronously: the run's own listener renders what comes after
       // `missedFrom` as it arrives, and the prompts before it are sent again once it got that far.
       this.resendUpTo = missedFrom;
+      if (this.droppedUnshown > 0) this.renderer.dropped(listener, this.droppedUnshown);
+      this.droppedUnshown = 0;
       this.resend();
       for (const pending of this.pending.values()) {
         if (pending.seq === Number.POSITIVE_INFINITY) listener.send(this.ask(pending, true));
@@ -190,6 +191,12 @@ export class WsRun {
       case 'failed':
       case 'cancelled':
         this.ended = true;
+        break;
+      case 'events_dropped':
+        // Remote: the shared log was trimmed past what the last connection was shown, before this one came.
+        if (this.remote && !this.listener && event.seq > this.delivered) {
+          this.droppedUnshown += Math.min(event.count, event.seq - this.delivered);
+        }
         break;
       default:
         break;
@@ -249,56 +256,23 @@ export class WsRun {
   private render(event: ExecutionEvent, missed: boolean): void {
     const listener = this.listener;
     if (!listener || event.seq <= this.delivered) return;
-    this.delivered = event.seq;
-    const out = this.messages;
-    switch (event.kind) {
-      case 'step': {
-        const step = this.adaptor.adapt(event.step);
-        if (step) listener.send(out.intermediate(step));
-        return;
-      }
-      case 'output':
-        if (isStreaming(this.schema)) listener.send(out.response(chunkText(event.value), 'in_progress'));
-        return;
-      case 'interaction_required':
-      case 'oauth_required': {
-        const id = event.kind === 'oauth_required' ? event.state : event.interactionId;
-        const pending = this.pending.get(id);
-        // Remote: a prompt asked before this connection came (on another replica) has less time left.
-        const again =
-          missed || (this.remote !== undefined && pending !== undefined && pending.askedAt < this.attachedAt);
-        if (pending) listener.send(this.ask(pending, again));
-        else if (event.kind === 'interaction_required') listener.send(out.interaction(id, event.prompt));
-        if (pending) this.onPrompt?.(event.seq);
-        return;
-      }
-      case 'completed':
-        if (!isStreaming(this.schema) || !event.streamed)
-          listener.send(out.response(this.answer(event.result), 'in_progress'));
-        this.finish(listener);
-        return;
-      case 'failed':
-        listener.send(out.error('workflow_error', event.error.type, event.error.message));
-        this.finish(listener);
-        return;
-      case 'cancelled':
-        listener.send(
-          out.error('workflow_error', 'ExecutionCancelled', `Execution cancelled (${event.reason})`),
-        );
-        this.finish(listener);
-        return;
-      default:
-        return;
+    if (event.kind === 'events_dropped') {
+      // Not counted as shown: the prompts kept aside from among the dropped events come next. A shared
+      // log counts from where its reader started, which may be before what was shown.
+      return this.renderer.dropped(listener, Math.min(event.count, event.seq - this.delivered));
     }
-  }
-
-  private answer(result: unknown): string {
-    if (this.schema === 'chat') return answerText(result);
-    return resultText(result);
-  }
-
-  private finish(listener: RunListener): void {
-    listener.send(this.messages.response('', 'complete'));
-    listener.send(this.messages.trace(this.execution.traceId));
+    this.delivered = event.seq;
+    if (event.kind !== 'interaction_required' && event.kind !== 'oauth_required') {
+      return this.renderer.render(listener, event);
+    }
+    const id = event.kind === 'oauth_required' ? event.state : event.interactionId;
+    const pending = this.pending.get(id);
+    // Remote: a prompt asked before this connection came (on another replica) has less time left.
+    const again =
+      missed || (this.remote !== undefined && pending !== undefined && pending.askedAt < this.attachedAt);
+    if (pending) listener.send(this.ask(pending, again));
+    else if (event.kind === 'interaction_required')
+      listener.send(this.messages.interaction(id, event.prompt));
+    if (pending) this.onPrompt?.(event.seq);
   }
 }
