@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { BackingRedis } from '../db/backing-redis';
+import { RedisChannel, type RedisChannelOptions } from '../db/redis-channel';
 import type { PromptAnswer } from '../runtime/prompts';
 import { InProcessInteractionBroker, InteractionBroker, type AnswerWaiter } from './interaction.broker';
 
@@ -8,8 +9,13 @@ interface Wake {
   answer: PromptAnswer;
 }
 
-/** Bounds what a replica accepts from the channel (answers are validated, and bounded, before this). */
-const MAX_MESSAGE_CHARS = 4 * 1024 * 1024;
+const CHANNEL: RedisChannelOptions = {
+  name: 'interaction-answers',
+  // Bounds what a replica accepts (answers are validated, and bounded, before they are published).
+  maxChars: 4 * 1024 * 1024,
+  logger: new Logger('RedisInteractionBroker'),
+  what: 'wake-up',
+};
 
 /**
  * Wake-ups across replicas: an answer accepted on any replica is published on one Redis channel that
@@ -17,20 +23,16 @@ const MAX_MESSAGE_CHARS = 4 * 1024 * 1024;
  * answer for a waiter in this process skips Redis.
  */
 export class RedisInteractionBroker extends InteractionBroker {
-  private static readonly logger = new Logger('RedisInteractionBroker');
   private readonly local = new InProcessInteractionBroker();
 
-  private constructor(
-    private readonly redis: BackingRedis,
-    private readonly channel: string,
-  ) {
+  private constructor(private readonly channel: RedisChannel) {
     super();
   }
 
   /** Subscribed before it is handed out, so no answer published after start-up is missed. */
   static async create(redis: BackingRedis): Promise<RedisInteractionBroker> {
-    const broker = new RedisInteractionBroker(redis, `${redis.prefix}interaction-answers`);
-    await redis.subscribe(broker.channel, (message) => broker.received(message));
+    const broker = new RedisInteractionBroker(new RedisChannel(redis, CHANNEL));
+    await broker.channel.subscribe((message) => broker.received(message));
     return broker;
   }
 
@@ -40,8 +42,7 @@ export class RedisInteractionBroker extends InteractionBroker {
 
   async deliver(interactionId: string, answer: PromptAnswer): Promise<void> {
     if (this.local.has(interactionId)) return this.local.deliver(interactionId, answer);
-    const wake: Wake = { interactionId, answer };
-    await this.redis.client.publish(this.channel, JSON.stringify(wake));
+    await this.channel.publish({ interactionId, answer } satisfies Wake);
   }
 
   abandon(interactionId: string, reason: unknown): void {
@@ -52,15 +53,10 @@ export class RedisInteractionBroker extends InteractionBroker {
     return this.local.waiting;
   }
 
-  private received(message: string): void {
-    if (message.length > MAX_MESSAGE_CHARS) return;
-    try {
-      const { interactionId, answer } = JSON.parse(message) as Wake;
-      if (typeof interactionId === 'string' && this.local.has(interactionId)) {
-        void this.local.deliver(interactionId, answer);
-      }
-    } catch (err) {
-      RedisInteractionBroker.logger.warn(`Ignored a malformed wake-up: ${(err as Error).message}`);
+  private received(message: unknown): void {
+    const { interactionId, answer } = message as Wake;
+    if (typeof interactionId === 'string' && this.local.has(interactionId)) {
+      void this.local.deliver(interactionId, answer);
     }
   }
 }

@@ -1,10 +1,16 @@
 import { Logger } from '@nestjs/common';
 import type { BackingRedis } from '../db/backing-redis';
+import { RedisChannel, type RedisChannelOptions } from '../db/redis-channel';
 import { MemoryOAuthWakeups, OAuthWakeups } from './oauth-wakeups';
 import type { FlowOutcome } from './pending-oauth-flows';
 
-/** A wake-up is a state and an outcome message; anything larger is not ours. */
-const MAX_MESSAGE_CHARS = 16 * 1024;
+const CHANNEL: RedisChannelOptions = {
+  name: 'oauth-wakeups',
+  // A wake-up is a state and an outcome message; anything larger is not ours.
+  maxChars: 16 * 1024,
+  logger: new Logger('RedisOAuthWakeups'),
+  what: 'wake-up',
+};
 
 function outcomeOf(value: unknown): FlowOutcome | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
@@ -19,20 +25,16 @@ function outcomeOf(value: unknown): FlowOutcome | undefined {
  * replica whose workflow waits on the state wakes it. A flow settled in this process skips Redis.
  */
 export class RedisOAuthWakeups extends OAuthWakeups {
-  private static readonly logger = new Logger('RedisOAuthWakeups');
   private readonly local = new MemoryOAuthWakeups();
 
-  private constructor(
-    private readonly redis: BackingRedis,
-    private readonly channel: string,
-  ) {
+  private constructor(private readonly channel: RedisChannel) {
     super();
   }
 
   /** Subscribed before it is handed out, so no wake-up published after start-up is missed. */
   static async create(redis: BackingRedis): Promise<RedisOAuthWakeups> {
-    const wakeups = new RedisOAuthWakeups(redis, `${redis.prefix}oauth-wakeups`);
-    await redis.subscribe(wakeups.channel, (message) => wakeups.received(message));
+    const wakeups = new RedisOAuthWakeups(new RedisChannel(redis, CHANNEL));
+    await wakeups.channel.subscribe((message) => wakeups.received(message));
     return wakeups;
   }
 
@@ -42,17 +44,12 @@ export class RedisOAuthWakeups extends OAuthWakeups {
 
   async publish(state: string, outcome: FlowOutcome): Promise<void> {
     if (this.local.deliver(state, outcome)) return;
-    await this.redis.client.publish(this.channel, JSON.stringify({ state, outcome }));
+    await this.channel.publish({ state, outcome });
   }
 
-  private received(message: string): void {
-    if (message.length > MAX_MESSAGE_CHARS) return;
-    try {
-      const { state, outcome } = JSON.parse(message) as { state?: unknown; outcome?: unknown };
-      const checked = outcomeOf(outcome);
-      if (typeof state === 'string' && checked) this.local.deliver(state, checked);
-    } catch (err) {
-      RedisOAuthWakeups.logger.warn(`Ignored a malformed wake-up: ${(err as Error).message}`);
-    }
+  private received(message: unknown): void {
+    const { state, outcome } = message as { state?: unknown; outcome?: unknown };
+    const checked = outcomeOf(outcome);
+    if (typeof state === 'string' && checked) this.local.deliver(state, checked);
   }
 }

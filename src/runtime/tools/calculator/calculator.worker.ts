@@ -1,5 +1,5 @@
-import { parentPort } from 'node:worker_threads';
 import { all, create, type MathNode } from 'mathjs';
+import { serveTasks } from '../../../core/workers/worker-protocol';
 
 /**
  * The calculator's evaluator, run only inside a worker thread (see calculator-sandbox.ts): mathjs is
@@ -92,19 +92,4 @@ export function evaluateExpression(expression: string): string {
   return text;
 }
 
-export interface CalculatorRequest {
-  id: number;
-  expression: string;
-}
-export type CalculatorReply = { id: number; value: string } | { id: number; error: string } | { ready: true };
-
-parentPort?.postMessage({ ready: true });
-parentPort?.on('message', ({ id, expression }: CalculatorRequest) => {
-  let reply: CalculatorReply;
-  try {
-    reply = { id, value: evaluateExpression(expression) };
-  } catch (err) {
-    reply = { id, error: err instanceof Error ? err.message : String(err) };
-  }
-  parentPort!.postMessage(reply);
-});
+serveTasks(evaluateExpression);
