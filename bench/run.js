@@ -176,6 +176,14 @@ const JSON_SERVERS = [
   { key: 'express', label: 'Express 5 (bare)', name: 'express' },
   { key: 'nest', label: 'NestJS 12 route (bare)', name: 'nest' },
   { key: 'interlude', label: 'Interlude /v1/workflow (echo)', name: 'interlude', variant: 'echo' },
+  {
+    key: 'interludeIdentified',
+    label: 'Interlude /v1/workflow (echo), identified (session cookie)',
+    name: 'interlude',
+    variant: 'echo-identified',
+    // Every request is a user's, as behind a corporate gateway: its trace owner is recorded.
+    headers: { cookie: 'nat-session=alice' },
+  },
   { key: 'nestInfo', label: 'NestJS 12 route + nestjs-pino, info', name: 'nest', variant: 'info' },
   {
     key: 'interludeInfo',
@@ -213,6 +221,7 @@ async function measureJson(specs) {
         port: server.port,
         path: JSON_PATH,
         body: JSON_REQUEST,
+        headers: spec.headers,
         keepBody: true,
       });
       if (check.status !== 200 || check.body !== JSON_RESPONSE)
@@ -220,7 +229,7 @@ async function measureJson(specs) {
           `${spec.label} answered ${check.status} ${check.body}, expected 200 ${JSON_RESPONSE}`,
         );
       process.stdout.write(`  warm-up ${spec.label}\n`);
-      await cannon({ ...load, port: server.port, duration: LOAD.warmup });
+      await cannon({ ...load, headers: spec.headers, port: server.port, duration: LOAD.warmup });
     }
     const tallies = new Map(entries.map((e) => [e, { tally: new Tally(), results: [] }]));
     for (let r = 0; r < ROUNDS; r++) {
@@ -230,7 +239,7 @@ async function measureJson(specs) {
         const result = t.tally.add(
           await window(server, () =>
             profiled(server, spec, () =>
-              cannon({ ...load, port: server.port, duration: LOAD.duration / ROUNDS }),
+              cannon({ ...load, headers: spec.headers, port: server.port, duration: LOAD.duration / ROUNDS }),
             ),
           ),
         );

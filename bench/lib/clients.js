@@ -14,7 +14,7 @@ function percentile(sorted, q) {
  * One POST with a raw http.request. Times (ms, from the moment the request was ended) to the
  * response headers, to the first body chunk and to the end of the body.
  */
-function timedPost({ agent, port, path, body, keepBody = false }) {
+function timedPost({ agent, port, path, body, headers = {}, keepBody = false }) {
   const payload = Buffer.from(body);
   return new Promise((resolve, reject) => {
     const req = http.request({
@@ -23,7 +23,7 @@ function timedPost({ agent, port, path, body, keepBody = false }) {
       port,
       path,
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'Content-Length': payload.length },
+      headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': payload.length },
     });
     let t0 = 0;
     req.on('error', reject);
@@ -113,13 +113,13 @@ async function concurrentStreams({ port, path, body, expectBytes, connections, d
  * One autocannon run (in this process, so on this process's core). The result is not aggregated:
  * run.js merges the rounds of one server with autocannon.aggregateResult().
  */
-function cannon({ port, path, body, connections, duration }) {
+function cannon({ port, path, body, connections, duration, headers = {} }) {
   return new Promise((resolve, reject) => {
     autocannon(
       {
         url: `http://127.0.0.1:${port}${path}`,
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { ...headers, 'content-type': 'application/json' },
         body,
         connections,
         duration,

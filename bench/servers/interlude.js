@@ -7,6 +7,7 @@ const HEAD_DIST = path.resolve(__dirname, '..', '..', 'dist');
 const YAML = {
   echo: ECHO_YAML,
   'echo-info': ECHO_YAML,
+  'echo-identified': ECHO_YAML,
   stream: SCRIPTED_YAML,
   hitl: HITL_YAML,
   ws: SCRIPTED_YAML,

@@ -138,6 +138,11 @@ export class FeedbackConfig {
   /** Extra headers for the webhook call (e.g. Authorization); string values. */
   @Optional() @IsObject() webhook_headers: Record<string, string> = {};
   @Optional() @Min(1) @IsInt() webhook_timeout_seconds = 5;
+  /**
+   * Days the owner of an identified trace is kept (0: forever). Feedback may come long after the
+   * answer; past this the trace is unknown and, like an anonymous one, takes anyone's feedback.
+   */
+  @Optional() @Min(0) @IsInt() trace_owner_retention_days = 90;
 }
 
 export class GeneralConfig {

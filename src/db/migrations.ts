@@ -7,6 +7,7 @@ import * as executions from './migrations/0004-executions';
 import * as journal from './migrations/0005-journal';
 import * as oauthTokens from './migrations/0006-oauth-tokens';
 import * as aguiThreads from './migrations/0007-agui-threads';
+import * as traceOwnerCreated from './migrations/0008-trace-owner-created';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: DatabaseDialect): Promise<void>;
@@ -22,6 +23,7 @@ const MIGRATIONS: [string, DialectMigration][] = [
   ['0005-journal', journal],
   ['0006-oauth-tokens', oauthTokens],
   ['0007-agui-threads', aguiThreads],
+  ['0008-trace-owner-created', traceOwnerCreated],
 ];
 
 /** The migrations compiled into the server, so no migrations folder has to ship beside it. */

@@ -33,7 +33,7 @@ import { TraceOwners } from './trace-owners';
 import { ExecutionEndings } from './execution-endings';
 import { DurableRuns } from './durable-runs';
 import { runSpecOf } from './run-spec';
-import type { ClaimedRun } from './postgres-execution-claims';
+import { takeOver, type TakeoverDeps } from './execution-takeover';
 import { abandonDurable, Handovers, journalOf, routeOf, spanOf, type RunFacts } from './execution-handover';
 
 /** The one execution engine every face uses: starts workflows, records them, streams their events. */
@@ -88,7 +88,20 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     const ttl = this.config.general.execution_ttl_seconds * 1000;
     this.sweeper = setInterval(() => void this.sweep(), Math.min(ttl, 30_000));
     this.sweeper.unref();
-    await this.durable?.start({ resume: (run) => this.resume(run), abandon: () => this.abandon() });
+    const durable = this.durable;
+    if (!durable) return;
+    const takeover: TakeoverDeps = {
+      store: this.store,
+      eventLogs: this.eventLogs,
+      durable,
+      instances: this.instances,
+      endings: this.endings,
+      entries: this.entries,
+      workflowType: this.config.workflow.type,
+      entryFor: (...args) => this.entryFor(...args),
+      run: (...args) => this.run(...args),
+    };
+    await durable.start({ resume: (run) => takeOver(run, takeover), abandon: () => this.abandon() });
   }
 
   /**
@@ -187,35 +200,6 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
       entry,
       entry.span.run(() => launch(workflow, input, init)),
     );
-  }
-
-  /**
-   * Takes over an execution claimed from a replica that is gone: runs its workflow again from the
-   * start, the journal answering every step that had finished (nothing published again), up to where
-   * it stood; a prompt it waited on is waited on again, with the same id and what is left of its time.
-   */
-  async resume(run: ClaimedRun): Promise<void> {
-    const record = await this.store.get(run.id);
-    if (!record || isTerminalStatus(record.status) || this.entries.has(run.id) || !this.durable) return;
-    const { spec } = run;
-    if (spec.workflow !== this.config.workflow.type) {
-      // Another config (a deploy changed the workflow): replaying it would not be the same run.
-      const message = `The workflow changed (it was ${spec.workflow}); the execution cannot go on`;
-      return this.endings.refuse(run.id, { message, type: 'WorkflowChanged' });
-    }
-    const [events, journal] = await Promise.all([
-      this.eventLogs.resume(record.id),
-      this.durable.journal.read(record.id),
-    ]);
-    // Stopping meanwhile: the claim is released with the rest.
-    if (this.durable.stopped || this.entries.has(run.id)) return;
-    const workflow = this.instances.acquire(spec.identity);
-    const span = spanOf(record.id, workflow.type, spec.identity, spec.trace, spec.request);
-    const entry = this.entryFor(record.id, record.traceId, span, spec.identity, events);
-    entry.journal = journalOf(this.durable.journal, record.id, journal);
-    entry.exposed = entry.adopted = true;
-    this.entries.set(record.id, entry);
-    this.run(entry, workflow, spec.input, spec);
   }
 
   private entryFor(

@@ -7,13 +7,21 @@ import { executionAdapters } from './execution-adapters';
 import { ExecutionService } from './execution.service';
 import { ExecutionStore } from './execution.store';
 import { FaceRenderers } from './face-renderers';
+import { TraceOwnerRetention } from './trace-owner-retention';
 import { TraceOwners } from './trace-owners';
 import { WorkflowInstances } from './workflow-instances';
 
 /** The engine: runs workflows, owns their state, keeps their events; faces register renderers here. */
 @Module({
   imports: [DatabaseModule, RedisModule, InteractionsModule, OAuthModule],
-  providers: [...executionAdapters, WorkflowInstances, ExecutionService, FaceRenderers, TraceOwners],
+  providers: [
+    ...executionAdapters,
+    WorkflowInstances,
+    ExecutionService,
+    FaceRenderers,
+    TraceOwners,
+    TraceOwnerRetention,
+  ],
   exports: [ExecutionService, ExecutionStore, FaceRenderers, WorkflowInstances, TraceOwners, RedisModule],
 })
 export class ExecutionsModule {}

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { natUserId } from '../../src/core/identity/user-id';
 import { postJson } from '../utils/sse';
 import { ECHO_YAML, startApp, type TestApp } from '../utils/test-app';
@@ -158,5 +161,34 @@ describe('/feedback with another method', () => {
     const res = await fetch(`${t.url}/feedback`, { method });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')?.split(/,\s*/).sort()).toEqual(['GET', 'POST']);
+  });
+});
+
+describe('trace owners across a restart', () => {
+  it('a trace run just before the server stops is still its owner’s after a restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'interlude-owners-'));
+    const yaml = `general:\n  db_url: sqlite:${join(dir, 'owners.db')}\n${ECHO_YAML}`;
+    try {
+      const before = await startApp(yaml);
+      let trace: string;
+      try {
+        trace = await aTraceOf(before, ALICE);
+      } finally {
+        await before.close();
+      }
+      const after = await startApp(yaml);
+      try {
+        expect((await send(after, BOB, { observability_trace_id: trace, reaction_type: '👎' })).status).toBe(
+          404,
+        );
+        expect(
+          (await send(after, ALICE, { observability_trace_id: trace, reaction_type: '👍' })).status,
+        ).toBe(200);
+      } finally {
+        await after.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
