@@ -26,7 +26,7 @@ import type { ResumeEntry, RunInput } from './run-input';
 import { ThreadHold } from './thread-hold';
 
 /** How a run's rendering ended, and the last execution event it rendered. */
-type Following = Promise<{ stop?: Stop; lastSeq: number }>;
+type Following = Promise<{ stop?: Stop; lastSeq: number; handedOver?: boolean }>;
 
 const ownerOf = (identity: Identity) => identity.userId ?? 'anonymous';
 
@@ -138,15 +138,16 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
       writer.end();
       return;
     }
-    const { stop, lastSeq } = await following;
+    const { stop, lastSeq, handedOver } = await following;
     thread.cursor = Math.max(thread.cursor, lastSeq);
-    if (stop?.kind === 'interrupted') {
-      this.threads.setInterrupts(thread, stop.interrupts);
-      // An interrupt a client has seen must resume on any replica, even if this one dies the moment
-      // it is sent: the thread is stored (and let go) before the interrupt goes out.
-      await hold.release();
-      renderer.interrupted(stop.interrupts);
-    } else if (stop?.kind === 'ended') this.threads.setInterrupts(thread, []);
+    if (stop?.kind === 'interrupted') this.threads.setInterrupts(thread, stop.interrupts);
+    else if (stop?.kind === 'ended') this.threads.setInterrupts(thread, []);
+    // The client may run the thread again as soon as it is told (an interrupt to resume, a retry after
+    // SERVER_RESTARTING), on any replica, even if this one dies at once: the thread is stored and let
+    // go first.
+    await hold.release();
+    if (stop?.kind === 'interrupted') renderer.interrupted(stop.interrupts);
+    if (handedOver) renderer.handedOver();
     writer.end();
   }
 
@@ -225,18 +226,18 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
       let lastSeq = afterSeq;
       let done = false;
       const subscription: { stop?: () => void } = {};
-      const finish = (stop?: Stop) => {
+      const finish = (stop?: Stop, handedOver?: boolean) => {
         if (done) return;
         done = true;
         stopWatchingHandover?.();
         queueMicrotask(() => subscription.stop?.());
-        resolve({ stop, lastSeq });
+        resolve({ stop, lastSeq, handedOver });
       };
-      // This replica stops and another goes on with the execution: the client runs the thread again.
+      // This replica stops and another goes on with the execution: the client runs the thread again
+      // (told once the thread is let go).
       const stopWatchingHandover = execution.onHandover?.(() => {
         if (done) return;
-        renderer.handedOver();
-        finish();
+        finish(undefined, true);
       });
       writer.onDisconnect(() => {
         if (done) return;
