@@ -117,6 +117,25 @@ function peerCases(logs: () => EventLogs, makePeer: () => Promise<EventLogs>) {
       expect(follower.append({ kind: 'output', value: 'not mine' })).toBeUndefined();
     });
 
+    it('a process taking a log over reads what it holds after a seq, and numbers its own events after them', async () => {
+      const writer = logs().open('taken');
+      for (const value of ['a', 'b', 'c']) writer.append({ kind: 'output', value });
+      expect(writer.appendedSeq).toBe(3);
+      const peer = await makePeer();
+      const after = await until(async () => {
+        const events = await peer.readAfter('taken', 1);
+        return events.length === 2 ? events : undefined;
+      });
+      expect(after.map((e) => [e.seq, e.kind, (e as { value?: unknown }).value])).toEqual([
+        [2, 'output', 'b'],
+        [3, 'output', 'c'],
+      ]);
+      const resumed = await peer.resume('taken');
+      expect(resumed.appendedSeq).toBe(3);
+      expect(resumed.append({ kind: 'output', value: 'd' })?.seq).toBe(4);
+      expect(await peer.readAfter('never-started', 0)).toEqual([]);
+    });
+
     it('a log that ended is known as ended when attached; unknown executions have nothing to follow', async () => {
       const writer = logs().open('ended');
       writer.append({ kind: 'output', value: 'a' });

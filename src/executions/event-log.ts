@@ -16,6 +16,10 @@ export abstract class EventLog {
   abstract get terminal(): TerminalEvent | undefined;
   /** Frees what is kept (the execution is gone). */
   abstract dispose(): void;
+  /** The seq of the last event appended here (a log taken over: of the last one already there); 0 if none. */
+  get appendedSeq(): number {
+    return 0;
+  }
   /**
    * A log opened held (`EventLogs.open(id, { held: true })`) keeps its events to this process until
    * this is called: then what it kept, and every later event, goes where other processes follow it.
@@ -47,5 +51,12 @@ export abstract class EventLogs {
    */
   async resume(executionId: string): Promise<EventLog> {
     return this.open(executionId);
+  }
+  /**
+   * The events an execution's log holds after `afterSeq`, as the replica that is gone wrote them: a
+   * takeover does not publish them again (one process never takes over, so none).
+   */
+  async readAfter(_executionId: string, _afterSeq: number): Promise<ExecutionEvent[]> {
+    return [];
   }
 }

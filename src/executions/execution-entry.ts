@@ -96,6 +96,7 @@ export function newEntry(
     adopted: undefined,
     journal: undefined,
     handedOver: undefined,
+    logged: undefined,
     unstored: undefined,
     storing: undefined,
   };

@@ -103,6 +103,10 @@ export class ExecutionEventLog extends EventLog implements SheddableLog {
     return this.bytes;
   }
 
+  override get appendedSeq(): number {
+    return this.seq;
+  }
+
   /** Numbers the next event after `seq` (a log taken over from another replica); only before the first. */
   continueAfter(seq: number): void {
     if (this.seq === 0) this.seq = this.droppedThrough = seq;

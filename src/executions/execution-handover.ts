@@ -3,6 +3,7 @@ import type { ObservabilityTrace } from '../core/tracing/observability-trace';
 import { startExecutionSpan, type ExecutionSpan } from '../core/tracing/execution-spans';
 import type { RequestMetadata } from '../runtime/workflow-context';
 import { HandedOver, RunJournal } from '../runtime/run-journal';
+import type { EventLog } from './event-log';
 import type { Journal, JournalEntry } from './journal';
 import type { Entry } from './execution-entry';
 import type { ExecutionEndings } from './execution-endings';
@@ -75,7 +76,17 @@ export function spanOf(
   });
 }
 
-/** A durable run's journal: `entries` (a replay) first, then what it writes to `journal`. */
-export function journalOf(journal: Journal, executionId: string, entries: JournalEntry[]): RunJournal {
-  return new RunJournal(entries, (entry) => journal.append(executionId, entry));
+/**
+ * A durable run's journal: `entries` (a replay) first, then what it writes to `journal`, each with the
+ * seq `events` had reached (what a takeover finds in the log after it was published past the point).
+ */
+export function journalOf(
+  journal: Journal,
+  executionId: string,
+  entries: JournalEntry[],
+  events: EventLog,
+): RunJournal {
+  return new RunJournal(entries, (entry) =>
+    journal.append(executionId, { ...entry, seq: events.appendedSeq }),
+  );
 }

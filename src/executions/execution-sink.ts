@@ -14,6 +14,7 @@ import type { InteractionRecord } from '../interactions/interaction-record';
 import { durablePrompt } from './durable-prompt';
 import type { EventLog } from './event-log';
 import type { TransitionOutcome } from './execution-state';
+import type { LoggedTail } from './logged-tail';
 
 /** What a running execution keeps of the route that started it. */
 export interface RouteFacts {
@@ -35,6 +36,8 @@ export interface WaitingEntry {
   journal?: RunJournal;
   /** Set when the run was handed to another replica: it must record and publish nothing more. */
   handedOver?: boolean;
+  /** A run taken over: what its log holds after its last journal point (published before, not again). */
+  logged?: LoggedTail;
 }
 
 /** Where prompts and authorizations go; `record` is the engine's (only) writer of the waits. */
@@ -71,6 +74,12 @@ export class EntrySink implements ExecutionSink, AskingExecution {
     const { entry } = this;
     if (event.kind === 'output') entry.streamed = true;
     if (entry.journal && (entry.journal.replaying || entry.handedOver)) return;
+    const logged = entry.logged;
+    if (logged) {
+      const repeated = logged.repeats(event);
+      if (logged.exhausted) entry.logged = undefined;
+      if (repeated) return;
+    }
     entry.execution.events.append(event);
   }
 

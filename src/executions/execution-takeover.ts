@@ -8,6 +8,7 @@ import type { ExecutionEndings } from './execution-endings';
 import { journalOf, spanOf, type RunFacts } from './execution-handover';
 import { isTerminalStatus } from './execution-state';
 import type { ExecutionStore } from './execution.store';
+import { journaledSeq, LoggedTail } from './logged-tail';
 import type { ClaimedRun } from './postgres-execution-claims';
 import type { WorkflowInstances } from './workflow-instances';
 
@@ -28,7 +29,7 @@ export interface TakeoverDeps {
 /**
  * Takes over an execution claimed from a replica that is gone: runs its workflow again from the
  * start, the journal answering every step that had finished (nothing published again), up to where
- * it stood; a prompt it waited on is waited on again, with the same id and what is left of its time.
+ * it stood, and what it publishes next that the log holds already not published twice; a prompt it waited on is waited on again, with the same id and what is left of its time.
  */
 export async function takeOver(run: ClaimedRun, deps: TakeoverDeps): Promise<void> {
   const { store, durable, entries } = deps;
@@ -40,16 +41,19 @@ export async function takeOver(run: ClaimedRun, deps: TakeoverDeps): Promise<voi
     const message = `The workflow changed (it was ${spec.workflow}); the execution cannot go on`;
     return deps.endings.refuse(run.id, { message, type: 'WorkflowChanged' });
   }
-  const [events, journal] = await Promise.all([
+  const journal = await durable.journal.read(record.id);
+  const after = journaledSeq(journal);
+  const [events, logged] = await Promise.all([
     deps.eventLogs.resume(record.id),
-    durable.journal.read(record.id),
+    after === undefined ? [] : deps.eventLogs.readAfter(record.id, after),
   ]);
   // Stopping meanwhile: the claim is released with the rest.
   if (durable.stopped || entries.has(run.id)) return;
   const workflow = deps.instances.acquire(spec.identity);
   const span = spanOf(record.id, workflow.type, spec.identity, spec.trace, spec.request);
   const entry = deps.entryFor(record.id, record.traceId, span, spec.identity, events);
-  entry.journal = journalOf(durable.journal, record.id, journal);
+  entry.journal = journalOf(durable.journal, record.id, journal, events);
+  if (logged.length > 0) entry.logged = new LoggedTail(logged);
   entry.exposed = entry.adopted = true;
   entries.set(record.id, entry);
   deps.run(entry, workflow, spec.input, spec);

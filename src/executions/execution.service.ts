@@ -172,7 +172,7 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     const events = this.eventLogs.open(record.id, { held: deferred });
     const holder = options.workflow ? undefined : identity;
     const entry = this.entryFor(record.id, trace.traceId, span, holder, events);
-    if (spec) entry.journal = journalOf(this.durable!.journal, record.id, []);
+    if (spec) entry.journal = journalOf(this.durable!.journal, record.id, [], events);
     if (deferred) entry.unstored = { record, store: this.store, events };
     this.entries.set(record.id, entry);
     options.beforeRun?.(entry.execution);

@@ -50,6 +50,16 @@ export function journalContract(
       expect(second.value).toEqual({ a: [1, 'two', null], b: '\u0000' });
     });
 
+    it("keeps the log's seq an entry was journaled at, when it has one", async () => {
+      const execution = id();
+      await journal.append(execution, { point: '1', kind: 'llm', value: 'a', seq: 7 });
+      await journal.append(execution, { point: '2', kind: 'now', value: 2 });
+      expect(await journal.read(execution)).toStrictEqual([
+        { point: '1', kind: 'llm', value: 'a', seq: 7 },
+        { point: '2', kind: 'now', value: 2 },
+      ]);
+    });
+
     it('forgets an execution on delete, and only that one', async () => {
       const [gone, kept] = [id(), id()];
       await journal.append(gone, { point: '1', kind: 'now', value: 1 });

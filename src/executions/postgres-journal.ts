@@ -16,7 +16,8 @@ export class PostgresJournal extends Journal {
         execution_id: executionId,
         point: entry.point,
         kind: entry.kind,
-        value: toJson({ v: entry.value }),
+        // The seq beside the value: no column of its own (entries journaled before have none).
+        value: toJson({ v: entry.value, seq: entry.seq }),
         created_at: Date.now(),
       })
       .onConflict((c) => c.columns(['execution_id', 'point']).doNothing())
@@ -39,7 +40,12 @@ export class PostgresJournal extends Journal {
       .where('execution_id', '=', executionId)
       .orderBy('n')
       .execute();
-    return rows.map((r) => ({ point: r.point, kind: r.kind, value: fromJson<{ v: unknown }>(r.value).v }));
+    return rows.map((r) => {
+      const { v, seq } = fromJson<{ v: unknown; seq?: number }>(r.value);
+      return seq === undefined
+        ? { point: r.point, kind: r.kind, value: v }
+        : { point: r.point, kind: r.kind, value: v, seq };
+    });
   }
 
   async delete(executionId: string): Promise<void> {

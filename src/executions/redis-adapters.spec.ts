@@ -77,6 +77,8 @@ requires('redis')('Redis event logs', () => {
     follower.subscribe((event) => seen.push(event));
     writer.append({ kind: 'completed', result: 'r', streamed: true });
     await expect(follower.done).resolves.toMatchObject({ kind: 'completed', seq: 4 });
+    // `done` is watched on a connection of its own: this subscriber may get the end a moment later.
+    await waitFor('the end, on the subscriber', async () => (seen.length === 4 ? seen : undefined));
     expect(seen.map((e) => [e.seq, e.kind])).toEqual([
       [1, 'output'],
       [2, 'interaction_required'],

@@ -25,7 +25,8 @@ const logger = new Logger('RedisEventFollower');
 
 type Entry = [id: string, fields: string[]];
 
-function decode([id, fields]: Entry): ExecutionEvent | undefined {
+/** A Stream entry as the event it holds (undefined: not one). */
+export function decode([id, fields]: Entry): ExecutionEvent | undefined {
   const at = fields.indexOf('e');
   try {
     const event = JSON.parse(String(fields[at + 1])) as ExecutionEvent;

@@ -3,7 +3,7 @@ import type { BackingRedis } from '../db/backing-redis';
 import type { ExecutionEvent, ExecutionEventBody, TerminalEvent } from '../runtime/execution-event';
 import { EventLog, EventLogs, type EventListener, type OpenOptions } from './event-log';
 import { ExecutionEventLog, type EventLogLimits } from './execution-event-log';
-import { RedisEventFollower, type StreamKeys } from './redis-event-follower';
+import { decode, RedisEventFollower, type StreamKeys } from './redis-event-follower';
 
 export interface RedisEventLogOptions {
   /** Events kept per execution (XADD MAXLEN ~). */
@@ -74,6 +74,10 @@ export class RedisEventLog extends EventLog {
     return this.local.done;
   }
 
+  override get appendedSeq(): number {
+    return this.local.appendedSeq;
+  }
+
   get terminal(): TerminalEvent | undefined {
     return this.local.terminal;
   }
@@ -138,6 +142,11 @@ export class RedisEventLogs extends EventLogs {
     const [last] = await this.redis.client.xrevrange(keys.events, '+', '-', 'COUNT', 1);
     const afterSeq = last ? Number.parseInt(last[0], 10) : 0;
     return new RedisEventLog(this.redis, keys, this.options, afterSeq);
+  }
+
+  override async readAfter(executionId: string, afterSeq: number): Promise<ExecutionEvent[]> {
+    const entries = await this.redis.client.xrange(this.keysOf(executionId).events, `${afterSeq + 1}-0`, '+');
+    return entries.map(decode).filter((event) => event !== undefined);
   }
 
   async attach(executionId: string, live: boolean): Promise<EventLog | undefined> {

@@ -6,6 +6,12 @@ export interface JournalEntry {
   /** What kind of result (`llm`, `tool:calculator`, `now`, `interaction`…), for people reading it. */
   kind: string;
   value: unknown;
+  /**
+   * The seq of the last event the run had published when this was journaled (set by the engine, not
+   * the runtime): a replay that goes past the journal publishes again what came after it, unless the
+   * run's log has it already.
+   */
+  seq?: number;
 }
 
 /** Where a run's journal entries go; resolves with the value the journal holds at that point. */

@@ -165,7 +165,10 @@ requires('postgres')('The WebSocket and AG-UI faces on three server processes', 
 
       agent.agent.url = `${replicas.url(2)}/v1/ag-ui`;
       const again = await agent.resume({ [ask.id]: 'Tess' });
-      expect(textOf(again)).toContain('hello Tess (tess)');
+      // Each part once: the replay publishes nothing the cut run had published already. The retry
+      // shows the rest, or also 'thanks ' when the thread's cursor had not reached it at the cut.
+      expect(textOf(cut)).toBe('thanks ');
+      expect(['hello Tess (tess)', 'thanks hello Tess (tess)']).toContain(textOf(again));
       expect(again.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
       expect(agent.pendingInterrupts).toEqual([]);
     });
