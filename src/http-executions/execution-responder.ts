@@ -130,8 +130,8 @@ export class ExecutionResponder {
       workflow: face.workflow,
       face: face.ref,
       streaming,
-      // A request answered with its result stores its record only if it pauses or its id goes out: on
-      // the PostgreSQL store that is no statement at all instead of an insert and a delete per request.
+      // A request answered with its result stores its record only if it pauses or its id goes out (a
+      // durable run, which a takeover could replay, is recorded at once all the same).
       deferRecord: !streaming,
       beforeRun: (execution) => {
         this.log?.assign(req, { executionId: execution.id });
