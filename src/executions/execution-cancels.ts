@@ -1,4 +1,6 @@
+import { Logger } from '@nestjs/common';
 import type { BackingRedis } from '../db/backing-redis';
+import { RedisChannel } from '../db/redis-channel';
 
 export type CancelHandler = (executionId: string, reason: string) => void;
 
@@ -25,27 +27,27 @@ const MAX_MESSAGE_CHARS = 64 * 1024;
 
 /** Cancel requests on one Redis channel every replica subscribes to. */
 export class RedisExecutionCancels extends ExecutionCancels {
-  private readonly channel: string;
+  private readonly channel: RedisChannel;
 
-  constructor(private readonly redis: BackingRedis) {
+  constructor(redis: BackingRedis) {
     super();
-    this.channel = `${redis.prefix}execution-cancels`;
+    this.channel = new RedisChannel(redis, {
+      name: 'execution-cancels',
+      maxChars: MAX_MESSAGE_CHARS,
+      logger: new Logger('ExecutionCancels'),
+      what: 'cancel request',
+    });
   }
 
   listen(handler: CancelHandler): Promise<void> {
-    return this.redis.subscribe(this.channel, (message) => {
-      if (message.length > MAX_MESSAGE_CHARS) return;
-      try {
-        const { executionId, reason } = JSON.parse(message) as { executionId: unknown; reason: unknown };
-        if (typeof executionId === 'string' && typeof reason === 'string') handler(executionId, reason);
-      } catch {
-        // not one of ours
-      }
+    return this.channel.subscribe((message) => {
+      const { executionId, reason } = (message ?? {}) as { executionId?: unknown; reason?: unknown };
+      if (typeof executionId === 'string' && typeof reason === 'string') handler(executionId, reason);
     });
   }
 
   async request(executionId: string, reason: string): Promise<boolean> {
-    await this.redis.client.publish(this.channel, JSON.stringify({ executionId, reason }));
+    await this.channel.publish({ executionId, reason });
     return true;
   }
 }
