@@ -184,7 +184,7 @@ const JSON_SERVERS = [
     // Every request is a user's, as behind a corporate gateway: its trace owner is recorded.
     headers: { cookie: 'nat-session=alice' },
   },
-  { key: 'nestInfo', label: 'NestJS 12 route + nestjs-pino, info', name: 'nest', variant: 'info' },
+  { key: 'nestInfo', label: 'NestJS 12 route + pino-http, info', name: 'nest', variant: 'info' },
   {
     key: 'interludeInfo',
     label: 'Interlude /v1/workflow (echo), LOG_LEVEL=info',
@@ -499,7 +499,7 @@ function report(env, json, stream) {
     ],
     [
       '`/v1/workflow` at LOG_LEVEL=info req/s ≥ 0.6× bare NestJS route (silent)',
-      `${fmt(interludeInfo.rps)} vs ${fmt(nest.rps)} = ${ratio(interludeInfo.rps, nest.rps)} (vs bare + nestjs-pino ${fmt(nestInfo.rps)}: ${ratio(interludeInfo.rps, nestInfo.rps)})`,
+      `${fmt(interludeInfo.rps)} vs ${fmt(nest.rps)} = ${ratio(interludeInfo.rps, nest.rps)} (vs bare + pino-http ${fmt(nestInfo.rps)}: ${ratio(interludeInfo.rps, nestInfo.rps)})`,
       interludeInfo.rps >= 0.6 * nest.rps,
     ],
     ['Stream TTFB p50 ≤ 1 ms', `${fmt(sse.ttfbP50, 3)} ms`, sse.ttfbP50 <= 1],

@@ -22,7 +22,6 @@ async function startLoggedApp(yaml: string, log: LogCapture): Promise<TestApp> {
   return { app, url, config, close: () => app.close() };
 }
 
-// First in the file: nestjs-pino keeps the first app's logger for lines logged outside a request.
 describe('logs: one JSON line per request, with its ids, and no credentials', () => {
   const log = new LogCapture();
   let t: TestApp;
