@@ -4,6 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { LogLevel } from '@nestjs/common';
 import type { DestinationStream } from 'pino';
+import type { NextFunction, Request, Response } from 'express';
 import { AppModule } from './app.module';
 import { InterludeWsAdapter } from './gateway/interlude-ws.adapter';
 import type { AppConfig } from './config/config.loader';
@@ -17,6 +18,7 @@ import {
   type LogLevelName,
 } from './core/logging/http-logging';
 import { LoggingModule } from './core/logging/logging.module';
+import { RequestLog } from './core/logging/request-log';
 import { NestPinoLogger } from './core/logging/nest-logger';
 import { startupTimings } from './core/logging/startup-timings';
 import { startTracing } from './core/tracing/otel';
@@ -88,6 +90,12 @@ export async function createApp(
     }),
   );
   app.enableShutdownHooks();
+  // Swagger UI's script, stylesheets and icons come with every visit of /docs: logged only when they fail.
+  const requestLog = app.get(RequestLog);
+  app.use('/docs', (req: Request, _res: Response, next: NextFunction) => {
+    if (req.path !== '/') requestLog.quiet(req);
+    next();
+  });
   app.get(ApiDocs).serve(() =>
     // A factory: the document is built at the first request for it, not at every start-up.
     SwaggerModule.setup('docs', app, () => buildOpenApi(app, config, AppModule), {

@@ -65,13 +65,16 @@ export class Database {
           : postgresDialect(target.connectionString, target.schema);
       db = new Kysely<Tables>({ dialect });
       const database = new Database(db, target.dialect);
-      if (target.dialect === 'sqlite' && target.file === SQLITE_MEMORY) {
+      const throwaway = target.dialect === 'sqlite' && target.file === SQLITE_MEMORY;
+      if (throwaway) {
         Database.logger.warn('db_url is sqlite::memory:: feedback is lost when the server stops');
       }
       const applied = await database.migrate(target.dialect === 'postgres' ? target.schema : undefined);
-      Database.logger.log(
-        `${redactDatabaseUrl(url)}: ${applied.length ? `applied ${applied.join(', ')}` : 'schema up to date'}`,
-      );
+      // A change to a kept schema is worth a line at start-up; an unchanged or throwaway one is not.
+      const where = redactDatabaseUrl(url);
+      if (applied.length === 0) Database.logger.debug(`${where}: schema up to date`);
+      else if (throwaway) Database.logger.debug(`${where}: applied ${applied.join(', ')}`);
+      else Database.logger.log(`${where}: applied ${applied.join(', ')}`);
       return database;
     } catch (err) {
       await db?.destroy().catch(() => undefined);

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Controller, Get, Param, Req, Res } from '@nestjs/common';
+import { Controller, Get, Optional, Param, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { parse as parseCookies, serialize } from 'cookie';
 import type { Request, Response } from 'express';
 import { AppError, ErrorCode } from '../core/errors/app-error';
+import { RequestLog } from '../core/logging/request-log';
 import { PageFiles } from './page-files';
 import { sendPageFile } from './page-headers';
 
@@ -15,7 +16,10 @@ const SESSION_VALUE = /^[A-Za-z0-9._~-]{1,128}$/;
 @ApiExcludeController()
 @Controller()
 export class UiController {
-  constructor(private readonly files: PageFiles) {}
+  constructor(
+    private readonly files: PageFiles,
+    @Optional() private readonly log?: RequestLog,
+  ) {}
 
   @Get()
   index(@Req() req: Request, @Res() res: Response): void {
@@ -51,7 +55,9 @@ export class UiController {
     this.send(req, res, `assets/${name}`);
   }
 
+  /** The page's script, stylesheet and icon: fetched with each visit, logged only when they fail. */
   private send(req: Request, res: Response, name: string): void {
+    this.log?.quiet(req);
     const file = this.files.get(name);
     if (!file) throw new AppError(ErrorCode.NotFound, 'Not Found');
     sendPageFile(req, res, file);

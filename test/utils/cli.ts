@@ -18,6 +18,7 @@ export function cliEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     'INTERLUDE_HOST',
     'INTERLUDE_PORT',
     'WORKFLOW_DESCRIPTION',
+    'LOG_LEVEL',
   ]) {
     if (!(key in extra)) delete env[key];
   }
@@ -66,6 +67,8 @@ export interface Serving {
   line: string;
   /** The base URL from that line. */
   url: string;
+  /** What it printed so far (it goes on printing after the line). */
+  output(): { stdout: string; stderr: string };
 }
 
 const servers = new Set<ChildProcess>();
@@ -73,6 +76,21 @@ const servers = new Set<ChildProcess>();
 /** Starts `interlude serve` and waits for the line it prints once it listens. */
 export function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Serving> {
   const child = spawn(process.execPath, [CLI, 'serve', ...args], { cwd: ROOT, env: cliEnv(env) });
+  return served(child);
+}
+
+/**
+ * The same on a terminal, as a person runs it: in a pseudo-terminal made by util-linux `script`, which
+ * passes SIGTERM on to the server. Its output, stderr included, is what the terminal shows (`\r\n`
+ * line ends).
+ */
+export function serveOnTerminal(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Serving> {
+  const command = `exec ${[process.execPath, CLI, 'serve', ...args].map((a) => JSON.stringify(a)).join(' ')}`;
+  const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: ROOT, env: cliEnv(env) });
+  return served(child);
+}
+
+function served(child: ChildProcess): Promise<Serving> {
   servers.add(child);
   return new Promise((done, fail) => {
     let stdout = '';
@@ -89,11 +107,11 @@ export function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Serv
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.stdout!.setEncoding('utf8').on('data', (d: string) => {
       stdout += d;
-      const line = stdout.split('\n').find((l) => l.startsWith('Interlude serving'));
+      const line = stdout.split(/\r?\n/).find((l) => l.startsWith('Interlude serving'));
       const url = line && /at (http:\/\/\S+)/.exec(line)?.[1];
       if (line && url) {
         clearTimeout(timer);
-        done({ child, line, url });
+        done({ child, line, url, output: () => ({ stdout, stderr }) });
       }
     });
     child.on('exit', (code, signal) => {

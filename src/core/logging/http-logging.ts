@@ -68,6 +68,8 @@ export function levelOfNestLevels(levels: NestLogLevel[] | false): LogLevelName 
 export interface LogSink {
   logger: Logger;
   stream: DestinationStream;
+  /** Lines are printed for a person (a terminal): request lines are written short. */
+  human: boolean;
 }
 
 /** The request a line is logged for, copied: pino merges the call's own fields into what the mixin returns. */
@@ -77,34 +79,51 @@ function requestFields(): object {
 }
 
 /**
- * stdout: human-readable lines on a terminal (pino-pretty, loaded only then), JSON lines otherwise,
- * written asynchronously so a request never waits on the pipe.
+ * How a line reads on a terminal: a request as `POST /v1/workflow → 200 (3 ms)`, anything else as
+ * `Context: message`, with the fields it carries (the request's ids, an error) below it.
  */
-function stdoutDestination(): DestinationStream {
+function humanMessage(log: Record<string, unknown>, messageKey: string): string {
+  const msg = typeof log[messageKey] === 'string' ? (log[messageKey] as string) : '';
+  const req = log.req as { method?: string; url?: string } | undefined;
+  if (req?.method !== undefined) {
+    const res = log.res as { statusCode?: number } | undefined;
+    const line = `${req.method} ${req.url} → ${res?.statusCode} (${String(log.responseTime)} ms)`;
+    return msg ? `${line} ${msg}` : line;
+  }
+  return typeof log.context === 'string' ? `${log.context}: ${msg}` : msg;
+}
+
+/**
+ * stdout: human-readable lines on a terminal (pino-pretty, loaded only then; written as they come, so
+ * they keep their order with what the CLI prints), JSON lines otherwise, written asynchronously so a
+ * request never waits on the pipe.
+ */
+function stdoutDestination(): { stream: DestinationStream; human: boolean } {
   if (process.stdout.isTTY) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const pretty = require('pino-pretty') as typeof import('pino-pretty');
-    return pretty.build({
-      colorize: true,
+    const stream = pretty.build({
+      sync: true,
       translateTime: 'SYS:HH:MM:ss.l',
-      // A request's line reads `POST /v1/workflow → 200 (3 ms) request completed`, its ids below it.
-      messageFormat:
-        '{if req.method}{req.method} {req.url} → {res.statusCode} ({responseTime} ms) {end}{msg}',
-      ignore: 'pid,hostname,req,res,responseTime',
+      messageFormat: humanMessage,
+      ignore: 'pid,hostname,req,res,responseTime,context',
     });
+    return { stream, human: true };
   }
-  return pino.destination({ dest: 1, sync: false });
+  return { stream: pino.destination({ dest: 1, sync: false }), human: false };
 }
 
 /** The application's one pino logger: JSON lines, credentials redacted wherever they are logged. */
 export function createLogger(options: LoggingOptions): LogSink {
   const redact = [...SECRET_HEADERS].flatMap((h) => [`headers["${h}"]`, `*.headers["${h}"]`]);
-  const stream = options.destination ?? stdoutDestination();
+  const { stream, human } = options.destination
+    ? { stream: options.destination, human: false }
+    : stdoutDestination();
   const logger = pino(
     { level: options.level, redact: { paths: redact, remove: true }, mixin: requestFields },
     stream,
   );
-  return { logger, stream };
+  return { logger, stream, human };
 }
 
 /** Whether `path` reaches the route `route` as Express matches it: any case, optional trailing slash. */

@@ -5,6 +5,20 @@ import type { Level, Logger } from 'pino';
 const STACK = /\n\s*at /;
 
 /**
+ * Nest's own start-up narration: each module initialised, each controller and route mapped, each
+ * gateway message subscribed, "successfully started" (over a hundred lines). Debug, so that at the
+ * default level start-up says only what a person acts on; their warnings and errors are kept.
+ */
+const NEST_STARTUP = new Set([
+  'NestFactory',
+  'NestApplication',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'WebSocketsController',
+]);
+
+/**
  * Nest's `Logger` on the application's pino logger: the last optional parameter is the context (as
  * Nest passes it), an `Error` or an object becomes fields. The request's ids come from the logger's
  * mixin, so nothing here is per request.
@@ -19,7 +33,9 @@ export class NestPinoLogger implements LoggerService {
     this.write('debug', message, params);
   }
   log(message: unknown, ...params: unknown[]): void {
-    this.write('info', message, params);
+    const context = params[params.length - 1];
+    const level = typeof context === 'string' && NEST_STARTUP.has(context) ? 'debug' : 'info';
+    this.write(level, message, params);
   }
   warn(message: unknown, ...params: unknown[]): void {
     this.write('warn', message, params);

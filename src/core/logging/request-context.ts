@@ -30,3 +30,15 @@ export function attachRequestContext(req: IncomingMessage, context: RequestConte
 export function requestContextOf(req: IncomingMessage): RequestContext | undefined {
   return (req as WithContext)[CONTEXT];
 }
+
+const QUIET = Symbol('interlude.quietRequest');
+type MaybeQuiet = IncomingMessage & { [QUIET]?: true };
+
+/** Marks a request whose success is not worth a line (the page's script, stylesheet, icon). */
+export function markQuiet(req: IncomingMessage): void {
+  (req as MaybeQuiet)[QUIET] = true;
+}
+
+export function isMarkedQuiet(req: IncomingMessage): boolean {
+  return (req as MaybeQuiet)[QUIET] === true;
+}

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { Injectable } from '@nestjs/common';
-import { requestContextOf, type RequestLogFields } from './request-context';
+import { markQuiet, requestContextOf, type RequestLogFields } from './request-context';
 
 export type { RequestLogFields } from './request-context';
 
@@ -13,5 +13,14 @@ export class RequestLog {
   assign(req: IncomingMessage, fields: RequestLogFields): void {
     const context = requestContextOf(req);
     if (context) Object.assign(context, fields);
+  }
+
+  /**
+   * No closing line for this request when it succeeds: files a page fetches on every visit (its
+   * script, stylesheet, icon, the API docs' assets) would bury the requests that say something. A
+   * failure (4xx, 5xx, aborted) is still logged.
+   */
+  quiet(req: IncomingMessage): void {
+    markQuiet(req);
   }
 }

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
 import type { Identity } from '../identity/identity';
 import { LOGGED_HEADERS, reachesRoute, type LogSink } from './http-logging';
-import { attachRequestContext, requestContext, type RequestContext } from './request-context';
+import { attachRequestContext, isMarkedQuiet, requestContext, type RequestContext } from './request-context';
 
 type LoggedRequest = IncomingMessage & { identity?: Identity; originalUrl?: string };
 
@@ -11,7 +11,7 @@ type LoggedRequest = IncomingMessage & { identity?: Identity; originalUrl?: stri
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** Probes and scrapes come every few seconds and say nothing: not logged. */
-function isQuiet(url: string): boolean {
+function isProbe(url: string): boolean {
   const q = url.indexOf('?');
   const path = (q < 0 ? url : url.slice(0, q)).replace(/\/+$/, '').toLowerCase();
   return path === '/metrics' || path === '/health' || path.startsWith('/health/');
@@ -39,6 +39,7 @@ export function requestLogger(
   oauthCallbackPath: string,
 ): (req: IncomingMessage, res: ServerResponse, next: () => void) => void {
   const logsLines = sink.logger.isLevelEnabled('info');
+  const { human } = sink;
   const base = `,"pid":${process.pid},"hostname":${str(hostname())}`;
   const loggedUrl = (url: string) => {
     const q = url.indexOf('?');
@@ -50,18 +51,26 @@ export function requestLogger(
     res: ServerResponse,
     context: RequestContext,
     started: number,
-  ): string => {
+  ): string | undefined => {
     const aborted = !res.writableFinished;
     const failed = aborted || res.statusCode >= 500;
+    if (!aborted && res.statusCode < 400 && isMarkedQuiet(req)) return undefined;
+    const url = str(loggedUrl(req.originalUrl ?? req.url ?? ''));
+    const outcome = `"res":{"statusCode":${res.statusCode}},"responseTime":${Date.now() - started}`;
+    let out = `{"level":${failed ? 50 : 30},"time":${Date.now()}`;
+    // A person reads one short line (method, path, status, time); the ids are for machines.
+    if (human) {
+      out += `,"req":{"method":${str(req.method)},"url":${url}},${outcome}`;
+      return `${out}${aborted ? ',"msg":"aborted"' : ''}}\n`;
+    }
     const userId = 'userId' in context ? context.userId : req.identity?.userId;
-    let out = `{"level":${failed ? 50 : 30},"time":${Date.now()}${base},"reqId":${str(context.reqId)}`;
+    out += `${base},"reqId":${str(context.reqId)}`;
     if (userId !== undefined) out += `,"userId":${str(userId)}`;
     if (context.executionId !== undefined) out += `,"executionId":${str(context.executionId)}`;
     if (context.traceId !== undefined) out += `,"traceId":${str(context.traceId)}`;
     out +=
-      `,"req":{"id":${str(context.reqId)},"method":${str(req.method)},"url":${str(loggedUrl(req.originalUrl ?? req.url ?? ''))}` +
-      `,"remoteAddress":${str(req.socket.remoteAddress)},"headers":${headersJson(req.headers)}}` +
-      `,"res":{"statusCode":${res.statusCode}},"responseTime":${Date.now() - started}`;
+      `,"req":{"id":${str(context.reqId)},"method":${str(req.method)},"url":${url}` +
+      `,"remoteAddress":${str(req.socket.remoteAddress)},"headers":${headersJson(req.headers)}},${outcome}`;
     if (aborted) return `${out},"err":{"message":"aborted"},"msg":"request aborted"}\n`;
     return `${out},"msg":${failed ? '"request errored"' : '"request completed"'}}\n`;
   };
@@ -72,9 +81,12 @@ export function requestLogger(
     res.setHeader('X-Request-Id', reqId);
     const context: RequestContext = { reqId };
     attachRequestContext(req, context);
-    if (logsLines && !isQuiet(req.url ?? '')) {
+    if (logsLines && !isProbe(req.url ?? '')) {
       const started = Date.now();
-      res.once('close', () => sink.stream.write(line(req, res, context, started)));
+      res.once('close', () => {
+        const text = line(req, res, context, started);
+        if (text !== undefined) sink.stream.write(text);
+      });
     }
     requestContext.run(context, next);
   };
