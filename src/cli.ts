@@ -11,6 +11,7 @@ import { isLogLevel, LOG_LEVELS } from './core/logging/http-logging';
 import { createApp } from './main';
 import { startupTimings } from './core/logging/startup-timings';
 import { createWorker } from './jobs/worker';
+import { checkListen, listenAddress, listenFailure, parsePort, type ListenAddress } from './listen';
 
 const DEFAULT_CONFIG = resolve(__dirname, '..', 'config', 'default.yml');
 
@@ -71,10 +72,17 @@ function load(opts: ConfigOptions, command: Command, fallback?: string): AppConf
 }
 
 function port(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535)
-    throw new InvalidArgumentError('must be a port number (0-65535)');
+  const n = parsePort(value);
+  if (n === undefined) throw new InvalidArgumentError('must be a port number (0-65535)');
   return n;
+}
+
+/** Says why the server cannot listen there, and exits 1 (before it says it started). */
+function cannotListen(address: ListenAddress): (err: unknown) => never {
+  return (err) => {
+    process.stderr.write(`Interlude could not start: ${listenFailure(err, address)}\n`);
+    process.exit(1);
+  };
 }
 
 const program = new Command()
@@ -85,8 +93,8 @@ withConfigOptions(
   program.command('serve').description('Start the server'),
   ' (default: INTERLUDE_CONFIG, NAT_CONFIG_FILE or config/default.yml)',
 )
-  .option('--host <host>', 'interface to listen on (overrides general.front_end.host)')
-  .option('--port <port>', 'port to listen on (overrides general.front_end.port)', port)
+  .option('--host <host>', 'interface to listen on (env: INTERLUDE_HOST; overrides general.front_end.host)')
+  .option('--port <port>', 'port to listen on (env: INTERLUDE_PORT; overrides general.front_end.port)', port)
   .action(async (opts: ConfigOptions & { host?: string; port?: number }, command: Command) => {
     const config = load(opts, command, DEFAULT_CONFIG);
     const frontEnd = config.settings.general.front_end;
@@ -95,14 +103,21 @@ withConfigOptions(
       process.stderr.write(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${level}")\n`);
       process.exit(2);
     }
+    let address: ListenAddress;
+    try {
+      address = listenAddress(opts, frontEnd, process.env);
+    } catch (err) {
+      process.stderr.write(`${(err as Error).message}\n`);
+      process.exit(2);
+    }
+    await checkListen(address).catch(cannotListen(address));
     const app = await createApp(config, { log: { level } }).catch((err: unknown) => {
       process.stderr.write(
         `Interlude could not start: ${err instanceof Error ? err.message : String(err)}\n`,
       );
       process.exit(1);
     });
-    const host = opts.host ?? frontEnd.host;
-    await app.listen(opts.port ?? frontEnd.port, host);
+    await app.listen(address.port, address.host).catch(cannotListen(address));
     startupTimings.step('listening');
     // Whatever still holds the server open after the grace period (general.shutdown_grace_seconds).
     const grace = config.settings.general.shutdown_grace_seconds * 1000;

@@ -1,3 +1,4 @@
+import { createServer, type Server } from 'node:net';
 import { config, fixture, cli, freePort, serve, stop, stopServersAfterEach } from '../utils/cli';
 
 // `npm test` builds first; run `npm run build` before `npx jest --selectProjects e2e`.
@@ -72,6 +73,70 @@ describe('interlude serve', () => {
     const res = await cli(['serve', '--config', fixture('broken.yml'), '--port', '0']);
     expect(res.code).toBe(2);
     expect(res.stderr).toContain(`Invalid config ${fixture('broken.yml')}:`);
+  });
+
+  describe('when it cannot listen', () => {
+    let holder: Server;
+    let taken: number;
+    beforeEach(async () => {
+      holder = createServer();
+      await new Promise<void>((done) => holder.listen(0, '127.0.0.1', done));
+      taken = (holder.address() as { port: number }).port;
+    });
+    afterEach(() => new Promise<void>((done) => holder.close(() => done())));
+
+    it('a port in use: one line saying so and how to pick another, exit 1, nothing claims it started', async () => {
+      const res = await cli([
+        'serve',
+        '--config',
+        config('echo.yml'),
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(taken),
+      ]);
+      expect(res.code).toBe(1);
+      expect(res.stderr).toBe(
+        `Interlude could not start: port ${taken} is in use; pass --port or set INTERLUDE_PORT\n`,
+      );
+      expect(res.stdout).toBe('');
+    });
+
+    it('the same when the port came from INTERLUDE_PORT, whatever port the config names', async () => {
+      const res = await cli(['serve', '--config', config('echo.yml')], {
+        INTERLUDE_HOST: '127.0.0.1',
+        INTERLUDE_PORT: String(taken),
+      });
+      expect(res.code).toBe(1);
+      expect(res.stderr).toBe(
+        `Interlude could not start: port ${taken} is in use; pass --port or set INTERLUDE_PORT\n`,
+      );
+    });
+  });
+
+  it('a host that is not this machine: says so and names --host, exit 1', async () => {
+    // 192.0.2.1 is TEST-NET-1 (RFC 5737): never an address of this machine.
+    const res = await cli(['serve', '--config', config('echo.yml'), '--host', '192.0.2.1', '--port', '0']);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toBe(
+      'Interlude could not start: host 192.0.2.1 is not an address of this machine; pass --host (127.0.0.1: this machine only, 0.0.0.0: every interface) or set INTERLUDE_HOST\n',
+    );
+    expect(res.stdout).toBe('');
+  });
+
+  it('INTERLUDE_HOST and INTERLUDE_PORT are where it listens, even when the config names a port', async () => {
+    const port = await freePort();
+    const { url } = await serve(['--config', config('echo.yml')], {
+      INTERLUDE_HOST: '127.0.0.1',
+      INTERLUDE_PORT: String(port),
+    });
+    expect(url).toBe(`http://127.0.0.1:${port}`);
+  });
+
+  it('refuses an INTERLUDE_PORT that is not a port, with exit code 2', async () => {
+    const res = await cli(['serve', '--config', config('echo.yml')], { INTERLUDE_PORT: 'eighty' });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toBe('INTERLUDE_PORT must be a port number (0-65535) (got "eighty")\n');
   });
 
   it('refuses a port out of range', async () => {
