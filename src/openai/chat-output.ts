@@ -1,8 +1,8 @@
 import { messageText } from '../runtime/chat-input';
 import { type ChatRequestDto } from '../http-executions/dto/chat-request.dto';
+import type { BuiltFunction } from '../runtime/function-type';
 import {
   chatCompletion,
-  DEFAULT_MODEL,
   isChatCompletion,
   newCompletionId,
   resultText,
@@ -13,18 +13,17 @@ import {
   type ChatUsage,
 } from '../runtime/chat-completion';
 
-/** The model name chat responses report: the one the client asked for, or NAT's placeholder. */
-export function modelOf(request: ChatRequestDto): string {
-  return request.model ?? DEFAULT_MODEL;
+/**
+ * The model name chat responses report: the one the client asked for (echoed, as OpenAI-compatible
+ * servers do), else the workflow's configured model, else the workflow's type. Not NAT's
+ * `unknown-model` placeholder, which reads like a fault.
+ */
+export function modelOf(request: ChatRequestDto, workflow: Pick<BuiltFunction, 'type' | 'model'>): string {
+  return request.model ?? workflow.model ?? workflow.type;
 }
 
 export function promptText(request: ChatRequestDto): string {
   return request.messages.map((m) => messageText(m.content)).join('\n');
-}
-
-/** Any workflow result as a chat completion (a workflow that answers one already is passed through). */
-export function toChatCompletion(result: unknown, request: ChatRequestDto): ChatCompletion {
-  return completionFor(result, modelOf(request), promptText(request));
 }
 
 /** The same, from the model name and the prompt's text (what a record keeps of the request). */

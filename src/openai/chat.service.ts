@@ -25,7 +25,7 @@ export class ChatService {
 
   face(request: ChatRequestDto, options: ChatFaceOptions): Face {
     const render: ChatFaceRenderOptions = {
-      model: modelOf(request),
+      model: modelOf(request, this.config.workflow),
       includeUsage: wantsUsage(request),
       prompt: promptText(request),
       completion: newCompletionIdentity(),

@@ -31,9 +31,6 @@ export interface ChatCompletionChunk {
   usage?: ChatUsage | null;
 }
 
-/** The model name reported when the client named none (NeMo Agent Toolkit's placeholder). */
-export const DEFAULT_MODEL = 'unknown-model';
-
 export function newCompletionId(): string {
   return `chatcmpl-${randomUUID()}`;
 }
@@ -50,13 +47,13 @@ export function usageFor(promptText: string, completionText: string): ChatUsage 
 
 export function chatCompletion(
   content: string,
-  opts: { model?: string; id?: string; usage: ChatUsage },
+  opts: { model: string; id?: string; usage: ChatUsage },
 ): ChatCompletion {
   return {
     id: opts.id ?? newCompletionId(),
     object: 'chat.completion',
     created: unixSeconds(),
-    model: opts.model ?? DEFAULT_MODEL,
+    model: opts.model,
     choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
     usage: opts.usage,
     system_fingerprint: null,

@@ -18,6 +18,8 @@ export interface BuiltFunction {
   /** The `_type` it was built from. */
   type: string;
   description: string;
+  /** The model that answers, when its config names one (an agent's LLM): chat answers report it. */
+  model?: string;
   input: WorkflowInput;
   /** Converts an OpenAI chat request (the chat routes' body) into this function's input. */
   fromChat(request: ChatRequest): unknown;

@@ -82,6 +82,7 @@ export function agentType<C extends AgentConfig>(spec: AgentSpec<C>): FunctionTy
       return {
         type: spec.type,
         description: config.description ?? spec.description,
+        model: llm.model,
         input: { kind: 'schema', dto: ScriptedInput },
         fromChat: (request: ChatRequest) => new ChatInput(request),
         parameters: AGENT_PARAMETERS,
@@ -92,7 +93,7 @@ export function agentType<C extends AgentConfig>(spec: AgentSpec<C>): FunctionTy
             'function',
             async () => {
               const run = { config, name: context.name, llm, tools: toolsOf(), conversation, ctx };
-              return agentResult(await spec.loop(run), input, ctx);
+              return agentResult(await spec.loop(run), input, ctx, llm.model);
             },
             { input: lastUserText(conversation), end: (result) => ({ output: resultText(result) }) },
           );

@@ -1,5 +1,5 @@
 import { messageText, type ChatMessage, type ChatRequest } from '../chat-input';
-import { chatCompletion, DEFAULT_MODEL, usageFor, type ChatCompletion } from '../chat-completion';
+import { chatCompletion, usageFor, type ChatCompletion } from '../chat-completion';
 import type { ScriptedInput } from '../functions/scripted.function';
 import { usageSoFar } from '../llm/llm-call';
 import type { ModelMessage, ModelToolCall } from '../llm/llm-client';
@@ -44,12 +44,18 @@ export function modelMessage(message: ChatMessage): ModelMessage {
  * The agent's answer as its face expects it: a chat completion whose usage is what the run's model calls
  * reported (estimated when the endpoint reports none) for a chat, the text for the generate routes.
  */
-export function agentResult(answer: string, input: unknown, ctx: WorkflowContext): string | ChatCompletion {
+export function agentResult(
+  answer: string,
+  input: unknown,
+  ctx: WorkflowContext,
+  /** The configured model's name, reported when the request names none. */
+  model: string,
+): string | ChatCompletion {
   if (!(input instanceof ChatInput)) return answer;
   const { request } = input;
   const prompt = request.messages.map((m) => messageText(m.content)).join('\n');
   return chatCompletion(answer, {
-    model: request.model ?? DEFAULT_MODEL,
+    model: request.model ?? model,
     usage: usageSoFar(ctx) ?? usageFor(prompt, answer),
   });
 }

@@ -1,7 +1,7 @@
 import { IsBoolean, IsDefined, IsString } from 'class-validator';
 import { Optional } from '../../core/validation/optional.decorator';
 import { lastUserText, type ChatRequest } from '../chat-input';
-import { chatCompletion, DEFAULT_MODEL, usageFor } from '../chat-completion';
+import { chatCompletion, usageFor } from '../chat-completion';
 import type { FunctionType } from '../function-type';
 import { wordChunks } from '../text';
 
@@ -39,7 +39,8 @@ export const echoFunction: FunctionType<EchoConfig> = {
             .map((m) => (typeof m.content === 'string' ? m.content : ''))
             .join(' ');
           return chatCompletion(text, {
-            model: request.model ?? DEFAULT_MODEL,
+            // No model behind it: the answer names the workflow.
+            model: request.model ?? 'echo',
             usage: usageFor(prompt, text),
           });
         },
