@@ -26,7 +26,10 @@ export function promptText(request: ChatRequestDto): string {
   return request.messages.map((m) => messageText(m.content)).join('\n');
 }
 
-/** The same, from the model name and the prompt's text (what a record keeps of the request). */
+/**
+ * Any workflow result as a chat completion (a workflow that answers one already is passed through), from
+ * the model name and the prompt's text (what a record keeps of the request).
+ */
 export function completionFor(result: unknown, model: string, prompt: string): ChatCompletion {
   if (isChatCompletion(result)) return result;
   const text = resultText(result);

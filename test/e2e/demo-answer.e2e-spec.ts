@@ -46,7 +46,7 @@ describe('the demo reads the same answer streamed or not, on every face', () => 
   });
   afterAll(() => t.close());
 
-  it.each(['/v1/workflow', '/generate'])('%s and %s/stream', async (path) => {
+  it.each(['/v1/workflow', '/generate'])('%s, and the same path + /stream', async (path) => {
     const [plain, streamed] = await Promise.all([
       postJson(`${t.url}${path}`, { input_message: INPUT }),
       postStream(`${t.url}${path}/stream`, { input_message: INPUT }),
@@ -55,7 +55,7 @@ describe('the demo reads the same answer streamed or not, on every face', () => 
     expect((dataOf(streamed) as { value: string }[]).map((d) => d.value).join('')).toBe(ANSWER);
   });
 
-  it.each(['/v1/chat', '/chat'])('%s and %s/stream (the NAT UI over HTTP)', async (path) => {
+  it.each(['/v1/chat', '/chat'])('%s, and the same path + /stream (the NAT UI over HTTP)', async (path) => {
     const [plain, streamed] = await Promise.all([
       postJson(`${t.url}${path}`, chat),
       postStream(`${t.url}${path}/stream`, { ...chat, stream: true }),
