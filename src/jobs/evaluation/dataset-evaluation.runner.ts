@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { DEFAULT_EVAL_OUTPUT_DIR } from '../../config/eval.schema';
 import { ServerConfig } from '../../config/server-config';
 import { OutboundPolicy } from '../../core/outbound/outbound-policy';
@@ -45,17 +45,26 @@ function repeated(items: EvalInputItem[], reps: number): EvalInputItem[] {
  * (the folder, a failure's message) names paths relative to config_dir and output_dir only.
  */
 @Injectable()
-export class DatasetEvaluationRunner extends EvaluationRunner {
+export class DatasetEvaluationRunner extends EvaluationRunner implements OnModuleDestroy {
   private readonly registry = builtinRegistry();
   private readonly policy: OutboundPolicy;
+  /**
+   * Jobs' matches have workers of their own: a flood of `POST /evaluate/item` never fails a job's items.
+   * Each job takes its turn; its lines are bounded by its max_concurrency, so none is refused.
+   */
+  private readonly regex: RegexSandbox;
 
   constructor(
     private readonly executions: ExecutionService,
     private readonly server: ServerConfig,
-    private readonly regex: RegexSandbox,
   ) {
     super();
     this.policy = new OutboundPolicy(server.general.outbound);
+    this.regex = new RegexSandbox({ workers: server.general.sandbox.workers, maxQueue: Infinity });
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.regex.close();
   }
 
   /** Where every job's folder is made. */
@@ -112,7 +121,13 @@ export class DatasetEvaluationRunner extends EvaluationRunner {
     const succeeded = evaluated.filter((_, i) => runs[i].error === undefined);
     const averages: Record<string, number | null> = {};
     for (const [name, evaluator] of evaluators) {
-      const scored = await evaluateItems(evaluator, succeeded, signal, plan.general.max_concurrency);
+      const scored = await evaluateItems(
+        evaluator,
+        succeeded,
+        signal,
+        plan.general.max_concurrency,
+        `job:${request.identity.userId ?? ''}:${request.jobId}`,
+      );
       let next = 0;
       const outputItems = evaluated.map((item, i) => {
         const error = runs[i].error;
