@@ -3,6 +3,7 @@ import { LineCounter, parseDocument, type Document } from 'yaml';
 import { validatePlain } from '../core/validation/validation-issues';
 import type { BuildContext, BuiltFunction, ConfigReference } from '../runtime/function-type';
 import { OutboundPolicy } from '../core/outbound/outbound-policy';
+import { SandboxConfig } from '../core/workers/sandbox.config';
 import type { FunctionRegistry } from '../runtime/function-registry';
 import type { LlmClient } from '../runtime/llm/llm-client';
 import { buildLlm } from '../runtime/llm/llm-builder';
@@ -134,11 +135,13 @@ export function parseConfig(
     }
   }
   const outbound = new OutboundPolicy(top.ok ? top.value.general.outbound : undefined);
+  const sandbox = top.ok ? top.value.general.sandbox : new SandboxConfig();
   const context = (name: string): BuildContext => ({
     name,
     llm: (llm) => llms.get(llm)!,
     fn: (fn) => functions.get(fn)!,
     outbound,
+    sandbox,
   });
   const build = (loc: Loc, name: string, component: unknown): Built | undefined => {
     const typeName = (component as { _type?: unknown } | null)?._type;

@@ -22,6 +22,7 @@ import { ExecutionsConfig } from './executions.schema';
 import { NatFrontEndFields, NatTelemetryConfig } from './nat-front-end.schema';
 import { AuthConfig } from '../core/identity/auth.config';
 import { CorsConfig } from '../core/http/cors.config';
+import { SandboxConfig } from '../core/workers/sandbox.config';
 import { STEP_ADAPTOR_MODES, type StepAdaptorMode } from '../runtime/step-adaptor';
 import { OutboundConfig } from './outbound.schema';
 import { AsyncConfig, EvaluationConfig } from './async.schema';
@@ -187,6 +188,7 @@ export class GeneralConfig {
   @Optional() @ValidateNested() @Type(() => OutboundConfig) outbound = new OutboundConfig();
   @Optional() @ValidateNested() @Type(() => AsyncConfig) async = new AsyncConfig();
   @Optional() @ValidateNested() @Type(() => EvaluationConfig) evaluation = new EvaluationConfig();
+  @Optional() @ValidateNested() @Type(() => SandboxConfig) sandbox = new SandboxConfig();
   // Accepted for NeMo Agent Toolkit config compatibility; they configure nothing here yet.
   @IsOptional() @IsBoolean() use_uvloop?: boolean;
   @Optional() @ValidateNested() @Type(() => NatTelemetryConfig) telemetry = new NatTelemetryConfig();

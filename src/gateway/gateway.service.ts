@@ -86,7 +86,7 @@ export class GatewayService {
       void this.takeOver(state).finally(resolveReady);
     };
     try {
-      const identity = this.identities.resolve(req.headers, session ?? undefined);
+      const identity = this.identities.resolve(req.headers, session ?? undefined, request.clientAddress);
       if (identity instanceof Promise) {
         identity.then(identified, (err: unknown) => this.refuse(state, err));
       } else {
@@ -286,7 +286,10 @@ export class GatewayService {
     const parentId = typeof (raw as { id?: unknown }).id === 'string' ? (raw as { id: string }).id : null;
     const checked = check(AuthMessageDto, raw);
     if (!checked.ok) return session.send(authResponse(parentId, { error: checked.details }));
-    const outcome = await this.identities.fromCredentials(checked.value.payload);
+    const outcome = await this.identities.fromCredentials(
+      checked.value.payload,
+      session.request.clientAddress,
+    );
     if ('error' in outcome) return session.send(authResponse(parentId, outcome));
     session.identity = outcome;
     session.send(authResponse(parentId, { userId: session.identity.userId }));

@@ -44,12 +44,13 @@ export class EvaluateController {
     @Res({ passthrough: true }) res: Response,
   ) {
     const configFile = resolveEvaluationConfig(body.config_file, this.config.general.evaluation.config_dir);
+    // The row, and so every answer, names the file relative to config_dir: no server path is shown.
     const { job, created } = await this.jobs.submit(
       identity,
       {
         kind: 'evaluation',
         jobId: body.job_id,
-        configFile,
+        configFile: configFile.relative,
         reps: body.reps ?? 1,
         expirySeconds: body.expiry_seconds ?? DEFAULT_EXPIRY_SECONDS,
       },

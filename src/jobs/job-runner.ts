@@ -6,6 +6,7 @@ import type { FaceRef } from '../executions/face-renderers';
 import { ExecutionUrls } from '../http-executions/execution-urls';
 import type { ExecutionEvent, TerminalEvent } from '../runtime/execution-event';
 import type { Prompt } from '../runtime/prompts';
+import { evaluationConfigOfJob } from './evaluation-config-path';
 import { EvaluationRunner } from './evaluation/evaluation-runner';
 import { JobEvents } from './job-events';
 import { jobOutput } from './job-output';
@@ -178,7 +179,7 @@ export class JobRunner {
     if (!this.evaluation) return { status: 'failure', error: 'Evaluation is not available on this server' };
     const outcome = await this.evaluation.run({
       jobId: job.jobId,
-      configFile: job.configFile ?? '',
+      configFile: evaluationConfigOfJob(job.configFile ?? '', this.config.general.evaluation.config_dir),
       reps: job.reps ?? 1,
       identity: job.identity,
       signal,

@@ -1,4 +1,5 @@
 import type { OutboundPolicy } from '../core/outbound/outbound-policy';
+import type { SandboxConfig } from '../core/workers/sandbox.config';
 import type { ChatRequest } from './chat-input';
 import type { LlmClient } from './llm/llm-client';
 import type { JsonSchema } from './tools/json-schema';
@@ -47,6 +48,8 @@ export interface BuildContext {
   fn(name: string): BuiltFunction;
   /** Where the function's own requests may go (`general.outbound`): use it for every outbound call. */
   outbound: OutboundPolicy;
+  /** The size and queues of the worker threads a function runs untrusted work on (`general.sandbox`). */
+  sandbox: SandboxConfig;
 }
 
 /** A name a config refers to in another section; the loader reports the ones that do not exist. */

@@ -1,3 +1,5 @@
+import { FakeLlm, reply, type ModelRequest } from '../utils/fake-llm';
+import { agentYaml } from '../utils/fake-llm-config';
 import { postJson } from '../utils/sse';
 import { startApp, type TestApp } from '../utils/test-app';
 
@@ -43,5 +45,64 @@ describe('the calculator as a workflow: a bad expression never reaches the serve
     const after = await calculate('1 == 2');
     expect(after.status).toBe(200);
     expect(after.json.value).toBe('false');
+  });
+});
+
+describe("the calculator tool: one caller's flood does not delay another caller's expression", () => {
+  let llm: FakeLlm;
+  let t: TestApp;
+  /** The model calls the calculator with the user's text, then answers with what the tool said. */
+  const answerFromTheTool = (request: ModelRequest) => {
+    const last = request.body.messages.at(-1)!;
+    if (last.role === 'tool') return reply.text(`tool said: ${last.content}`);
+    return reply.tools([{ name: 'calculator', arguments: { expression: last.content } }]);
+  };
+  /** The agent's answer (what the tool told the model), or the status of a run that failed. */
+  const ask = async (who: string, expression: string) => {
+    const res = await postJson(
+      `${t.url}/v1/workflow`,
+      { input_message: expression },
+      { cookie: `nat-session=${who}` },
+    );
+    return res.status === 200 ? String(res.json.value) : `status ${res.status}`;
+  };
+
+  beforeAll(async () => {
+    llm = await FakeLlm.start();
+    llm.respondWith(answerFromTheTool);
+    t = await startApp(
+      agentYaml(
+        llm,
+        { _type: 'tool_calling_agent', tool_names: ['calculator'] },
+        // Long enough that the whole flood arrives while its first expression runs.
+        { calculator: { _type: 'calculator', timeout_seconds: 6 } },
+      ),
+    );
+  });
+  afterAll(async () => {
+    await t.close();
+    await llm.close();
+  });
+
+  it('the flood is told the calculator is busy past one running and one waiting; 2+2 is answered meanwhile', async () => {
+    // Both workers loaded first: the test compares turns, not start-up times.
+    expect(await Promise.all([ask('warm-1', '1+1'), ask('warm-2', '1+2')])).toEqual([
+      'tool said: 2',
+      'tool said: 3',
+    ]);
+    const ended: string[] = [];
+    const flood = Array.from({ length: 6 }, async () => {
+      const answer = await ask('mallory', FIBONACCI_40);
+      ended.push(/busy/.test(answer) ? 'flood busy' : 'flood ran');
+      return answer;
+    });
+    expect(await ask('alice', '2+2')).toBe('tool said: 4');
+    ended.push('alice');
+    const answers = await Promise.all(flood);
+    expect(answers.filter((a) => /The calculator is busy; try again shortly/.test(a))).toHaveLength(4);
+    expect(answers.filter((a) => /took longer than 6s/.test(a))).toHaveLength(2);
+    // Alice did not wait behind mallory's queue: her answer came before the expression mallory had
+    // waiting was even started (it starts when mallory's first one is stopped, and runs its full time).
+    expect(ended.indexOf('alice')).toBeLessThan(ended.lastIndexOf('flood ran'));
   });
 });

@@ -229,3 +229,67 @@ describe('POST /evaluate/item, configured', () => {
     }
   });
 });
+
+describe("POST /evaluate/item: one caller's catastrophic patterns do not delay another's item", () => {
+  let t: TestApp;
+  /** Each caller is an anonymous client at its own address (the proxy on loopback says which). */
+  const from = (address: string, body: unknown) =>
+    fetch(`${t.url}/evaluate/item`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+      body: JSON.stringify(body),
+    });
+  const catastrophic = item({ expected_output_obj: '^(a+)+$', output_obj: `${'a'.repeat(40)}!` });
+
+  beforeAll(async () => {
+    t = await startApp(
+      stringify({
+        general: { front_end: { trust_proxy: ['loopback'] } },
+        workflow: { _type: 'echo' },
+        eval: {
+          evaluators: {
+            number: { _type: 'regex', pattern: '^\\d+(\\.\\d+)?$' },
+            // Long enough that the whole flood arrives while its first match runs.
+            pattern: { _type: 'regex', timeout_ms: 5000 },
+          },
+        },
+      }),
+    );
+  });
+  afterAll(() => t.close());
+
+  it('the flood gets 429s past its one running and one waiting match; the other item is scored meanwhile', async () => {
+    // Both workers loaded first: the test compares turns, not start-up times.
+    await Promise.all(
+      ['192.0.2.1', '192.0.2.2'].map((a) => from(a, { item: item(), evaluator_name: 'number' })),
+    );
+    const ended: string[] = [];
+    const flood = Array.from({ length: 30 }, async () => {
+      const res = await from('203.0.113.7', { item: catastrophic, evaluator_name: 'pattern' });
+      ended.push(`flood ${res.status}`);
+      return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() };
+    });
+    const mine = await from('198.51.100.9', { item: item({ output_obj: '42' }), evaluator_name: 'number' });
+    ended.push('mine');
+    expect(mine.status).toBe(200);
+    expect(await mine.json()).toMatchObject({ success: true, result: { score: 1 } });
+
+    const answers = await Promise.all(flood);
+    const refused = answers.filter((a) => a.status === 429);
+    const ran = answers.filter((a) => a.status === 200);
+    // general.sandbox defaults: the flooder holds one worker and one place in line.
+    expect(ran).toHaveLength(2);
+    expect(refused).toHaveLength(28);
+    expect(refused[0]).toMatchObject({
+      retryAfter: '1',
+      body: { detail: expect.stringContaining('too many regular expressions are waiting') },
+    });
+    expect(ran.map((a) => a.body)).toEqual([
+      expect.objectContaining({ success: false, error: expect.stringContaining('took longer than 5000 ms') }),
+      expect.objectContaining({ success: false, error: expect.stringContaining('took longer than 5000 ms') }),
+    ]);
+    // The other caller did not wait behind the flood's line: its item was scored before the match the
+    // flood had waiting was even started (it starts when the first is stopped, and runs its full time).
+    expect(ended.indexOf('mine')).toBeLessThan(ended.lastIndexOf('flood 200'));
+  });
+});

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { ownerFolder } from '../../src/jobs/evaluation/output-folder';
 import { anIdentity } from '../utils/builders';
 import { aFolder, EXAMPLES, filesIn, outputsIn, runEvaluation, scoresOf } from '../utils/eval-runner';
 import { FakeLlm, reply } from '../utils/fake-llm';
@@ -25,14 +26,15 @@ describe('the evaluation runner on config/examples/eval', () => {
 
   it('runs every item through the scripted workflow and writes NAT’s files with every evaluator’s scores', async () => {
     const outcome = await runEvaluation(t, join(EXAMPLES, 'eval.yml'), { jobId: 'example-1' });
-    expect(outcome.outputPath).toBe(join(output, 'example-1'));
+    expect(outcome.outputPath).toBe(join(ownerFolder('alice'), 'example-1'));
+    expect(outcome.folder.startsWith(output)).toBe(true);
     expect(outcome.averages).toEqual({
       exact: 1 / 3,
       mentions: 2 / 3,
       plan_shape: 1,
       tools: (1 + 1 + 0.5) / 3,
     });
-    const files = outputsIn(outcome.outputPath);
+    const files = outputsIn(outcome.folder);
     expect(Object.keys(files).sort()).toEqual([
       'exact_output.json',
       'mentions_output.json',
@@ -78,7 +80,7 @@ describe('the evaluation runner on config/examples/eval', () => {
 
   it('runs each item reps times, with NAT’s <id>_rep<n> ids', async () => {
     const outcome = await runEvaluation(t, join(EXAMPLES, 'eval.yml'), { reps: 2 });
-    expect(Object.keys(scoresOf(outputsIn(outcome.outputPath)['exact_output.json'])).sort()).toEqual([
+    expect(Object.keys(scoresOf(outputsIn(outcome.folder)['exact_output.json'])).sort()).toEqual([
       'andalusia_rep0',
       'andalusia_rep1',
       'city-break_rep0',
@@ -124,7 +126,7 @@ describe('the evaluation runner with an llm_judge (config/examples/eval/llm-judg
       );
       const outcome = await runEvaluation(t, join(EXAMPLES, 'llm-judge.yml'));
       expect(outcome.averages.judge).toBeCloseTo(2.5 / 3);
-      const judged = outputsIn(outcome.outputPath)['judge_output.json'] as {
+      const judged = outputsIn(outcome.folder)['judge_output.json'] as {
         eval_output_items: { id: string; score: number; reasoning: string }[];
       };
       expect(judged.eval_output_items.map((i) => i.reasoning).sort()).toEqual([
@@ -149,7 +151,7 @@ describe('the evaluation runner with an llm_judge (config/examples/eval/llm-judg
       const outcome = await runEvaluation(t, join(EXAMPLES, 'llm-judge.yml'));
       expect(outcome.averages.judge).toBeNull();
       expect(llm.requests).toHaveLength(0);
-      const judged = outputsIn(outcome.outputPath)['judge_output.json'] as {
+      const judged = outputsIn(outcome.folder)['judge_output.json'] as {
         eval_output_items: { error: string }[];
       };
       expect(judged.eval_output_items[0].error).toContain('general.outbound.allow_hosts');
@@ -178,7 +180,7 @@ describe('the evaluation runner, item by item', () => {
     try {
       const dir = filesIn({ 'eval.yml': evalFile(), 'data.json': dataset });
       const outcome = await runEvaluation(t, join(dir, 'eval.yml'), { identity: anIdentity('carol') });
-      const workflow = outputsIn(outcome.outputPath)['workflow_output.json'] as {
+      const workflow = outputsIn(outcome.folder)['workflow_output.json'] as {
         generated_answer: string;
       }[];
       expect(JSON.parse(workflow[0].generated_answer)).toEqual({ identity: anIdentity('carol') });
@@ -195,7 +197,7 @@ describe('the evaluation runner, item by item', () => {
         'data.json': dataset,
       });
       const outcome = await runEvaluation(t, join(dir, 'eval.yml'));
-      const workflow = outputsIn(outcome.outputPath)['workflow_output.json'] as {
+      const workflow = outputsIn(outcome.folder)['workflow_output.json'] as {
         generated_answer: string;
       }[];
       expect(workflow.map((w) => w.generated_answer)).toEqual(['said first', 'said second']);
@@ -211,7 +213,7 @@ describe('the evaluation runner, item by item', () => {
       const failing = { workflow: { _type: 'scripted', steps: [{ fail: { message: 'tool exploded' } }] } };
       const dir = filesIn({ 'eval.yml': evalFile({}, failing), 'data.json': dataset });
       const outcome = await runEvaluation(t, join(dir, 'eval.yml'));
-      const files = outputsIn(outcome.outputPath);
+      const files = outputsIn(outcome.folder);
       expect(outcome.averages.exact).toBe(0);
       expect((files['exact_output.json'] as { eval_output_items: unknown[] }).eval_output_items[0]).toEqual({
         id: 1,
@@ -225,7 +227,7 @@ describe('the evaluation runner, item by item', () => {
         workflow: { _type: 'scripted', steps: [{ prompt: { input_type: 'text', text: 'Sure?' } }] },
       };
       const dir2 = filesIn({ 'eval.yml': evalFile({}, asking), 'data.json': dataset });
-      const asked = outputsIn((await runEvaluation(t, join(dir2, 'eval.yml'))).outputPath);
+      const asked = outputsIn((await runEvaluation(t, join(dir2, 'eval.yml'))).folder);
       expect((asked['workflow_output.json'] as { error: string }[])[0].error).toMatch(/interactive/i);
     } finally {
       await t.close();
@@ -252,7 +254,7 @@ describe('the evaluation runner, item by item', () => {
         'data.json': data,
       });
       const outcome = await runEvaluation(t, join(dir, 'eval.yml'));
-      const workflow = outputsIn(outcome.outputPath)['workflow_output.json'] as {
+      const workflow = outputsIn(outcome.folder)['workflow_output.json'] as {
         generated_answer: string;
         intermediate_steps: { payload: { event_type: string } }[];
         error?: string;

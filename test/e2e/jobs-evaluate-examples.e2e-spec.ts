@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { aFolder, outputsIn, scoresOf } from '../utils/eval-runner';
 import { FakeLlm, reply } from '../utils/fake-llm';
-import { ALICE, jobsAt } from '../utils/jobs-client';
+import { ALICE, BOB, jobsAt } from '../utils/jobs-client';
 import { eventually, startApp, type TestApp } from '../utils/test-app';
 
 const CONFIG_DIR = resolve(__dirname, '../../config');
@@ -17,9 +17,10 @@ describe('POST /evaluate on config/examples/eval (the real evaluation runner)', 
   let output: string;
   const saved = process.env.INTERLUDE_JUDGE_BASE_URL;
   const alice = () => jobsAt(t.url, '', ALICE);
-  const finished = (jobId: string) =>
+  const bob = () => jobsAt(t.url, '', BOB);
+  const finished = (jobId: string, as = alice) =>
     eventually(async () => {
-      const res = await alice().get(`/evaluate/job/${jobId}`);
+      const res = await as().get(`/evaluate/job/${jobId}`);
       expect(['success', 'failure']).toContain(res.body.status);
       return res.body;
     }, 20_000);
@@ -56,10 +57,10 @@ describe('POST /evaluate on config/examples/eval (the real evaluation runner)', 
     expect(done).toMatchObject({
       status: 'success',
       error: null,
-      config_file: join(CONFIG_DIR, 'examples/eval/eval.yml'),
-      output_path: join(output, 'offline-1'),
+      config_file: join('examples', 'eval', 'eval.yml'),
+      output_path: expect.stringMatching(/^user-[0-9a-f]{32}\/offline-1$/),
     });
-    const files = outputsIn(String(done.output_path));
+    const files = outputsIn(join(output, String(done.output_path)));
     expect(Object.keys(files).sort()).toEqual([
       'exact_output.json',
       'mentions_output.json',
@@ -97,9 +98,40 @@ describe('POST /evaluate on config/examples/eval (the real evaluation runner)', 
     });
     const done = await finished('judged-1');
     expect(done.status).toBe('success');
-    const files = outputsIn(String(done.output_path));
+    const files = outputsIn(join(output, String(done.output_path)));
     expect((files['judge_output.json'] as { average_score: number }).average_score).toBeCloseTo(2 / 3);
     expect(llm.requests).toHaveLength(3);
     expect(llm.pending).toBe(0);
+  });
+
+  it("bob's job with alice's job_id leaves alice's results alone: each owner has a folder", async () => {
+    const configFile = join(CONFIG_DIR, 'examples/eval/eval.yml');
+    await alice().post('/evaluate', { config_file: configFile, job_id: 'ev1', reps: 2 });
+    const hers = await finished('ev1');
+    await bob().post('/evaluate', { config_file: configFile, job_id: 'ev1' });
+    const his = await finished('ev1', bob);
+    expect([hers.status, his.status]).toEqual(['success', 'success']);
+    expect(his.output_path).not.toEqual(hers.output_path);
+    const herScores = scoresOf(outputsIn(join(output, String(hers.output_path)))['exact_output.json']);
+    expect(Object.keys(herScores).sort()).toEqual([
+      'andalusia_rep0',
+      'andalusia_rep1',
+      'city-break_rep0',
+      'city-break_rep1',
+      'sunny-week_rep0',
+      'sunny-week_rep1',
+    ]);
+    const hisScores = scoresOf(outputsIn(join(output, String(his.output_path)))['exact_output.json']);
+    expect(Object.keys(hisScores).sort()).toEqual(['andalusia', 'city-break', 'sunny-week']);
+  });
+
+  it("a failed evaluation's error names its file relative to config_dir, never the server's folders", async () => {
+    await alice().post('/evaluate', { config_file: join(CONFIG_DIR, 'echo.yml'), job_id: 'not-an-eval' });
+    const done = await finished('not-an-eval');
+    expect(done.status).toBe('failure');
+    expect(done.error).toContain('echo.yml');
+    expect(done.error).toContain('an evaluation file needs an eval section');
+    expect(JSON.stringify(done)).not.toContain(CONFIG_DIR);
+    expect(JSON.stringify(done)).not.toContain(output);
   });
 });

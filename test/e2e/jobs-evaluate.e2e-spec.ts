@@ -66,11 +66,13 @@ describe('POST /evaluate and its job routes (with the evaluation test double)', 
       updated_at: expect.stringMatching(ISO_Z),
       expires_at: expect.stringMatching(ISO_Z),
       output: { averages: { exact_match: 1 } },
-      config_file: join(configDir, 'eval.yml'),
-      output_path: join(dir, 'out', 'e-1'),
+      // Relative to config_dir and to the output folder: answers name no path of the server's.
+      config_file: 'eval.yml',
+      output_path: expect.stringMatching(/^user-[0-9a-f]{32}\/e-1$/),
     });
+    expect(JSON.stringify(done)).not.toContain(dir);
     const written = JSON.parse(
-      readFileSync(join(String(done.output_path), 'exact_match_output.json'), 'utf8'),
+      readFileSync(join(dir, 'out', String(done.output_path), 'exact_match_output.json'), 'utf8'),
     );
     expect(written).toMatchObject({ reps: 2, user: expect.any(String) });
     expect((await alice().get('/evaluate/job/last')).body).toMatchObject({ job_id: 'e-1' });
@@ -137,6 +139,24 @@ describe('POST /evaluate and its job routes (with the evaluation test double)', 
     expect(res.status).toBe(422);
     expect(res.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'config_file'] })]);
     expect(runner.requests).toHaveLength(runs);
+  });
+
+  it('config_file outside config_dir gets the answer a missing one gets: no existence oracle, no path', async () => {
+    const messages: string[] = [];
+    for (const file of [
+      join(dir, 'outside.yml'), // exists, outside
+      join(dir, 'nowhere.yml'), // missing, outside
+      '/etc/hostname.yml',
+      join(configDir, 'missing.yml'), // missing, inside
+      join(configDir, 'escape.yml'), // a link inside that leads outside
+    ]) {
+      const res = await alice().post('/evaluate', { config_file: file });
+      expect(res.status).toBe(422);
+      const [issue] = res.body.detail as { msg: string }[];
+      messages.push(issue.msg);
+    }
+    expect(new Set(messages).size).toBe(1);
+    expect(messages[0]).not.toContain(dir);
   });
 
   it.each(['../x', 'a/b', '..', '.', '.hidden', '-x', 'a\\b', '', 'x'.repeat(129)])(

@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Identity } from '../../src/core/identity/identity';
+import type { DatasetEvaluationRunner } from '../../src/jobs/evaluation/dataset-evaluation.runner';
 import { EvaluationRunner, type EvaluationOutcome } from '../../src/jobs/evaluation/evaluation-runner';
 import type { EvalOutput } from '../../src/jobs/evaluation/evaluators/evaluator';
 import { anIdentity } from './builders';
@@ -23,19 +24,24 @@ export function filesIn(files: Record<string, string>): string {
   return dir;
 }
 
-/** Runs an evaluation file through the app's EvaluationRunner, as the job system does. */
-export function runEvaluation(
+/**
+ * Runs an evaluation file through the app's EvaluationRunner, as the job system does; `folder` is where
+ * the outcome's `outputPath` (relative to the output root) is on disk.
+ */
+export async function runEvaluation(
   t: TestApp,
   configFile: string,
   options: { jobId?: string; identity?: Identity; signal?: AbortSignal; reps?: number } = {},
-): Promise<EvaluationOutcome> {
-  return t.app.get(EvaluationRunner, { strict: false }).run({
+): Promise<EvaluationOutcome & { folder: string }> {
+  const runner = t.app.get(EvaluationRunner, { strict: false }) as DatasetEvaluationRunner;
+  const outcome = await runner.run({
     jobId: options.jobId ?? randomUUID(),
     configFile,
     reps: options.reps ?? 1,
     identity: options.identity ?? anIdentity(),
     signal: options.signal ?? new AbortController().signal,
   });
+  return { ...outcome, folder: join(resolve(runner.outputRoot), outcome.outputPath) };
 }
 
 /** The JSON files an evaluation wrote, by name. */

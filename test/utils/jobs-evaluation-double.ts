@@ -10,12 +10,13 @@ import {
   type EvaluationOutcome,
   type EvaluationRequest,
 } from '../../src/jobs/evaluation/evaluation-runner';
+import { ownerFolder } from '../../src/jobs/evaluation/output-folder';
 import { configFrom } from './test-app';
 
 /**
  * TEST DOUBLE of the evaluation library (which lands from another branch): it reads the evaluation
  * config's `test_double` section (`fail: message`, `wait_for_cancel: true`) and writes a real output
- * file under `outputRoot/<job_id>`, so the job routes can be tested end to end without it.
+ * file under `outputRoot/<owner folder>/<job_id>` (the real runner's layout), so the job routes can be tested end to end without it.
  */
 export class EvaluationRunnerTestDouble extends EvaluationRunner {
   readonly requests: Omit<EvaluationRequest, 'signal'>[] = [];
@@ -34,10 +35,10 @@ export class EvaluationRunnerTestDouble extends EvaluationRunner {
     if (config.test_double?.wait_for_cancel) {
       await new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
     }
-    const outputPath = join(this.outputRoot, request.jobId);
-    mkdirSync(outputPath, { recursive: true });
+    const outputPath = join(ownerFolder(request.identity.userId), request.jobId);
+    mkdirSync(join(this.outputRoot, outputPath), { recursive: true });
     const result = { config_file: request.configFile, reps: request.reps, user: request.identity.userId };
-    writeFileSync(join(outputPath, 'exact_match_output.json'), JSON.stringify(result));
+    writeFileSync(join(this.outputRoot, outputPath, 'exact_match_output.json'), JSON.stringify(result));
     return { outputPath, averages: { exact_match: 1 } };
   }
 }

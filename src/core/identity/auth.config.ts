@@ -80,6 +80,28 @@ export class BasicUserConfig {
   @Optional() @IsArray() @IsString({ each: true }) roles: string[] = [];
 }
 
+/**
+ * What one Basic check may cost the server. A check is an scrypt hash: a few tens of milliseconds of a
+ * libuv thread, the pool that DNS look-ups and file reads share, so checks are bounded, and failures
+ * are limited per client address and per user name.
+ */
+export class BasicLimitsConfig {
+  /** Checks hashing at once (libuv has 4 threads unless UV_THREADPOOL_SIZE says more). */
+  @Optional() @Min(1) @IsInt() max_concurrent_checks = 2;
+  /** Checks waiting for one of those; past it a request gets 429 with Retry-After. */
+  @Optional() @Min(0) @IsInt() max_waiting_checks = 8;
+  /** Checks one client address may have running or waiting; past it that address gets 429. */
+  @Optional() @Min(1) @IsInt() max_checks_per_address = 2;
+  /** Failed checks one client address may make in the window; past it its Basic credentials get 429. */
+  @Optional() @Min(1) @IsInt() max_failures_per_address = 10;
+  /** Failed checks against one user name in the window, from anywhere; past it that name gets 429. */
+  @Optional() @Min(1) @IsInt() max_failures_per_username = 10;
+  /** The sliding window the failure limits count in, in seconds: how long a lock lasts at most. */
+  @Optional() @Min(1) @IsInt() failure_window_seconds = 60;
+  /** A credential that just failed is refused again without hashing for this long (seconds; 0: never). */
+  @Optional() @Min(0) @IsInt() failure_cache_seconds = 30;
+}
+
 export const IDENTITY_SOURCES = ['cookie', 'jwt', 'api_key', 'basic'] as const;
 export type IdentitySource = (typeof IDENTITY_SOURCES)[number];
 
@@ -112,4 +134,5 @@ export class AuthConfig {
   @IsArray()
   @Type(() => BasicUserConfig)
   basic_users: BasicUserConfig[] = [];
+  @Optional() @ValidateNested() @Type(() => BasicLimitsConfig) basic_limits = new BasicLimitsConfig();
 }

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
-import type { ApiKeyConfig, BasicUserConfig } from './auth.config';
+import { BasicLimitsConfig, type ApiKeyConfig, type BasicUserConfig } from './auth.config';
 import { AppError, ErrorCode } from '../errors/app-error';
+import { BasicAuthLimits } from './basic-auth-limits';
 import type { Identity } from './identity';
 
 /** What a password hash holds: `scrypt:<salt base64>:<key base64>` with Node's default cost (N=16384). */
@@ -48,10 +49,17 @@ export class ConfiguredCredentials {
   private readonly keys: Map<string, ApiKeyConfig>;
   private readonly users: Map<string, { user: BasicUserConfig; hash: PasswordHash }>;
   private readonly remembered = new Map<string, Identity>();
+  private readonly limits: BasicAuthLimits;
   /** Checked when the username is unknown, so timing does not tell which usernames exist. */
   private readonly decoy: PasswordHash = { salt: randomBytes(16), key: randomBytes(32) };
 
-  constructor(apiKeys: ApiKeyConfig[], basicUsers: BasicUserConfig[]) {
+  constructor(
+    apiKeys: ApiKeyConfig[],
+    basicUsers: BasicUserConfig[],
+    limits: BasicLimitsConfig = new BasicLimitsConfig(),
+    now?: () => number,
+  ) {
+    this.limits = new BasicAuthLimits(limits, now);
     this.keys = new Map(apiKeys.map((k) => [k.hash.slice('sha256:'.length).toLowerCase(), k]));
     this.users = new Map(
       basicUsers.map((u) => [u.username, { user: u, hash: parsePasswordHash(u.password_hash) }]),
@@ -73,19 +81,28 @@ export class ConfiguredCredentials {
     return { userId: entry.user_id, source: 'api_key', claims: roleClaims(entry.roles), verified: true };
   }
 
-  async basic(credentials: string): Promise<Identity> {
+  /**
+   * The Basic user `credentials` (the header's base64) name. `address` is the client's: failures count
+   * against it (general.auth.basic_limits), so pass it whenever the caller has one.
+   */
+  async basic(credentials: string, address = 'unknown'): Promise<Identity> {
     const fingerprint = sha256Hex(credentials);
     const known = this.remembered.get(fingerprint);
     if (known) return known;
+    const notAccepted = () => refused('The username or password is not accepted', 'Basic realm="interlude"');
+    if (this.limits.failedRecently(fingerprint)) throw notAccepted();
     const decoded = Buffer.from(credentials, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     const username = colon < 0 ? decoded : decoded.slice(0, colon);
     const password = colon < 0 ? '' : decoded.slice(colon + 1);
     const entry = this.users.get(username);
     const hash = entry?.hash ?? this.decoy;
-    const key = await scryptKey(password, hash.salt, hash.key.length);
+    // Every name is limited alike (known or not), so a lock tells nothing about which names exist.
+    const name = sha256Hex(username);
+    const key = await this.limits.run(address, name, () => scryptKey(password, hash.salt, hash.key.length));
     if (!entry || colon < 0 || !timingSafeEqual(key, hash.key)) {
-      throw refused('The username or password is not accepted', 'Basic realm="interlude"');
+      this.limits.recordFailure(fingerprint, address, name);
+      throw notAccepted();
     }
     const { user } = entry;
     const identity: Identity = {

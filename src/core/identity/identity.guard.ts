@@ -1,5 +1,6 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { AppError, ErrorCode } from '../errors/app-error';
+import { addressOf } from '../http/connection-caps';
 import { AuthConfig } from './auth.config';
 import type { Identity } from './identity';
 import type { IdentifiedRequest } from './identity.middleware';
@@ -26,7 +27,7 @@ export class IdentityGuard implements CanActivate {
     if (req.identityError) throw req.identityError;
     if (req.identity) return this.admit(req, req.identity);
     // Resolved here only when the middleware did not run (an app assembled without createApp).
-    return Promise.resolve(this.resolver.resolve(req.headers)).then((identity) => {
+    return Promise.resolve(this.resolver.resolve(req.headers, undefined, addressOf(req))).then((identity) => {
       req.identity = identity;
       return this.admit(req, identity);
     });

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import { addressOf } from '../http/connection-caps';
 import { ANONYMOUS, type Identity } from './identity';
 import type { IdentityResolver } from './identity.resolver';
 
@@ -17,7 +18,7 @@ export function identityMiddleware(resolver: IdentityResolver) {
   return (req: IdentifiedRequest, _res: Response, next: NextFunction): void => {
     let resolved: Identity | Promise<Identity>;
     try {
-      resolved = resolver.resolve(req.headers);
+      resolved = resolver.resolve(req.headers, undefined, addressOf(req));
     } catch (err) {
       refused(req, err);
       return next();

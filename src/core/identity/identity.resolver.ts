@@ -51,7 +51,7 @@ export class IdentityResolver {
 
   constructor(auth: AuthConfig) {
     this.jwt = new JwtVerifier(auth.jwt);
-    this.credentials = new ConfiguredCredentials(auth.api_keys, auth.basic_users);
+    this.credentials = new ConfiguredCredentials(auth.api_keys, auth.basic_users, auth.basic_limits);
     this.cookieNames = auth.session_cookies;
     const verified = verifiedSources(auth, this.credentials);
     this.verified = new Set(verified);
@@ -64,15 +64,16 @@ export class IdentityResolver {
   /**
    * Synchronous for everything but a JWT or Basic check, which may fetch keys or hash: most requests
    * then cost no promise at all. Throws (or rejects) with a 401 AppError for a credential it refuses.
-   * `session` is the WebSocket's `?session=`, read as a session cookie the handshake did not carry.
+   * `session` is the WebSocket's `?session=`, read as a session cookie the handshake did not carry;
+   * `address` the client's (trust_proxy applied), which Basic failures count against.
    */
-  resolve(headers: IncomingHttpHeaders, session?: string): Identity | Promise<Identity> {
+  resolve(headers: IncomingHttpHeaders, session?: string, address?: string): Identity | Promise<Identity> {
     const cookie = this.sessionCookie(headers) ?? (session || undefined);
     if (this.mode === 'asserted') {
       if (cookie !== undefined && this.sources.has('cookie')) return this.unverified('cookie', cookie);
-      return this.fromHeaders(headers) ?? ANONYMOUS;
+      return this.fromHeaders(headers, address) ?? ANONYMOUS;
     }
-    const presented = this.fromHeaders(headers);
+    const presented = this.fromHeaders(headers, address);
     if (presented) return presented;
     if (cookie !== undefined && this.sources.has('cookie')) return this.unverified('cookie', cookie);
     return ANONYMOUS;
@@ -82,7 +83,10 @@ export class IdentityResolver {
    * Credentials sent after the handshake (the WebSocket's auth_message): the same rules as the headers
    * they stand for. A kind of credential the server does not accept is an error, not anonymity.
    */
-  async fromCredentials(credentials: PresentedCredentials): Promise<Identity | { error: string }> {
+  async fromCredentials(
+    credentials: PresentedCredentials,
+    address?: string,
+  ): Promise<Identity | { error: string }> {
     const { method, token = '', username = '', password = '' } = credentials;
     if (method === 'jwt' && !looksLikeJwt(token)) return { error: 'The token is not a JWT' };
     const headers: IncomingHttpHeaders =
@@ -93,7 +97,7 @@ export class IdentityResolver {
           : { authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` };
     let identity: Identity;
     try {
-      identity = await this.resolve(headers);
+      identity = await this.resolve(headers, undefined, address);
     } catch (err) {
       return { error: err instanceof AppError ? err.message : 'The credentials could not be checked' };
     }
@@ -115,7 +119,10 @@ export class IdentityResolver {
   }
 
   /** The identity that `Authorization` or `X-API-Key` gives; undefined when neither was sent. */
-  private fromHeaders(headers: IncomingHttpHeaders): Identity | Promise<Identity> | undefined {
+  private fromHeaders(
+    headers: IncomingHttpHeaders,
+    address: string | undefined,
+  ): Identity | Promise<Identity> | undefined {
     const authorization = headers.authorization;
     if (authorization) {
       const [scheme, ...rest] = authorization.trim().split(/\s+/);
@@ -129,7 +136,7 @@ export class IdentityResolver {
       if (/^basic$/i.test(scheme) && credentials) {
         if (!this.sources.has('basic')) return ANONYMOUS;
         return this.credentials.hasBasicUsers
-          ? this.credentials.basic(credentials)
+          ? this.credentials.basic(credentials, address)
           : this.unverified('basic', credentials);
       }
       throw new AppError(

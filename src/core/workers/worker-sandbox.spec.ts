@@ -15,7 +15,11 @@ const failures: WorkerFailures = {
   exited: 'exited',
 };
 
-function aSandbox(maxQueue = 8, options: WorkerOptions = {}) {
+function aSandbox(
+  maxQueue = 8,
+  options: WorkerOptions = {},
+  pool: { workers?: number; maxQueuedPerCaller?: number } = {},
+) {
   let started = 0;
   const sandbox = new WorkerSandbox<SandboxTask, unknown>({
     start: () => {
@@ -23,11 +27,19 @@ function aSandbox(maxQueue = 8, options: WorkerOptions = {}) {
       return workerFromFile(WORKER_FILE, options);
     },
     maxQueue,
+    ...pool,
     failures,
     error: (message) => new Error(message),
   });
   return { sandbox, started: () => started };
 }
+
+/** Settles with `name` once `promise` settles, for recording which of several ended first. */
+const named = (name: string, promise: Promise<unknown>, ended: string[]) =>
+  promise.then(
+    () => ended.push(name),
+    () => ended.push(name),
+  );
 
 describe('WorkerSandbox', () => {
   let sandboxes: WorkerSandbox<SandboxTask, unknown>[] = [];
@@ -94,6 +106,54 @@ describe('WorkerSandbox', () => {
     await expect(sandbox.run({ echo: 2 }, 10_000)).rejects.toThrow('busy');
     await expect(running).rejects.toThrow('timeout');
     await expect(waiting).resolves.toBe(1);
+  });
+
+  it("a caller's flood waits in its own line and is refused past it; another caller runs meanwhile", async () => {
+    const { sandbox } = make(8, {}, { workers: 2, maxQueuedPerCaller: 1 });
+    // Both workers loaded: the test compares turns, not start-up times.
+    await Promise.all([sandbox.run({ echo: 1 }, 10_000, 'a'), sandbox.run({ echo: 2 }, 10_000, 'b')]);
+    const ended: string[] = [];
+    const flood = Array.from({ length: 6 }, () => sandbox.run({ spinMs: 60_000 }, 1500, 'flooder'));
+    const outcomes = Promise.allSettled(flood);
+    flood.forEach((task, i) => void named(`flood ${i}`, task, ended));
+    await expect(sandbox.run({ echo: 'mine' }, 10_000, 'other')).resolves.toBe('mine');
+    ended.push('other');
+    const settled = await outcomes;
+    // One ran, one waited (its line holds one), four were refused at once.
+    expect(settled.map((s) => (s.status === 'rejected' ? String(s.reason.message) : 'ok'))).toEqual([
+      'timeout: 1500',
+      'timeout: 1500',
+      'busy',
+      'busy',
+      'busy',
+      'busy',
+    ]);
+    expect(ended.slice(0, 5).sort()).toEqual(['flood 2', 'flood 3', 'flood 4', 'flood 5', 'other'].sort());
+  });
+
+  it("callers take turns: the next task is the next caller's, not the flooder's next", async () => {
+    const { sandbox } = make(8, {}, { workers: 1 });
+    await sandbox.run({ echo: 'warm' }, 10_000, 'a');
+    const order: string[] = [];
+    const tasks = [
+      named('a1', sandbox.run({ echo: 1 }, 10_000, 'a'), order),
+      named('a2', sandbox.run({ echo: 2 }, 10_000, 'a'), order),
+      named('a3', sandbox.run({ echo: 3 }, 10_000, 'a'), order),
+      named('b1', sandbox.run({ echo: 4 }, 10_000, 'b'), order),
+      named('c1', sandbox.run({ echo: 5 }, 10_000, 'c'), order),
+    ];
+    await Promise.all(tasks);
+    expect(order).toEqual(['a1', 'a2', 'b1', 'c1', 'a3']);
+  });
+
+  it("a queue full of other callers' tasks refuses a new caller too", async () => {
+    const { sandbox } = make(2, {}, { workers: 1, maxQueuedPerCaller: 1 });
+    await sandbox.run({ echo: 'warm' }, 10_000, 'a');
+    const running = sandbox.run({ spinMs: 60_000 }, 500, 'a');
+    const waiting = [sandbox.run({ echo: 1 }, 10_000, 'b'), sandbox.run({ echo: 2 }, 10_000, 'c')];
+    await expect(sandbox.run({ echo: 3 }, 10_000, 'd')).rejects.toThrow('busy');
+    await expect(running).rejects.toThrow('timeout');
+    await expect(Promise.all(waiting)).resolves.toEqual([1, 2]);
   });
 
   it('a worker that exits, or runs out of memory, fails its task and is replaced', async () => {

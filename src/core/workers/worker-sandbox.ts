@@ -1,135 +1,106 @@
 import { Worker, type WorkerOptions } from 'node:worker_threads';
-import type { WorkerReply, WorkerTask } from './worker-protocol';
+import { WorkerSlot, type SlotJob, type WorkerSlotOptions } from './worker-slot';
 
-/** How a sandbox's owner words why a task got no result (a task that threw keeps its own message). */
-export interface WorkerFailures {
-  /** The queue is full: refused at once. */
-  busy: string;
-  /** `close()` was called while the task waited or ran. */
-  stopped: string;
-  /** The task outlived its time limit: its worker was terminated. */
-  timeout(timeoutMs: number): string;
-  /** The worker died of an error (`code` ERR_WORKER_OUT_OF_MEMORY past its heap limit). */
-  crashed(error: Error & { code?: string }): string;
-  /** The worker exited while running the task. */
-  exited: string;
-}
+export type { WorkerFailure, WorkerFailures } from './worker-slot';
 
-export interface WorkerSandboxOptions {
-  /** Starts a worker that speaks worker-protocol.ts: the first, and a new one after it was lost. */
-  start(): Worker;
-  /** Tasks waiting for the worker; past it a task is refused at once. */
+export interface WorkerSandboxOptions extends WorkerSlotOptions {
+  /** Worker threads (default 1). A caller runs on all but one of them at most, so others get a turn. */
+  workers?: number;
+  /** Tasks waiting for a worker, all callers together; past it a task is refused at once. */
   maxQueue: number;
-  failures: WorkerFailures;
-  /** The error a task that got no result rejects with, from its message. */
-  error(message: string): Error;
+  /** Tasks one caller may have waiting (default: no limit of its own). */
+  maxQueuedPerCaller?: number;
 }
 
-interface Job<Task, Result> {
-  task: Task;
-  timeoutMs: number;
-  resolve(value: Result): void;
-  reject(error: Error): void;
+interface Job<Task, Result> extends SlotJob<Task, Result> {
+  caller: string;
 }
 
 /**
- * Runs tasks one at a time in a worker thread. A task that outlives its time limit gets its worker
- * terminated, and a worker that dies is dropped: a new one starts for the next task, so no task reaches
- * the server's heap or holds its event loop.
+ * Runs tasks in a small pool of worker threads (see WorkerSlot: time limits, lost workers), so no task
+ * reaches the server's heap or holds its event loop. Callers take turns: each has a short line of its
+ * own, the next task to run is the oldest of the next caller in turn, and a caller never runs on every
+ * worker at once, so one caller's flood does not delay another caller's task.
  */
 export class WorkerSandbox<Task, Result> {
-  private worker: Worker | undefined;
-  /** The worker has loaded: a time limit counts from here, not from the worker's start. */
-  private ready = false;
-  private current: (Job<Task, Result> & { id: number; timer: NodeJS.Timeout }) | undefined;
-  private readonly queue: Job<Task, Result>[] = [];
-  private nextId = 0;
+  private readonly slots: WorkerSlot<Task, Result>[];
+  /** Callers with tasks waiting, in turn order (a caller served moves to the back). */
+  private readonly lines = new Map<string, Job<Task, Result>[]>();
+  private readonly running = new Map<string, number>();
+  private waiting = 0;
+  private readonly maxRunningPerCaller: number;
 
-  constructor(private readonly options: WorkerSandboxOptions) {}
+  constructor(private readonly options: WorkerSandboxOptions) {
+    const workers = Math.max(1, options.workers ?? 1);
+    this.maxRunningPerCaller = Math.max(1, workers - 1);
+    this.slots = Array.from(
+      { length: workers },
+      () => new WorkerSlot<Task, Result>(options, () => this.dispatch()),
+    );
+  }
 
-  run(task: Task, timeoutMs: number): Promise<Result> {
-    if (this.queue.length >= this.options.maxQueue) {
-      return Promise.reject(this.failed('busy'));
-    }
+  /** Runs `task` for `caller` (a user, or an anonymous caller's address), or refuses it when the lines are full. */
+  run(task: Task, timeoutMs: number, caller = ''): Promise<Result> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ task, timeoutMs, resolve, reject });
-      this.runNext();
+      const job: Job<Task, Result> = { task, timeoutMs, caller, resolve, reject };
+      const line = this.lines.get(caller) ?? [];
+      line.push(job);
+      this.lines.set(caller, line);
+      this.waiting++;
+      this.dispatch();
+      // Still waiting: it counts against the lines it joined.
+      const tooMany =
+        this.waiting > this.options.maxQueue || line.length > (this.options.maxQueuedPerCaller ?? Infinity);
+      if (line.at(-1) === job && tooMany) {
+        line.pop();
+        this.waiting--;
+        if (line.length === 0) this.lines.delete(caller);
+        reject(this.options.error(this.options.failures.busy, 'busy'));
+      }
     });
   }
 
-  /** Stops the worker; the task running and those waiting are refused. */
+  /** Stops the workers; the tasks running and those waiting are refused. */
   async close(): Promise<void> {
-    for (const job of this.queue.splice(0)) job.reject(this.failed('stopped'));
-    this.takeCurrent()?.reject(this.failed('stopped'));
-    await this.stopWorker();
-  }
-
-  private failed(why: 'busy' | 'stopped'): Error {
-    return this.options.error(this.options.failures[why]);
-  }
-
-  private runNext(): void {
-    this.dispatch();
-    // The worker keeps the process alive only while it has work: an idle sandbox never holds exit.
-    if (this.current || this.queue.length > 0) this.worker?.ref();
-    else this.worker?.unref();
+    const stopped = () => this.options.error(this.options.failures.stopped, 'stopped');
+    for (const line of this.lines.values()) for (const job of line) job.reject(stopped());
+    this.lines.clear();
+    this.waiting = 0;
+    await Promise.all(this.slots.map((slot) => slot.close()));
   }
 
   private dispatch(): void {
-    if (this.current || this.queue.length === 0) return;
-    const worker = this.worker ?? this.startWorker();
-    if (!this.ready) return;
-    const job = this.queue.shift()!;
-    const id = ++this.nextId;
-    const timer = setTimeout(() => {
-      this.takeCurrent()?.reject(this.options.error(this.options.failures.timeout(job.timeoutMs)));
-      void this.stopWorker();
-      this.runNext();
-    }, job.timeoutMs);
-    this.current = { ...job, id, timer };
-    worker.postMessage({ id, task: job.task } satisfies WorkerTask<Task>);
-  }
-
-  /** The running job, which no longer runs: its time limit is cleared and the next may start. */
-  private takeCurrent(): Job<Task, Result> | undefined {
-    const job = this.current;
-    this.current = undefined;
-    if (job) clearTimeout(job.timer);
-    return job;
-  }
-
-  private startWorker(): Worker {
-    const worker = this.options.start();
-    worker.on('message', (reply: WorkerReply<Result>) => {
-      if ('ready' in reply) {
-        this.ready = true;
-        return this.runNext();
-      }
-      if (reply.id !== this.current?.id) return;
-      const job = this.takeCurrent()!;
-      if ('error' in reply) job.reject(this.options.error(reply.error));
-      else job.resolve(reply.value);
-      this.runNext();
-    });
-    const lost = (why: string) => {
-      if (this.worker !== worker) return;
-      this.worker = undefined;
-      this.ready = false;
-      this.takeCurrent()?.reject(this.options.error(why));
-      this.runNext();
-    };
-    worker.on('error', (error: Error) => lost(this.options.failures.crashed(error)));
-    worker.on('exit', () => lost(this.options.failures.exited));
-    this.worker = worker;
-    this.ready = false;
-    return worker;
-  }
-
-  private async stopWorker(): Promise<void> {
-    const worker = this.worker;
-    this.worker = undefined;
-    this.ready = false;
-    await worker?.terminate();
+    for (;;) {
+      const slot = this.slots.find((s) => s.idle && s.warm) ?? this.slots.find((s) => s.idle);
+      if (!slot) return;
+      const caller = [...this.lines.keys()].find(
+        (c) => (this.running.get(c) ?? 0) < this.maxRunningPerCaller,
+      );
+      if (caller === undefined) return;
+      const line = this.lines.get(caller)!;
+      const job = line.shift()!;
+      this.waiting--;
+      this.lines.delete(caller);
+      if (line.length > 0) this.lines.set(caller, line);
+      this.running.set(caller, (this.running.get(caller) ?? 0) + 1);
+      const ended = () => {
+        const count = (this.running.get(caller) ?? 1) - 1;
+        if (count > 0) this.running.set(caller, count);
+        else this.running.delete(caller);
+      };
+      slot.run({
+        task: job.task,
+        timeoutMs: job.timeoutMs,
+        resolve: (value) => {
+          ended();
+          job.resolve(value);
+        },
+        reject: (error) => {
+          ended();
+          job.reject(error);
+        },
+      });
+    }
   }
 }
 

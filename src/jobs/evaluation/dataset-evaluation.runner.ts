@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { realpathSync } from 'node:fs';
+import { resolve, sep } from 'node:path';
+import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { DEFAULT_EVAL_OUTPUT_DIR } from '../../config/eval.schema';
 import { ServerConfig } from '../../config/server-config';
 import { OutboundPolicy } from '../../core/outbound/outbound-policy';
@@ -39,20 +41,30 @@ function repeated(items: EvalInputItem[], reps: number): EvalInputItem[] {
  * Runs an evaluation file: every dataset item (× reps) through the workflow on the ExecutionService,
  * as the submitting identity and a bounded number at a time; then every evaluator over the outputs.
  * Writes `workflow_output.json` and one `<evaluator>_output.json` (NAT's EvalOutput) per evaluator
- * under `<eval.general.output_dir of the served config>/<job id>/`.
+ * under `<eval.general.output_dir of the served config>/<owner folder>/<job id>/`. What it reports
+ * (the folder, a failure's message) names paths relative to config_dir and output_dir only.
  */
 @Injectable()
-export class DatasetEvaluationRunner extends EvaluationRunner {
+export class DatasetEvaluationRunner extends EvaluationRunner implements OnModuleDestroy {
   private readonly registry = builtinRegistry();
   private readonly policy: OutboundPolicy;
+  /**
+   * Jobs' matches have workers of their own: a flood of `POST /evaluate/item` never fails a job's items.
+   * Each job takes its turn; its lines are bounded by its max_concurrency, so none is refused.
+   */
+  private readonly regex: RegexSandbox;
 
   constructor(
     private readonly executions: ExecutionService,
     private readonly server: ServerConfig,
-    private readonly regex: RegexSandbox,
   ) {
     super();
     this.policy = new OutboundPolicy(server.general.outbound);
+    this.regex = new RegexSandbox({ workers: server.general.sandbox.workers, maxQueue: Infinity });
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.regex.close();
   }
 
   /** Where every job's folder is made. */
@@ -61,6 +73,14 @@ export class DatasetEvaluationRunner extends EvaluationRunner {
   }
 
   async run(request: EvaluationRequest): Promise<EvaluationOutcome> {
+    try {
+      return await this.evaluate(request);
+    } catch (err) {
+      throw withoutServerPaths(err, [this.server.general.evaluation.config_dir, this.outputRoot]);
+    }
+  }
+
+  private async evaluate(request: EvaluationRequest): Promise<EvaluationOutcome> {
     const { signal } = request;
     const plan = await loadEvaluationFile(request.configFile, this.server.app, this.registry);
     const dataset = await loadDataset(plan.datasetFile, plan.dataset);
@@ -71,8 +91,9 @@ export class DatasetEvaluationRunner extends EvaluationRunner {
     const items = repeated(dataset, reps);
     const evaluators = buildEvaluators(plan.evaluators, this.deps(plan));
     signal.throwIfAborted();
-    const folder = await prepareJobFolder(
+    const { absolute: folder, relative: outputPath } = await prepareJobFolder(
       this.outputRoot,
+      request.identity.userId,
       request.jobId,
       plan.general.output?.cleanup ?? true,
     );
@@ -100,7 +121,13 @@ export class DatasetEvaluationRunner extends EvaluationRunner {
     const succeeded = evaluated.filter((_, i) => runs[i].error === undefined);
     const averages: Record<string, number | null> = {};
     for (const [name, evaluator] of evaluators) {
-      const scored = await evaluateItems(evaluator, succeeded, signal, plan.general.max_concurrency);
+      const scored = await evaluateItems(
+        evaluator,
+        succeeded,
+        signal,
+        plan.general.max_concurrency,
+        `job:${request.identity.userId ?? ''}:${request.jobId}`,
+      );
       let next = 0;
       const outputItems = evaluated.map((item, i) => {
         const error = runs[i].error;
@@ -112,7 +139,7 @@ export class DatasetEvaluationRunner extends EvaluationRunner {
       await writeJsonFile(folder, `${name}_output.json`, output);
       averages[name] = output.average_score;
     }
-    return { outputPath: folder, averages };
+    return { outputPath, averages };
   }
 
   private deps(plan: EvaluationPlan): EvaluatorDeps {
@@ -125,6 +152,33 @@ export class DatasetEvaluationRunner extends EvaluationRunner {
       },
     };
   }
+}
+
+/**
+ * The error with the server's folders (config_dir, output_dir: as configured and with links followed)
+ * cut from its message, so a file is named relative to them: a job's error is shown to its submitter.
+ */
+function withoutServerPaths(err: unknown, folders: string[]): unknown {
+  if (!(err instanceof Error)) return err;
+  const prefixes = folders
+    .flatMap((folder) => {
+      const absolute = resolve(folder);
+      const real = (() => {
+        try {
+          return realpathSync(absolute);
+        } catch {
+          return absolute;
+        }
+      })();
+      return [absolute, real];
+    })
+    .map((folder) => folder + sep)
+    .sort((a, b) => b.length - a.length);
+  const message = prefixes.reduce((text, prefix) => text.split(prefix).join(''), err.message);
+  if (message === err.message) return err;
+  const cut = new Error(message);
+  cut.name = err.name;
+  return cut;
 }
 
 /** NAT's workflow_output.json: each item with the keys the dataset's `structure` names. */

@@ -1,14 +1,19 @@
-import { Controller, HttpCode, Post, Res } from '@nestjs/common';
+import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import {
   ApiBody,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
+  ApiTooManyRequestsResponse,
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
+import { addressOf } from '../../core/http/connection-caps';
 import { JsonBody, ValidateBodyPipe } from '../../core/http/json-body';
+import { callerKey } from '../../core/identity/caller-key';
+import { CurrentIdentity } from '../../core/identity/current-identity.decorator';
+import type { Identity } from '../../core/identity/identity';
 import { DetailBodyDto, ValidationErrorBodyDto } from '../../http-executions/dto/responses.dto';
 import { EvaluateItemRequestDto, EvaluateItemResponseDto } from './dto/evaluate-item.dto';
 import { ServedEvaluators, type EvaluateItemResult } from './served-evaluators';
@@ -32,8 +37,15 @@ export class EvaluateItemController {
     description: 'No evaluator of that name (the available ones are named)',
   })
   @ApiUnprocessableEntityResponse({ type: ValidationErrorBodyDto, description: 'Invalid body' })
+  @ApiTooManyRequestsResponse({
+    type: DetailBodyDto,
+    description:
+      "The evaluator's workers are busy for you (general.sandbox); Retry-After says when to try again",
+  })
   async evaluate(
     @JsonBody(new ValidateBodyPipe(EvaluateItemRequestDto)) body: EvaluateItemRequestDto,
+    @CurrentIdentity() identity: Identity,
+    @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<EvaluateItemResult> {
     // A caller that goes away stops a judge's model call.
@@ -56,6 +68,7 @@ export class EvaluateItemController {
           full_dataset_entry: item.full_dataset_entry,
         },
         abort.signal,
+        callerKey(identity, addressOf(req)),
       );
     } finally {
       res.off('close', onClose);

@@ -18,7 +18,10 @@ export interface EvaluationRequest {
 
 /** What a finished evaluation leaves behind. */
 export interface EvaluationOutcome {
-  /** The directory holding the workflow outputs and one JSON file per evaluator. */
+  /**
+   * The folder holding the workflow outputs and one JSON file per evaluator, relative to the output
+   * root (`<owner folder>/<job id>`): what the job's `output_path` shows.
+   */
   outputPath: string;
   /** Average score per evaluator name (null when no item could be scored). */
   averages: Record<string, number | null>;

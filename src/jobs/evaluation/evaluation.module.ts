@@ -1,4 +1,5 @@
 import { Module, type OnApplicationShutdown } from '@nestjs/common';
+import { ServerConfig } from '../../config/server-config';
 import { ExecutionsModule } from '../../executions/executions.module';
 import { DatasetEvaluationRunner } from './dataset-evaluation.runner';
 import { EvaluationRunner } from './evaluation-runner';
@@ -12,7 +13,17 @@ import { ServedEvaluators } from './served-evaluators';
 @Module({
   imports: [ExecutionsModule],
   providers: [
-    { provide: RegexSandbox, useFactory: () => new RegexSandbox() },
+    {
+      // `POST /evaluate/item`'s matches: general.sandbox's pool and short lines (429 past them).
+      provide: RegexSandbox,
+      inject: [ServerConfig],
+      useFactory: ({ general: { sandbox } }: ServerConfig) =>
+        new RegexSandbox({
+          workers: sandbox.workers,
+          maxQueue: sandbox.max_queue,
+          maxQueuedPerCaller: sandbox.max_queued_per_caller,
+        }),
+    },
     { provide: EvaluationRunner, useClass: DatasetEvaluationRunner },
     ServedEvaluators,
   ],

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ServerConfig } from '../../config/server-config';
 import { AppError, ErrorCode } from '../../core/errors/app-error';
-import type { EvalInputItem, Evaluator } from './evaluators/evaluator';
+import { EvaluatorBusyError, type EvalInputItem, type Evaluator } from './evaluators/evaluator';
 import { buildEvaluators } from './evaluators/evaluators';
 import { RegexSandbox } from './evaluators/regex-sandbox';
 
@@ -31,8 +31,16 @@ export class ServedEvaluators {
     return [...this.evaluators.keys()];
   }
 
-  /** One item through one evaluator: NAT's EvaluateItemResponse; an evaluator that throws is `success: false`. */
-  async evaluate(name: string, item: EvalInputItem, signal: AbortSignal): Promise<EvaluateItemResult> {
+  /**
+   * One item through one evaluator: NAT's EvaluateItemResponse; an evaluator that throws is
+   * `success: false`, one whose shared workers are busy for `caller` a 429 (general.sandbox).
+   */
+  async evaluate(
+    name: string,
+    item: EvalInputItem,
+    signal: AbortSignal,
+    caller: string,
+  ): Promise<EvaluateItemResult> {
     const evaluator = this.evaluators.get(name);
     if (!evaluator) {
       throw new AppError(
@@ -41,9 +49,14 @@ export class ServedEvaluators {
       );
     }
     try {
-      const { id, score, reasoning } = await evaluator.evaluate(item, signal);
+      const { id, score, reasoning } = await evaluator.evaluate(item, signal, caller);
       return { success: true, result: { id, score, reasoning }, error: null };
     } catch (err) {
+      if (err instanceof EvaluatorBusyError) {
+        throw new AppError(ErrorCode.TooManyWaiting, `Evaluation refused: ${err.message}`, {
+          headers: { 'Retry-After': '1' },
+        });
+      }
       return { success: false, result: null, error: `Evaluation failed: ${(err as Error).message}` };
     }
   }

@@ -36,11 +36,22 @@ export class EvaluatorError extends Error {
   }
 }
 
+/** The evaluator's shared workers are busy: try again later (`POST /evaluate/item` answers 429). */
+export class EvaluatorBusyError extends EvaluatorError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EvaluatorBusyError';
+  }
+}
+
 export interface Evaluator {
   readonly name: string;
   readonly type: EvaluatorType;
-  /** Scores one item; throws (EvaluatorError or the model's error) when it cannot. */
-  evaluate(item: EvalInputItem, signal: AbortSignal): Promise<EvalOutputItem>;
+  /**
+   * Scores one item; throws (EvaluatorError or the model's error) when it cannot. `caller` is whose
+   * turn work in shared workers takes (a user or an anonymous caller's address; a job).
+   */
+  evaluate(item: EvalInputItem, signal: AbortSignal, caller: string): Promise<EvalOutputItem>;
 }
 
 /** The mean of the scores that exist (true counts 1, false 0); null when none does. */

@@ -27,8 +27,10 @@ const item = (overrides: Partial<EvalInputItem> = {}): EvalInputItem => ({
   ...overrides,
 });
 const signal = new AbortController().signal;
+/** Whose turn a match takes in the regex workers. */
+const CALLER = 'user:test';
 const score = async (evaluator: Evaluator, overrides: Partial<EvalInputItem>) =>
-  (await evaluator.evaluate(item(overrides), signal)).score;
+  (await evaluator.evaluate(item(overrides), signal, CALLER)).score;
 const config = <T extends object>(cls: new () => T, fields: Record<string, unknown>) =>
   Object.assign(plainToInstance(cls, {}), fields);
 
@@ -60,6 +62,7 @@ describe('contains', () => {
     const result = await contains.evaluate(
       item({ expected_output_obj: ['Lisbon', 'Porto', 'Faro'], output_obj: 'Lisbon, then Porto' }),
       signal,
+      CALLER,
     );
     expect(result.score).toBeCloseTo(2 / 3);
     expect(result.reasoning).toBe('the answer lacks "Faro"');
@@ -81,20 +84,22 @@ describe('regex', () => {
   });
   it('refuses an invalid, an over-long or an empty pattern, and an over-long answer', async () => {
     const evaluator = regex({ max_input_chars: 10 });
-    await expect(evaluator.evaluate(item({ expected_output_obj: '(' }), signal)).rejects.toThrow(
+    await expect(evaluator.evaluate(item({ expected_output_obj: '(' }), signal, CALLER)).rejects.toThrow(
       'invalid pattern',
     );
-    await expect(evaluator.evaluate(item({ expected_output_obj: 'a'.repeat(1001) }), signal)).rejects.toThrow(
-      'longer than 1000 characters',
+    await expect(
+      evaluator.evaluate(item({ expected_output_obj: 'a'.repeat(1001) }), signal, CALLER),
+    ).rejects.toThrow('longer than 1000 characters');
+    await expect(evaluator.evaluate(item({ expected_output_obj: '' }), signal, CALLER)).rejects.toThrow(
+      'no pattern',
     );
-    await expect(evaluator.evaluate(item({ expected_output_obj: '' }), signal)).rejects.toThrow('no pattern');
-    await expect(evaluator.evaluate(item({ output_obj: 'x'.repeat(11) }), signal)).rejects.toThrow(
+    await expect(evaluator.evaluate(item({ output_obj: 'x'.repeat(11) }), signal, CALLER)).rejects.toThrow(
       'more than max_input_chars (10)',
     );
   });
   it('stops a pattern that backtracks past its time limit, and the next one still runs', async () => {
     const slow = regex({ pattern: '^(a|aa)+$', timeout_ms: 100 });
-    await expect(slow.evaluate(item({ output_obj: `${'a'.repeat(60)}b` }), signal)).rejects.toThrow(
+    await expect(slow.evaluate(item({ output_obj: `${'a'.repeat(60)}b` }), signal, CALLER)).rejects.toThrow(
       'took longer than 100 ms',
     );
     expect(await score(regex({ pattern: 'b$' }), { output_obj: 'ab' })).toBe(1);
@@ -116,6 +121,7 @@ describe('trajectory', () => {
     const result = await trajectory({ order: 'exact', expected_tools: ['search', 'book'] }).evaluate(
       item({ trajectory: ran }),
       signal,
+      CALLER,
     );
     expect(result).toEqual({
       id: 'q1',
@@ -151,7 +157,7 @@ describe('trajectory', () => {
     );
   });
   it('without expected tools it cannot score', async () => {
-    await expect(trajectory({}).evaluate(item({ trajectory: ['search'] }), signal)).rejects.toThrow(
+    await expect(trajectory({}).evaluate(item({ trajectory: ['search'] }), signal, CALLER)).rejects.toThrow(
       'no expected tools',
     );
   });
@@ -177,7 +183,7 @@ describe('llm_judge', () => {
 
   it("returns the model's score and reasoning, and sends the rubric, question, reference and answer", async () => {
     llm.script(reply.text('Verdict: {"score": 0.9, "reasoning": "Correct."} Done.'));
-    expect(await judge({ rubric: 'Be strict.' }).evaluate(item(), signal)).toEqual({
+    expect(await judge({ rubric: 'Be strict.' }).evaluate(item(), signal, CALLER)).toEqual({
       id: 'q1',
       score: 0.9,
       reasoning: 'Correct.',
@@ -190,7 +196,7 @@ describe('llm_judge', () => {
   });
   it('cuts texts longer than max_chars before sending them', async () => {
     llm.script(reply.text('{"score": 0, "reasoning": "x"}'));
-    await judge({ max_chars: 100 }).evaluate(item({ output_obj: 'y'.repeat(5000) }), signal);
+    await judge({ max_chars: 100 }).evaluate(item({ output_obj: 'y'.repeat(5000) }), signal, CALLER);
     expect(llm.lastMessage(0).content).toContain(`${'y'.repeat(100)}\n[… cut: 4900 more characters]`);
   });
   it('a model that will not answer the format is an error, not a score', async () => {
@@ -199,7 +205,7 @@ describe('llm_judge', () => {
     }
   });
   it('a model an evaluation file declares must pass the outbound policy', async () => {
-    await expect(judge({}, new OutboundPolicy()).evaluate(item(), signal)).rejects.toThrow(
+    await expect(judge({}, new OutboundPolicy()).evaluate(item(), signal, CALLER)).rejects.toThrow(
       'general.outbound.allow_hosts',
     );
     expect(llm.requests).toHaveLength(0);
@@ -207,6 +213,7 @@ describe('llm_judge', () => {
     const allowed = await judge({}, new OutboundPolicy({ allow_hosts: ['127.0.0.1'] })).evaluate(
       item(),
       signal,
+      CALLER,
     );
     expect(allowed.score).toBe(1);
   });
@@ -224,6 +231,7 @@ describe('evaluating a list of items', () => {
       ],
       signal,
       2,
+      CALLER,
     );
     expect(output.average_score).toBe(0.5);
     expect(output.eval_output_items[2]).toEqual({

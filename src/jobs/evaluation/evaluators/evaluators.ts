@@ -47,9 +47,10 @@ export async function scoreItem(
   evaluator: Evaluator,
   item: EvalInputItem,
   signal: AbortSignal,
+  caller: string,
 ): Promise<EvalOutputItem> {
   try {
-    return await evaluator.evaluate(item, signal);
+    return await evaluator.evaluate(item, signal, caller);
   } catch (err) {
     signal.throwIfAborted();
     return { id: item.id, score: null, reasoning: null, error: (err as Error).message };
@@ -62,7 +63,8 @@ export async function evaluateItems(
   items: EvalInputItem[],
   signal: AbortSignal,
   concurrency: number,
+  caller: string,
 ): Promise<EvalOutput> {
-  const outputs = await mapBounded(items, concurrency, (item) => scoreItem(evaluator, item, signal));
+  const outputs = await mapBounded(items, concurrency, (item) => scoreItem(evaluator, item, signal, caller));
   return { average_score: averageScore(outputs), eval_output_items: outputs };
 }

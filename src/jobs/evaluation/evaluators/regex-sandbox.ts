@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { WorkerSandbox } from '../../../core/workers/worker-sandbox';
-import { EvaluatorError } from './evaluator';
+import { EvaluatorError, EvaluatorBusyError } from './evaluator';
 
 /**
  * The worker's whole program (it speaks core/workers/worker-protocol.ts). A pattern can backtrack for
@@ -25,21 +25,32 @@ interface Match {
   input: string;
 }
 
+export interface RegexPoolLimits {
+  /** Worker threads (default 1). */
+  workers?: number;
+  /** Matches waiting for a worker, all callers together. */
+  maxQueue: number;
+  /** Matches one caller may have waiting (default: no limit of its own). */
+  maxQueuedPerCaller?: number;
+}
+
 /**
- * Runs regular expressions one at a time in a worker thread. A match that outlives its time limit gets
- * the worker terminated (a new one starts for the next), so no pattern can hold the server's event loop.
+ * Runs regular expressions in worker threads. A match that outlives its time limit gets its worker
+ * terminated (a new one starts for the next), so no pattern can hold the server's event loop; callers
+ * take turns (see WorkerSandbox). A match refused because the lines are full rejects with
+ * EvaluatorBusyError.
  */
 export class RegexSandbox {
   private readonly sandbox: WorkerSandbox<Match, boolean>;
 
-  constructor(maxQueue = 1024) {
+  constructor(limits: RegexPoolLimits = { maxQueue: 1024 }) {
     this.sandbox = new WorkerSandbox({
       start: () =>
         new Worker(WORKER_SOURCE, {
           eval: true,
           resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 },
         }),
-      maxQueue,
+      ...limits,
       failures: {
         busy: 'too many regular expressions are waiting; try again later',
         stopped: 'the regex sandbox was stopped',
@@ -47,12 +58,14 @@ export class RegexSandbox {
         crashed: (error) => `the regex sandbox failed: ${error.message}`,
         exited: 'the regex sandbox stopped while matching',
       },
-      error: (message) => new EvaluatorError(message),
+      error: (message, why) =>
+        why === 'busy' ? new EvaluatorBusyError(message) : new EvaluatorError(message),
     });
   }
 
-  test(pattern: string, flags: string, input: string, timeoutMs: number): Promise<boolean> {
-    return this.sandbox.run({ pattern, flags, input }, timeoutMs);
+  /** Whether `input` matches; `caller` is whose turn the match takes (a user, an address, a job). */
+  test(pattern: string, flags: string, input: string, timeoutMs: number, caller = ''): Promise<boolean> {
+    return this.sandbox.run({ pattern, flags, input }, timeoutMs, caller);
   }
 
   close(): Promise<void> {

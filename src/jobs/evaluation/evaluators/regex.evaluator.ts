@@ -11,7 +11,7 @@ export function regexEvaluator(name: string, config: RegexConfig, sandbox: Regex
   return {
     name,
     type: 'regex',
-    async evaluate(item: EvalInputItem, signal: AbortSignal) {
+    async evaluate(item: EvalInputItem, signal: AbortSignal, caller: string) {
       const pattern = config.pattern ?? textOf(item.expected_output_obj);
       if (pattern === '')
         throw new EvaluatorError('no pattern: set pattern, or give the item an expected answer');
@@ -30,7 +30,7 @@ export function regexEvaluator(name: string, config: RegexConfig, sandbox: Regex
         );
       }
       signal.throwIfAborted();
-      const matched = await sandbox.test(pattern, config.flags, output, config.timeout_ms);
+      const matched = await sandbox.test(pattern, config.flags, output, config.timeout_ms, caller);
       const reasoning = `${matched ? 'matches' : 'does not match'} /${clip(pattern, 100)}/${config.flags}`;
       return { id: item.id, score: matched ? 1 : 0, reasoning };
     },

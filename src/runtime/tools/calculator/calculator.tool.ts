@@ -1,5 +1,7 @@
 import { IsInt, IsNumber, Max, Min } from 'class-validator';
+import { callerKey } from '../../../core/identity/caller-key';
 import { Optional } from '../../../core/validation/optional.decorator';
+import type { SandboxConfig } from '../../../core/workers/sandbox.config';
 import { defineTool, ToolConfig } from '../define-tool';
 import { ToolInputError } from '../json-schema';
 import { sharedSandbox } from './calculator-sandbox';
@@ -13,16 +15,24 @@ export class CalculatorConfig extends ToolConfig {
   @Optional() @IsInt() @Min(64) @Max(4096) max_memory_mb = 128;
 }
 
+/** Whose turn an expression takes in the shared workers, and their size (`general.sandbox`). */
+export interface CalculationOptions {
+  caller?: string;
+  pool?: SandboxConfig;
+}
+
 /** The value of an arithmetic expression, as text (the last one's when there are several). */
 export async function calculate(
   expression: string,
   config: CalculatorConfig = new CalculatorConfig(),
+  options: CalculationOptions = {},
 ): Promise<string> {
   if (expression.length > MAX_EXPRESSION_LENGTH) {
     throw new ToolInputError(`The expression is longer than ${MAX_EXPRESSION_LENGTH} characters`);
   }
   try {
-    return await sharedSandbox(config.max_memory_mb).evaluate(expression, config.timeout_seconds * 1000);
+    const sandbox = sharedSandbox(config.max_memory_mb, options.pool);
+    return await sandbox.evaluate(expression, config.timeout_seconds * 1000, options.caller);
   } catch (err) {
     throw new ToolInputError(`Cannot evaluate "${expression}": ${(err as Error).message}`);
   }
@@ -46,5 +56,9 @@ export const calculatorTool = defineTool<CalculatorConfig, { expression: string 
     additionalProperties: false,
   },
   config: CalculatorConfig,
-  run: ({ expression }, _ctx, config) => calculate(expression, config),
+  run: ({ expression }, ctx, config, built) =>
+    calculate(expression, config, {
+      caller: callerKey(ctx.identity, ctx.request.clientAddress),
+      pool: built.sandbox,
+    }),
 });
