@@ -90,18 +90,18 @@ withConfigOptions(
   .action(async (opts: ConfigOptions & { host?: string; port?: number }, command: Command) => {
     const config = load(opts, command, DEFAULT_CONFIG);
     const frontEnd = config.settings.general.front_end;
+    const host = opts.host ?? frontEnd.host;
     const level = process.env.LOG_LEVEL || 'info';
     if (!isLogLevel(level)) {
       process.stderr.write(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${level}")\n`);
       process.exit(2);
     }
-    const app = await createApp(config, { log: { level } }).catch((err: unknown) => {
+    const app = await createApp(config, { log: { level }, host }).catch((err: unknown) => {
       process.stderr.write(
         `Interlude could not start: ${err instanceof Error ? err.message : String(err)}\n`,
       );
       process.exit(1);
     });
-    const host = opts.host ?? frontEnd.host;
     await app.listen(opts.port ?? frontEnd.port, host);
     startupTimings.step('listening');
     // Whatever still holds the server open after the grace period (general.shutdown_grace_seconds).
