@@ -7,7 +7,9 @@ import { ServerConfigModule } from './config/server-config.module';
 import { CoreModule } from './core/core.module';
 import { AppExceptionFilter } from './core/http/app-exception.filter';
 import { AguiModule } from './agui/agui.module';
-import { trustedProxies } from './core/http/client-address';
+import { SocketOrigins } from './core/http/allowed-origin';
+import { trustedProxies, UntrustedForwardedFor } from './core/http/client-address';
+import { HostCheck } from './core/http/host-check';
 import type { HttpSettings } from './core/http/http-pipeline';
 import { ExecutionsModule } from './executions/executions.module';
 import { FeedbackModule } from './feedback/feedback.module';
@@ -23,13 +25,25 @@ import { resolveRoutes, routeTable } from './routes';
 import { UiModule } from './ui/ui.module';
 import { WorkflowsModule } from './workflows/workflows.module';
 
-/** What core's HTTP middleware takes from `general.front_end`. */
-export function httpSettings(frontEnd: FrontEndConfig): HttpSettings {
+/**
+ * What core's HTTP middleware takes from `general.front_end`; `bind` is the interface listened on when
+ * it is not `host` (`interlude serve --host`).
+ */
+export function httpSettings(frontEnd: FrontEndConfig, bind = frontEnd.host): HttpSettings {
+  const trusted = trustedProxies(frontEnd.trust_proxy);
+  const hosts = new HostCheck({
+    bind,
+    publicBaseUrl: frontEnd.public_base_url,
+    allowedHosts: frontEnd.allowed_hosts,
+  });
   return {
     routes: resolveRoutes(frontEnd),
     cors: frontEnd.cors,
     body: { body: frontEnd.max_body_bytes, stream: frontEnd.max_stream_body_bytes },
-    trusted: trustedProxies(frontEnd.trust_proxy),
+    trusted,
+    untrustedForwardedFor: new UntrustedForwardedFor(trusted),
+    hosts,
+    socketOrigins: new SocketOrigins(hosts.hosts, frontEnd.cors),
     streams: {
       perAddress: frontEnd.max_streams_per_address,
       perExecution: frontEnd.max_reattached_streams_per_execution,
@@ -43,14 +57,14 @@ export function httpSettings(frontEnd: FrontEndConfig): HttpSettings {
  */
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  static forRoot(config: AppConfig, bind?: string): DynamicModule {
     const frontEnd = config.settings.general.front_end;
     const routes = resolveRoutes(frontEnd);
     return {
       module: AppModule,
       imports: [
         ServerConfigModule.forRoot(config),
-        CoreModule.forRoot(httpSettings(frontEnd)),
+        CoreModule.forRoot(httpSettings(frontEnd, bind)),
         ExecutionsModule,
         WorkflowsModule.forRoot(config, routes),
         OpenAiModule.forRoot(config, routes),

@@ -111,7 +111,7 @@ withConfigOptions(
       process.exit(2);
     }
     await checkListen(address).catch(cannotListen(address));
-    const app = await createApp(config, { log: { level } }).catch((err: unknown) => {
+    const app = await createApp(config, { log: { level }, host: address.host }).catch((err: unknown) => {
       process.stderr.write(
         `Interlude could not start: ${err instanceof Error ? err.message : String(err)}\n`,
       );

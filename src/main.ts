@@ -30,6 +30,8 @@ export interface CreateAppOptions {
   logger?: LogLevel[] | false;
   /** JSON log lines: the level (`LOG_LEVEL` for `interlude serve`; default info) and where they go. */
   log?: { level?: string; destination?: DestinationStream };
+  /** The interface it will listen on, when not general.front_end.host (`--host`): the Host check needs it. */
+  host?: string;
 }
 
 function logLevel(options: CreateAppOptions): LogLevelName {
@@ -58,7 +60,7 @@ export async function createApp(
   startupTimings.step('code loaded');
   // Logs that go nowhere cost nothing: with level silent no per-request logging runs at all.
   const logs = logging.level !== 'silent';
-  const root = AppModule.forRoot(config);
+  const root = AppModule.forRoot(config, options.host);
   // First: its middleware then runs before every other module's (Nest mounts global modules' middleware
   // first, in the order they are imported), so requests refused before routing are logged too.
   root.imports = [
@@ -81,12 +83,15 @@ export async function createApp(
   startupTimings.step('modules and providers created (database, Redis opened)');
   app.set('x-powered-by', false);
   app.set('query parser', 'simple');
+  const http = app.get(HttpSettings);
   app.useWebSocketAdapter(
     new InterludeWsAdapter(app, {
       maxPayload: frontEnd.websocket_max_message_bytes,
       pingSeconds: frontEnd.websocket_ping_seconds,
       maxConnectionsPerAddress: frontEnd.websocket_max_connections_per_address,
-      trusted: app.get(HttpSettings).trusted,
+      trusted: http.trusted,
+      untrustedForwardedFor: http.untrustedForwardedFor,
+      hosts: http.hosts,
     }),
   );
   app.enableShutdownHooks();

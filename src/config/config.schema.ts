@@ -23,6 +23,7 @@ import { NatFrontEndFields, NatTelemetryConfig } from './nat-front-end.schema';
 import { AuthConfig } from '../core/identity/auth.config';
 import { CorsConfig } from '../core/http/cors.config';
 import { SandboxConfig } from '../core/workers/sandbox.config';
+import { IsHostPatterns } from '../core/http/known-hosts';
 import { STEP_ADAPTOR_MODES, type StepAdaptorMode } from '../runtime/step-adaptor';
 import { OutboundConfig } from './outbound.schema';
 import { AsyncConfig, EvaluationConfig } from './async.schema';
@@ -79,6 +80,13 @@ export class FrontEndConfig extends NatFrontEndFields {
   })
   public_base_url?: string;
   @Optional() @Min(0) @Max(65535) @IsInt() port = 8000;
+  /**
+   * Host names clients reach this server by, besides localhost, IP addresses, `host` and
+   * `public_base_url`'s; any other `Host` gets 421 (DNS rebinding). `.example.com` names a domain and
+   * its subdomains; `*` accepts any. Bound to every interface (0.0.0.0) with none listed: any is served,
+   * and start-up warns.
+   */
+  @Optional() @IsHostPatterns() @IsArray() allowed_hosts: string[] = [];
   @Optional()
   @IsString()
   @ValidateIf((o: FrontEndConfig) => o.root_path !== '')

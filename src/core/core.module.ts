@@ -1,5 +1,6 @@
 import {
   Global,
+  Logger,
   Module,
   Optional,
   type DynamicModule,
@@ -32,9 +33,16 @@ import { IdentityResolver } from './identity/identity.resolver';
   exports: [IdentityResolver, ConnectionCount, RequestPipeline],
 })
 export class CoreModule implements NestModule {
-  /** With the HTTP settings from config: the whole pipeline. Without (`CoreModule`): identity only. */
+  /**
+   * With the HTTP settings from config: the whole pipeline, and the settings for the WebSocket face
+   * (Host check, origins, proxies). Without (`CoreModule`): identity only.
+   */
   static forRoot(http: HttpSettings): DynamicModule {
-    return { module: CoreModule, providers: [{ provide: HttpSettings, useValue: http }] };
+    return {
+      module: CoreModule,
+      providers: [{ provide: HttpSettings, useValue: http }],
+      exports: [HttpSettings],
+    };
   }
 
   constructor(
@@ -43,6 +51,8 @@ export class CoreModule implements NestModule {
     @Optional() http?: HttpSettings,
   ) {
     pipeline.use('core', ...(http ? httpPipeline(http) : []), identityMiddleware(resolver) as RequestHandler);
+    const warning = http?.hosts.startupWarning;
+    if (warning) new Logger('HTTP').warn(warning);
   }
 
   /** Every module's middleware (RequestPipeline), mounted as one. */

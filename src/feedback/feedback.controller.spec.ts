@@ -3,7 +3,14 @@ import type { Identity } from '../core/identity/identity';
 import { slimApp, type SlimApp } from '../../test/utils/slim-app';
 import { postJson } from '../../test/utils/sse';
 import { FeedbackController } from './feedback.controller';
-import { FeedbackService, type FeedbackItem, type NewFeedback } from './feedback.service';
+import {
+  cursorFor,
+  FeedbackService,
+  type FeedbackItem,
+  type FeedbackPage,
+  type FeedbackPageQuery,
+  type NewFeedback,
+} from './feedback.service';
 
 const aTraceId = () => randomUUID();
 
@@ -24,6 +31,13 @@ class RecordingFeedback {
 
   async list(): Promise<FeedbackItem[]> {
     return [];
+  }
+
+  readonly pages: FeedbackPageQuery[] = [];
+
+  async page(_identity: Identity, query: FeedbackPageQuery): Promise<FeedbackPage> {
+    this.pages.push(query);
+    return { items: [], next_cursor: null };
   }
 }
 
@@ -100,15 +114,26 @@ describe('feedback requests refused before they reach the store', () => {
   });
 
   describe('GET /feedback', () => {
-    it('without observability_trace_id it is 422, in FastAPI shape', async () => {
+    it('without observability_trace_id it lists a page of the caller’s own (default 20 items)', async () => {
       const res = await listFeedback(t, '');
+      expect(res).toEqual({ status: 200, json: { items: [], next_cursor: null } });
+      const next = cursorFor(41);
+      expect((await listFeedback(t, `?limit=100&cursor=${next}`)).status).toBe(200);
+      expect(feedback.pages).toEqual([{ limit: 20 }, { limit: 100, after: 41 }]);
+    });
+
+    it('an empty observability_trace_id is 422, in FastAPI shape', async () => {
+      const res = await listFeedback(t, '?observability_trace_id=');
       expect(res.status).toBe(422);
-      expect(res.json).toEqual({
-        detail: [
-          { type: 'missing', loc: ['query', 'observability_trace_id'], msg: 'Field required', input: null },
-        ],
-      });
-      expect((await listFeedback(t, '?observability_trace_id=')).status).toBe(422);
+      expect((res.json.detail as { loc: string[] }[])[0].loc).toEqual(['query', 'observability_trace_id']);
+    });
+
+    it.each([
+      ['a cursor for id 0', cursorFor(0)],
+      ['a cursor of another shape', Buffer.from('x:12').toString('base64url')],
+      ['an overlong cursor', 'A'.repeat(65)],
+    ])('%s is 422', async (_name, cursor) => {
+      expect((await listFeedback(t, `?cursor=${cursor}`)).status).toBe(422);
     });
   });
 });

@@ -4,6 +4,7 @@ import {
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiQuery,
   ApiTags,
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
@@ -13,7 +14,7 @@ import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { JsonBody } from '../core/http/json-body';
 import { FeedbackQueryDto, FeedbackRequestDto } from './dto/feedback-request.dto';
 import { FeedbackAddedDto, FeedbackListDto } from './dto/feedback-response.dto';
-import { FeedbackBodyPipe, FeedbackQueryPipe } from './feedback.pipes';
+import { FeedbackBodyPipe, FeedbackQueryPipe, type FeedbackListing } from './feedback.pipes';
 import { FeedbackService, type FeedbackItem } from './feedback.service';
 
 /** NeMo Agent Toolkit's wording ("Added reaction '👍' to call <id>"), extended to comments. */
@@ -52,17 +53,24 @@ export class FeedbackController {
   @Get()
   @ApiOperation({
     summary:
-      "The caller's own feedback on one answer, oldest first; an admin (general.auth.admin) sees everyone's",
+      "With observability_trace_id: the caller's feedback on that answer, oldest first. Without: the " +
+      "caller's own feedback on every answer, newest first, paged by limit and cursor (next_cursor). " +
+      "An admin (general.auth.admin) sees everyone's; an anonymous caller lists none without a trace id",
   })
+  // The pipe turns the query into what to list; its fields are documented from the DTO.
+  @ApiQuery({ type: FeedbackQueryDto })
   @ApiOkResponse({ type: FeedbackListDto })
   @ApiUnprocessableEntityResponse({
     type: ValidationErrorBodyDto,
-    description: 'No observability_trace_id, or a parameter too long',
+    description:
+      'An empty or too long parameter, a limit outside 1-100, a cursor this server did not hand out, or ' +
+      'limit/cursor with observability_trace_id',
   })
   async list(
     @CurrentIdentity() identity: Identity,
-    @Query(new FeedbackQueryPipe()) query: FeedbackQueryDto,
+    @Query(new FeedbackQueryPipe()) query: FeedbackListing,
   ): Promise<FeedbackListDto> {
-    return { items: await this.feedback.list(identity, query) };
+    if (query.trace) return { items: await this.feedback.list(identity, query.trace) };
+    return this.feedback.page(identity, query.page);
   }
 }

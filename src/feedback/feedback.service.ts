@@ -32,6 +32,33 @@ export interface FeedbackQuery {
   user_id?: string;
 }
 
+/** Without a trace id: one page of the caller's own feedback (an admin's: everyone's or `user_id`'s). */
+export interface FeedbackPageQuery {
+  user_id?: string;
+  limit: number;
+  /** Items older than this one (from the cursor). */
+  after?: number;
+}
+
+export interface FeedbackPage {
+  items: FeedbackItem[];
+  next_cursor: string | null;
+}
+
+/** Longer than any cursor handed out; a longer one is refused before it is decoded. */
+export const CURSOR_MAX_LENGTH = 64;
+
+/** A page ends at an item: the next starts below its id (ids grow with each insert, on every replica). */
+export const cursorFor = (id: number): string => Buffer.from(`f:${id}`).toString('base64url');
+
+/** The id a cursor stands for, or undefined when this server did not hand it out. */
+export function cursorId(cursor: string): number | undefined {
+  if (cursor.length > CURSOR_MAX_LENGTH) return undefined;
+  const match = /^f:([1-9]\d{0,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  const id = match ? Number(match[1]) : NaN;
+  return Number.isSafeInteger(id) ? id : undefined;
+}
+
 /**
  * Reactions and comments on answers, by observability trace id, kept in the Database. A trace produced
  * for an identified user is theirs: only they and the admins post on it and read it. Anonymous and
@@ -86,6 +113,35 @@ export class FeedbackService {
     }
     const rows = await select.orderBy('created_at').orderBy('id').execute();
     return rows.map((row) => ({ ...row, created_at: isoTimestamp(row.created_at) }));
+  }
+
+  /**
+   * The caller's own feedback on every trace, newest first, `limit` at a time; an admin's is everyone's
+   * (or `user_id`'s). An anonymous caller gets none: anonymous feedback carries no sender, so "their
+   * own" would be every anonymous caller's.
+   */
+  async page(identity: Identity, query: FeedbackPageQuery): Promise<FeedbackPage> {
+    const admin = this.isAdmin(identity);
+    const sender = admin ? query.user_id : identity.userId;
+    if (sender === null || (!admin && query.user_id !== undefined && query.user_id !== sender)) {
+      return { items: [], next_cursor: null };
+    }
+    let select = this.database.db
+      .selectFrom('feedback')
+      .select(['id', 'observability_trace_id', 'reaction_type', 'comment', 'user_id', 'created_at']);
+    if (sender !== undefined) select = select.where('user_id', '=', sender);
+    if (query.after !== undefined) select = select.where('id', '<', query.after);
+    // One more than asked tells whether there is a next page.
+    const rows = await select
+      .orderBy('id', 'desc')
+      .limit(query.limit + 1)
+      .execute();
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map(({ id: _id, ...row }) => ({ ...row, created_at: isoTimestamp(row.created_at) })),
+      next_cursor: rows.length > query.limit && last ? cursorFor(last.id) : null,
+    };
   }
 
   private isAdmin(identity: Identity): boolean {

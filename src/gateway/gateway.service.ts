@@ -6,7 +6,7 @@ import { ConnectionCount } from '../core/connection-count';
 import { lastUserText, messageText } from '../runtime/chat-input';
 import { type ChatRequestDto } from '../http-executions/dto/chat-request.dto';
 import { AppError } from '../core/errors/app-error';
-import { corsOriginMatcher, originAllowed } from '../core/http/allowed-origin';
+import { HttpSettings } from '../core/http/http-pipeline';
 import { ANONYMOUS, type Identity } from '../core/identity/identity';
 import { IdentityResolver } from '../core/identity/identity.resolver';
 import { activeOtelTraceId } from '../core/tracing/otel';
@@ -47,7 +47,6 @@ import { WsSession } from './ws-session';
 @Injectable()
 export class GatewayService {
   private readonly sessions = new WeakMap<WebSocket, WsSession>();
-  private readonly allowedByCors: (origin: string) => boolean;
 
   constructor(
     private readonly executions: ExecutionService,
@@ -58,9 +57,8 @@ export class GatewayService {
     private readonly answers: WsAnswers,
     private readonly remote: RemoteRuns,
     private readonly abandoned: AbandonedRuns,
-  ) {
-    this.allowedByCors = corsOriginMatcher(config.general.front_end.cors);
-  }
+    private readonly http: HttpSettings,
+  ) {}
 
   open(socket: WebSocket, req: IncomingMessage): void {
     this.connections.websockets++;
@@ -71,8 +69,9 @@ export class GatewayService {
     const ready = new Promise<void>((resolve) => (resolveReady = resolve));
     const state = new WsSession(socket, request, ANONYMOUS, ready);
     this.sessions.set(socket, state);
-    if (!originAllowed(this.allowedByCors, req.headers.origin, req.headers.host)) {
-      const reason = `Origin not allowed (see general.front_end.cors.allow_origins): ${req.headers.origin}`;
+    const origin = req.headers.origin;
+    if (!this.http.socketOrigins.allows(origin, req.headers.host, this.identities.mode)) {
+      const reason = `Origin not allowed (see general.front_end.cors.allow_origins): ${origin}`;
       socket.close(POLICY_VIOLATION, closeReason(reason));
       return;
     }

@@ -4,8 +4,9 @@ import { Logger, type INestApplicationContext, type WsMessageHandler } from '@ne
 import { AbstractWsAdapter } from '@nestjs/websockets';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { jsonDepth, MAX_JSON_DEPTH } from '../core/validation/validation-issues';
-import type { TrustedProxy } from '../core/http/client-address';
+import type { TrustedProxy, UntrustedForwardedFor } from '../core/http/client-address';
 import { addressOf, OpenCounter } from '../core/http/connection-caps';
+import type { HostCheck } from '../core/http/host-check';
 
 /**
  * The message name under which the adapter hands a gateway the frames it could not route: not JSON,
@@ -26,6 +27,9 @@ export interface InterludeWsOptions {
   /** Open sockets one address may hold; the handshake of one more is refused with 429. */
   maxConnectionsPerAddress: number;
   trusted: TrustedProxy;
+  untrustedForwardedFor: UntrustedForwardedFor;
+  /** The same Host check as HTTP requests: a handshake for a name not served is refused with 421. */
+  hosts: HostCheck;
 }
 
 /** Gateways serve one path of the HTTP server (`@WebSocketGateway({ path })`). */
@@ -41,8 +45,12 @@ function pathOf(url: string | undefined): string {
   return path.length > 1 ? path.replace(/\/+$/, '') : path;
 }
 
-function refuseUpgrade(socket: Duplex, status: string): void {
-  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+function refuseUpgrade(socket: Duplex, status: string, detail?: string): void {
+  const body = detail === undefined ? '' : JSON.stringify({ detail });
+  const type = detail === undefined ? '' : 'Content-Type: application/json\r\n';
+  socket.end(
+    `HTTP/1.1 ${status}\r\nConnection: close\r\n${type}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
 }
 
 /** Sockets that have not answered the last ping; pongs remove them (one shared listener, no closures). */
@@ -84,7 +92,12 @@ export class InterludeWsAdapter extends AbstractWsAdapter {
     const http = this.httpServer as Server;
     const perAddress = new OpenCounter(this.options.maxConnectionsPerAddress);
     const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const { hosts } = this.options;
+      if (!hosts.allows(req.headers.host)) {
+        return refuseUpgrade(socket, '421 Misdirected Request', hosts.detail(req.headers.host));
+      }
       if (pathOf(req.url) !== path) return refuseUpgrade(socket, '404 Not Found');
+      this.options.untrustedForwardedFor.check(req);
       const address = addressOf(req, this.options.trusted);
       if (!perAddress.tryOpen(address)) return refuseUpgrade(socket, '429 Too Many Requests');
       let counted = true;

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { config, fixture, cli, freePort, serve, stop, stopServersAfterEach } from '../utils/cli';
 
@@ -53,6 +54,23 @@ describe('interlude serve', () => {
     expect(await res.json()).toEqual({
       value: 'Plan for "a city break": Lisbon for three days, then Porto.',
     });
+  });
+
+  it('--host 0.0.0.0 (a container) serves clients that name it by a service name', async () => {
+    const { url } = await serve(['--config', config('echo.yml'), '--host', '0.0.0.0', '--port', '0']);
+    const { port } = new URL(url);
+    const status = await new Promise<number | undefined>((resolve, reject) =>
+      http
+        .get(
+          { hostname: '127.0.0.1', port, path: '/health', headers: { host: `interlude:${port}` } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode);
+          },
+        )
+        .on('error', reject),
+    );
+    expect(status).toBe(200);
   });
 
   it('stops when sent SIGTERM', async () => {

@@ -1,7 +1,8 @@
 import WebSocket from 'ws';
 import { openStream, type LiveStream } from '../utils/live-sse';
 import { postJson } from '../utils/sse';
-import { eventually, scriptedYaml, startApp, type TestApp } from '../utils/test-app';
+import { LogCapture, startLoggedApp } from '../utils/logged-app';
+import { configFrom, eventually, scriptedYaml, startApp, type TestApp } from '../utils/test-app';
 import { WsClient } from '../utils/ws-client';
 
 const WAITING = scriptedYaml(`- prompt: { input_type: text, text: 'Name?', save_as: name }`, 'Hi {{name}}');
@@ -111,6 +112,39 @@ describe('trust_proxy', () => {
       expect(refused.status).toBe(429);
     } finally {
       for (const s of opened) s.destroy();
+      await t.close();
+    }
+  });
+});
+
+describe('X-Forwarded-For from a peer trust_proxy does not name', () => {
+  const forwarded = { 'x-forwarded-for': '203.0.113.9' };
+  const UNTRUSTED =
+    'X-Forwarded-For from 127.0.0.1 ignored: general.front_end.trust_proxy does not name that peer';
+
+  it('is ignored, and said once at warn (HTTP and WebSocket together), naming trust_proxy', async () => {
+    const log = new LogCapture();
+    const t = await startLoggedApp(configFrom(capped('    max_streams_per_address: 100')), log);
+    try {
+      expect((await fetch(`${t.url}/health`, { headers: forwarded })).status).toBe(200);
+      expect((await fetch(`${t.url}/health`, { headers: forwarded })).status).toBe(200);
+      const ws = await WsClient.connect(t.url, {}, { headers: forwarded });
+      ws.close();
+      await ws.closed;
+      expect(log.warnings(UNTRUSTED)).toHaveLength(1);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('says nothing when the peer is trusted, or when no proxy header comes', async () => {
+    const log = new LogCapture();
+    const t = await startLoggedApp(configFrom(capped("    trust_proxy: ['loopback']")), log);
+    try {
+      expect((await fetch(`${t.url}/health`, { headers: forwarded })).status).toBe(200);
+      expect((await fetch(`${t.url}/health`)).status).toBe(200);
+      expect(log.warnings('X-Forwarded-For')).toEqual([]);
+    } finally {
       await t.close();
     }
   });

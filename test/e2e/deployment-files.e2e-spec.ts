@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse } from 'yaml';
+import { trustedProxies } from '../../src/core/http/client-address';
 import { ROOT } from '../utils/cli';
-import { configFrom } from '../utils/test-app';
+import { postJson } from '../utils/sse';
+import { configFrom, startApp } from '../utils/test-app';
 
 /**
  * What `docker compose up` relies on, checked without Docker (no image can be pulled here): the
@@ -94,5 +96,47 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/^COPY --from=build /m);
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(dockerfile).toMatch(/^HEALTHCHECK [\s\S]*\/health\/ready/m);
+  });
+});
+
+describe('config/replicas.yml behind deploy/nginx.conf', () => {
+  const replicas = configFrom(read('config/replicas.yml'), {
+    DATABASE_URL: 'postgres://interlude:interlude@postgres:5432/interlude',
+    REDIS_URL: 'redis://redis:6379',
+  });
+  const trust = replicas.settings.general.front_end.trust_proxy;
+
+  it("believes the proxy's X-Forwarded-For from Docker's networks and this machine, not from elsewhere", () => {
+    expect(nginx).toMatch(/proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;/);
+    const trusted = trustedProxies(trust);
+    // Where Compose puts the proxy: Docker's default bridge pools (172.17-31.x.x, 192.168.x.x).
+    for (const address of ['172.18.0.4', '192.168.48.2', '10.0.3.7', '127.0.0.1']) {
+      expect({ address, trusted: trusted(address) }).toEqual({ address, trusted: true });
+    }
+    expect(trusted('203.0.113.7')).toBe(false);
+  });
+
+  it('so per-address limits count each client behind the proxy, not the proxy', async () => {
+    const yaml = `general:
+  max_anonymous_waiting_executions: 10
+  max_waiting_executions_per_address: 1
+  front_end:
+    trust_proxy: ${JSON.stringify(trust)}
+workflow:
+  _type: scripted
+  steps:
+    - prompt: { input_type: text, text: 'Name?', save_as: name }
+  output: 'Hi {{name}}'
+`;
+    const t = await startApp(yaml);
+    const start = (client: string) =>
+      postJson(`${t.url}/v1/workflow`, { input_message: 'x' }, { 'x-forwarded-for': client });
+    try {
+      expect((await start('198.51.100.1')).status).toBe(202);
+      expect((await start('198.51.100.1')).status).toBe(429);
+      expect((await start('198.51.100.2')).status).toBe(202);
+    } finally {
+      await t.close();
+    }
   });
 });

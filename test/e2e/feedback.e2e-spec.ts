@@ -1,13 +1,10 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import BetterSqlite3 from 'better-sqlite3';
-import { Client } from 'pg';
 import { natUserId } from '../../src/core/identity/user-id';
+import { postgresSchema, sqliteFile, type Backend } from '../utils/db-backends';
 import { requires } from '../utils/requires';
 import { postJson } from '../utils/sse';
 import { configFrom, ECHO_YAML, eventually, startApp, type TestApp } from '../utils/test-app';
@@ -101,39 +98,6 @@ describe('GET /feedback', () => {
     expect(await itemsFor(t, aTraceId())).toEqual([]);
   });
 });
-
-/** A database the feedback tests run against, and how to throw it away. */
-interface Backend {
-  dbUrl: string;
-  cleanup(): Promise<void>;
-}
-
-function sqliteFile(): Backend {
-  const dir = mkdtempSync(join(tmpdir(), 'interlude-feedback-'));
-  return {
-    dbUrl: `sqlite:${join(dir, 'nested', 'interlude.db')}`,
-    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
-  };
-}
-
-/** A schema of its own in DATABASE_URL's database, so parallel runs never see each other's rows. */
-function postgresSchema(databaseUrl: string): Backend {
-  const schema = `feedback_e2e_${randomBytes(6).toString('hex')}`;
-  const url = new URL(databaseUrl);
-  url.searchParams.set('schema', schema);
-  return {
-    dbUrl: url.toString(),
-    cleanup: async () => {
-      const client = new Client({ connectionString: databaseUrl });
-      await client.connect();
-      try {
-        await client.query(`drop schema if exists ${schema} cascade`);
-      } finally {
-        await client.end();
-      }
-    },
-  };
-}
 
 function keepsFeedback(makeBackend: () => Backend) {
   let backend: Backend;

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { Logger } from '@nestjs/common';
 import ipaddr from 'ipaddr.js';
 
 /** Whether an address belongs to a proxy whose X-Forwarded-For we believe. */
@@ -76,4 +77,29 @@ export function clientAddress(req: IncomingMessage, trusted: TrustedProxy): stri
     if (!trusted(address)) return address;
   }
   return address;
+}
+
+/**
+ * Says once, at warn, that a peer `trust_proxy` does not name sent X-Forwarded-For. The header is
+ * ignored then, as it must be (anyone can write it), but when that peer is the deployment's own proxy
+ * every client behind it shares the proxy's address, and one of them can use up a per-address limit
+ * for all.
+ */
+export class UntrustedForwardedFor {
+  private warned = false;
+  private readonly logger = new Logger('HTTP');
+
+  constructor(private readonly trusted: TrustedProxy) {}
+
+  check(req: IncomingMessage): void {
+    if (this.warned || req.headers['x-forwarded-for'] === undefined) return;
+    const peer = peerOf(req);
+    if (this.trusted(peer)) return;
+    this.warned = true;
+    this.logger.warn(
+      `X-Forwarded-For from ${peer} ignored: general.front_end.trust_proxy does not name that peer, so ` +
+        `per-address limits count every client behind it as ${peer}. If it is your proxy, add it to ` +
+        'trust_proxy (an address, a CIDR range, or loopback / linklocal / uniquelocal). Said once.',
+    );
+  }
 }

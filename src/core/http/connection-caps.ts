@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { clientAddress, type TrustedProxy } from './client-address';
+import { clientAddress, type TrustedProxy, type UntrustedForwardedFor } from './client-address';
 import type { StreamRoutes } from './stream-routes';
 
 /** Open connections per key (an address, an execution), refusing past a maximum. */
@@ -34,10 +34,14 @@ const ADDRESS = Symbol('interlude.clientAddress');
 const TRUST = Symbol('interlude.trustedProxy');
 type Annotated = IncomingMessage & { [ADDRESS]?: string; [TRUST]?: TrustedProxy };
 
-/** Remembers which proxies to trust on each request, so its address can be read when needed. */
-export function trustProxies(trusted: TrustedProxy) {
+/**
+ * Remembers which proxies to trust on each request, so its address can be read when needed, and says
+ * (once) when a peer it does not trust sends X-Forwarded-For.
+ */
+export function trustProxies(trusted: TrustedProxy, untrusted: UntrustedForwardedFor) {
   return (req: IncomingMessage, _res: unknown, next: () => void): void => {
     (req as Annotated)[TRUST] = trusted;
+    untrusted.check(req);
     next();
   };
 }

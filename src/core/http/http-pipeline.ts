@@ -1,9 +1,11 @@
 import type { RequestHandler } from 'express';
 import cors from 'cors';
 import { trustProxies, streamCaps } from './connection-caps';
-import type { TrustedProxy } from './client-address';
+import type { TrustedProxy, UntrustedForwardedFor } from './client-address';
 import type { CorsConfig } from './cors.config';
 import { corsOptions } from './cors';
+import type { SocketOrigins } from './allowed-origin';
+import type { HostCheck } from './host-check';
 import { jsonBodyParser, type BodyLimits } from './json-body';
 import type { Routes } from './route-paths';
 import { securityHeaders } from './security-headers';
@@ -16,12 +18,19 @@ export abstract class HttpSettings {
   abstract readonly body: BodyLimits;
   /** `trust_proxy`: the proxies whose `X-Forwarded-For` names the caller. */
   abstract readonly trusted: TrustedProxy;
+  /** Warns once when a peer not in `trust_proxy` sends `X-Forwarded-For` (HTTP and WebSocket share it). */
+  abstract readonly untrustedForwardedFor: UntrustedForwardedFor;
+  /** The names the server answers to (`allowed_hosts` and the rest), for HTTP and WebSocket alike. */
+  abstract readonly hosts: HostCheck;
+  /** The pages that may open a WebSocket. */
+  abstract readonly socketOrigins: SocketOrigins;
   /** `max_streams_per_address`, `max_reattached_streams_per_execution`. */
   abstract readonly streams: { perAddress: number; perExecution: number };
 }
 
 /**
- * The middleware a request passes before routing, in order: security headers; CORS, when an origin
+ * The middleware a request passes before routing, in order: security headers; the Host check (421 for a
+ * name this server does not answer to, before anything reads the request); CORS, when an origin
  * is allowed (with none there is nothing to answer); the JSON body, with its limits; the trusted
  * proxies; the caps on open streams, which read the body (a chat completion streams when it says so).
  */
@@ -30,9 +39,10 @@ export function httpPipeline(settings: HttpSettings): RequestHandler[] {
   const { allow_origins, allow_origin_regex } = settings.cors;
   return [
     securityHeaders(settings.routes),
+    settings.hosts.middleware as RequestHandler,
     ...(allow_origins.length > 0 || allow_origin_regex ? [cors(corsOptions(settings.cors))] : []),
     jsonBodyParser(settings.body, streams),
-    trustProxies(settings.trusted),
+    trustProxies(settings.trusted, settings.untrustedForwardedFor),
     streamCaps(streams, { ...settings.streams, trusted: settings.trusted }),
   ];
 }

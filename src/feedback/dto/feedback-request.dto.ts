@@ -47,17 +47,26 @@ export class FeedbackRequestDto {
   comment?: string | null;
 }
 
-/** `GET /feedback?observability_trace_id=…[&user_id=…]`. */
+/** Most feedback items one page of `GET /feedback` (without a trace id) holds, and the default. */
+export const MAX_PAGE_LIMIT = 100;
+export const DEFAULT_PAGE_LIMIT = 20;
+
+/**
+ * `GET /feedback[?observability_trace_id=…][&user_id=…][&limit=…&cursor=…]`: one trace's feedback, or
+ * (without a trace id) the caller's own, newest first, a page at a time.
+ */
 export class FeedbackQueryDto {
-  @ApiProperty({
-    description: 'The trace whose feedback to list',
+  @ApiPropertyOptional({
+    description:
+      'The trace whose feedback to list (all of it, oldest first, no paging). Without it: your own ' +
+      'feedback on every trace, newest first, a page at a time (an admin: everyone’s).',
     minLength: 1,
     maxLength: TRACE_ID_MAX_LENGTH,
   })
-  @IsDefined()
+  @IsOptional()
   @IsString()
   @IsNotEmpty()
-  observability_trace_id!: string;
+  observability_trace_id?: string;
 
   @ApiPropertyOptional({
     description:
@@ -68,4 +77,21 @@ export class FeedbackQueryDto {
   @IsOptional()
   @IsString()
   user_id?: string;
+
+  @ApiPropertyOptional({
+    description: `Items per page (only without observability_trace_id); default ${DEFAULT_PAGE_LIMIT}`,
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_PAGE_LIMIT,
+  })
+  @IsOptional()
+  @IsString()
+  limit?: string;
+
+  @ApiPropertyOptional({
+    description: 'The `next_cursor` of the previous page (only without observability_trace_id)',
+  })
+  @IsOptional()
+  @IsString()
+  cursor?: string;
 }

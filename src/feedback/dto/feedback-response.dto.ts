@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 export class FeedbackAddedDto {
   @ApiProperty({
@@ -25,5 +25,20 @@ export class FeedbackItemDto {
 }
 
 export class FeedbackListDto {
-  @ApiProperty({ type: [FeedbackItemDto], description: 'Oldest first' }) items!: FeedbackItemDto[];
+  @ApiProperty({
+    type: [FeedbackItemDto],
+    description:
+      "One trace's: oldest first. Without observability_trace_id: the caller's own (an admin's: " +
+      "everyone's, each with its user_id), newest first, one page; none for an anonymous caller, whose " +
+      'feedback cannot be told apart from other anonymous callers’',
+  })
+  items!: FeedbackItemDto[];
+
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    description:
+      'Only without observability_trace_id: pass it as `cursor` for the next page; null on the last page',
+  })
+  next_cursor?: string | null;
 }
