@@ -1,5 +1,4 @@
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { ConfigError, parseConfig } from '../../src/config/config.loader';
@@ -187,7 +186,7 @@ async function checkYaml(s: Snippet): Promise<void> {
   const registry = builtinRegistry();
   const problems = (err: unknown) => (err instanceof ConfigError ? err.message : String(err));
   if (s.marker.evaluationFile) {
-    const dir = mkdtempSync(join(tmpdir(), 'interlude-eval-snippet-'));
+    const dir = mkdtempSync(join(workspace.dir, 'evaluation-'));
     const source = resolve(ROOT, s.marker.evaluationFile);
     for (const name of readdirSync(source)) copyFileSync(join(source, name), join(dir, name));
     writeFileSync(join(dir, 'snippet.yml'), s.code);
