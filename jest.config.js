@@ -14,8 +14,9 @@ const swc = [
 const common = {
   transform: { '^.+\\.(t|j)s$': swc },
   // The OTLP exporter loads `http` with import(), which Jest's CommonJS sandbox refuses: SWC makes it a require().
+  // marked (read by the docs-snippet test) ships ES modules only.
   transformIgnorePatterns: [
-    '/node_modules/(?!(@nestjs|jose|oauth4webapi|oidc-provider|@opentelemetry/otlp-exporter-base)/)',
+    '/node_modules/(?!(@nestjs|jose|oauth4webapi|oidc-provider|@opentelemetry/otlp-exporter-base|marked)/)',
   ],
   testEnvironment: 'node',
   setupFiles: ['reflect-metadata'],

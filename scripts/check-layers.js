@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The dependency rules of the README's "Project layout", checked on every import under src/:
+// The dependency rules of docs/architecture.md, "Project layout", checked on every import under src/:
 // no cycle between folders, no face importing another face, every folder importing only the
 // layers below it, runtime/ free of HTTP types. Test code (*.spec.ts, *.contract.ts) is not checked.
 const fs = require('node:fs');

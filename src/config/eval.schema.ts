@@ -55,7 +55,7 @@ export class EvalDatasetConfig {
 }
 
 export class EvalOutputConfig {
-  /** NAT's `output.dir`; the server writes each job under its own output root instead (see README). */
+  /** NAT's `output.dir`; the server writes each job under its own output root instead (docs/jobs-and-evaluation.md). */
   @Optional() @IsString() dir?: string;
   @Optional() @IsBoolean() cleanup = true;
   /** Step types kept in workflow_output.json (default: all but LLM_NEW_TOKEN and SPAN_CHUNK). */

@@ -189,7 +189,7 @@ requires('postgres')('The WebSocket and AG-UI faces on three server processes', 
       agent.agent.url = `${replicas.url(0)}/v1/ag-ui`;
       const again = await agent.run();
       // What the cut run did not show; text streamed between two journal points may come again, since
-      // the replica that took over ran that part again (the README's at-least-once).
+      // the replica that took over ran that part again (docs/replicas.md, "Durable waits": at least once).
       expect(['', 'asking ']).toContain(textOf(again));
       const [ask] = interruptsOf(again);
       expect(ask).toMatchObject({ message: 'Your name?' });

@@ -73,10 +73,22 @@ export interface Serving {
 
 const servers = new Set<ChildProcess>();
 
+export interface ServeOptions {
+  /** Where it runs (default: the repository). */
+  cwd?: string;
+  /** How long it may take to listen before it is killed and the start fails (default 15 s). */
+  timeoutMs?: number;
+}
+
 /** Starts `interlude serve` and waits for the line it prints once it listens. */
-export function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Serving> {
-  const child = spawn(process.execPath, [CLI, 'serve', ...args], { cwd: ROOT, env: cliEnv(env) });
-  return served(child);
+export function serve(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  options: ServeOptions = {},
+): Promise<Serving> {
+  const { cwd = ROOT, timeoutMs = 15_000 } = options;
+  const child = spawn(process.execPath, [CLI, 'serve', ...args], { cwd, env: cliEnv(env) });
+  return served(child, timeoutMs);
 }
 
 /**
@@ -87,23 +99,22 @@ export function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Serv
 export function serveOnTerminal(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Serving> {
   const command = `exec ${[process.execPath, CLI, 'serve', ...args].map((a) => JSON.stringify(a)).join(' ')}`;
   const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: ROOT, env: cliEnv(env) });
-  return served(child);
+  return served(child, 15_000);
 }
 
-function served(child: ChildProcess): Promise<Serving> {
+function served(child: ChildProcess, timeoutMs: number): Promise<Serving> {
   servers.add(child);
   return new Promise((done, fail) => {
     let stdout = '';
     let stderr = '';
-    const timer = setTimeout(
-      () =>
-        fail(
-          new Error(
-            `serve printed no "Interlude serving" line in 15s.\nstdout:\n${stdout}\nstderr:\n${stderr}`,
-          ),
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(
+        new Error(
+          `serve printed no "Interlude serving" line in ${timeoutMs / 1000}s.\nstdout:\n${stdout}\nstderr:\n${stderr}`,
         ),
-      15_000,
-    );
+      );
+    }, timeoutMs);
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.stdout!.setEncoding('utf8').on('data', (d: string) => {
       stdout += d;

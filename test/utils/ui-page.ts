@@ -4,7 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { chromiumPath } from './requires';
 
 const ROOT = join(__dirname, '..', '..');
-/** Where the tests leave screenshots of the page (docs/screenshots; only the README's two are kept in git). */
+/** Where the tests leave screenshots of the page (docs/screenshots; only the two the README shows are kept in git). */
 export const SCREENSHOTS = join(ROOT, 'docs', 'screenshots');
 
 /** Builds the page into dist/public when `npm run build` has not (a `npx jest` on a fresh clone). */

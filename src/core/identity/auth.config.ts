@@ -72,7 +72,7 @@ export class BasicUserConfig {
   @IsDefined()
   @IsString()
   @Matches(/^scrypt:[A-Za-z0-9+/]+=*:[A-Za-z0-9+/]{22,}=*$/, {
-    message: 'password_hash must be scrypt:<salt base64>:<key base64> (see README, "Security")',
+    message: 'password_hash must be scrypt:<salt base64>:<key base64> (see docs/security.md)',
   })
   password_hash!: string;
   /** The user id the user is known by; default: the username. */
