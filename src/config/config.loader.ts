@@ -268,7 +268,18 @@ function referenceProblems(
           },
         ];
       }
-      if (groups.length) known.push(...groups.map((g) => `${g} (function group)`));
+      if (groups.length) {
+        const listed = [
+          known.length ? `functions: ${known.join(', ')}` : '',
+          `function_groups: ${groups.join(', ')}`,
+        ];
+        return [
+          {
+            loc,
+            message: `no entry "${name}" in functions or function_groups; ${listed.filter(Boolean).join('; ')}`,
+          },
+        ];
+      }
     }
     const listed = known.length ? `; ${section}: ${known.join(', ')}` : `, and ${section}: declares none`;
     return [{ loc, message: `no entry "${name}" in ${section}${listed}` }];

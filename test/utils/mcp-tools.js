@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-require-imports -- plain CommonJS, run by `node` itself */
 // The MCP tools the suite's MCP servers offer (an McpServer from the SDK), shared by the streamable
 // HTTP server (mcp-servers.ts) and the stdio one (mcp-stdio-server.js). Plain CommonJS so `node` runs it.
 const { McpServer } = require('@modelcontextprotocol/sdk/server/mcp.js');
