@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { validatePlain } from '../core/validation/validation-issues';
-import type { BuildContext, BuiltFunction, ConfigReference } from '../runtime/function-type';
+import {
+  GROUP_SEPARATOR,
+  type BuildContext,
+  type BuiltFunction,
+  type BuiltFunctionGroup,
+  type ConfigReference,
+} from '../runtime/function-type';
 import { OutboundPolicy } from '../core/outbound/outbound-policy';
 import { SandboxConfig } from '../core/workers/sandbox.config';
 import type { FunctionRegistry } from '../runtime/function-registry';
@@ -48,6 +54,8 @@ export interface AppConfig {
   perUser: boolean;
   buildWorkflow(): BuiltFunction;
   functions: Map<string, BuiltFunction>;
+  /** `function_groups:`, built but not connected: `connectGroups` connects them at start-up. */
+  groups: Map<string, BuiltFunctionGroup>;
   llms: Map<string, LlmClient>;
   /** Fields that configure nothing here, one line each: `file:line: path: ignored: why`. */
   warnings: string[];
@@ -112,6 +120,7 @@ export function parseConfig(
   found.push(...nat.problems);
 
   const functions = new Map<string, BuiltFunction>();
+  const groups = new Map<string, BuiltFunctionGroup>();
   const llms = new Map<string, LlmClient>();
   let workflow: Built | undefined;
   // Components are checked even when the rest of the file has problems, so every problem is reported.
@@ -142,6 +151,7 @@ export function parseConfig(
     fn: (fn) => functions.get(fn)!,
     outbound,
     sandbox,
+    group: (group) => groups.get(group),
   });
   const build = (loc: Loc, name: string, component: unknown): Built | undefined => {
     const typeName = (component as { _type?: unknown } | null)?._type;
@@ -170,7 +180,7 @@ export function parseConfig(
     const references = type.references?.(checked.value) ?? [];
     const problems = [
       ...(type.check?.(checked.value) ?? []),
-      ...referenceProblems(references, name, entriesOf),
+      ...referenceProblems(references, name, entriesOf, registry),
     ];
     for (const p of problems) found.push({ loc: [...loc, ...p.loc], message: p.message });
     // An LLM with problems of its own is not built; they are reported under llms:.
@@ -179,6 +189,10 @@ export function parseConfig(
     const make = () => type.build(checked.value, context(name));
     return { fn: make(), make, perUser: perUser === true };
   };
+  for (const [name, component] of Object.entries(entriesOf('function_groups'))) {
+    const group = buildGroup(['function_groups', name], component, registry, context(name), found);
+    if (group) groups.set(name, group);
+  }
   const declared = isMapping(sections.functions) ? sections.functions : {};
   for (const [name, component] of Object.entries(declared)) {
     const built = build(['functions', name], name, component);
@@ -215,6 +229,7 @@ export function parseConfig(
     perUser: workflow.perUser,
     buildWorkflow: workflow.make,
     functions,
+    groups,
     llms,
     eval: evaluation?.eval,
     warnings: nat.warnings.map((w) => {
@@ -224,21 +239,91 @@ export function parseConfig(
   };
 }
 
-/** References to entries the file does not declare (or a function naming itself as its own tool). */
+/**
+ * References to entries the file does not declare (or a function naming itself as its own tool). A
+ * tool may also be a whole function group or one of its tools, `<group>__<tool>`; whether that tool
+ * exists is known once the group has connected.
+ */
 function referenceProblems(
   references: ConfigReference[],
   self: string,
   entriesOf: (section: string) => Record<string, unknown>,
+  registry: FunctionRegistry,
 ): { loc: Loc; message: string }[] {
+  const groups = Object.keys(entriesOf('function_groups'));
   return references.flatMap(({ loc, section, name }) => {
     if (section === 'functions' && name === self) {
       return [{ loc, message: `"${name}" cannot be its own tool` }];
     }
     const known = Object.keys(entriesOf(section));
     if (known.includes(name)) return [];
+    if (section === 'functions') {
+      const group = name.includes(GROUP_SEPARATOR) ? name.slice(0, name.indexOf(GROUP_SEPARATOR)) : name;
+      if (groups.includes(group)) return [];
+      if (registry.getGroup(name)) {
+        return [
+          {
+            loc,
+            message: `"${name}" is a function group type: declare it under function_groups and name that entry`,
+          },
+        ];
+      }
+      if (groups.length) {
+        const listed = [
+          known.length ? `functions: ${known.join(', ')}` : '',
+          `function_groups: ${groups.join(', ')}`,
+        ];
+        return [
+          {
+            loc,
+            message: `no entry "${name}" in functions or function_groups; ${listed.filter(Boolean).join('; ')}`,
+          },
+        ];
+      }
+    }
     const listed = known.length ? `; ${section}: ${known.join(', ')}` : `, and ${section}: declares none`;
     return [{ loc, message: `no entry "${name}" in ${section}${listed}` }];
   });
+}
+
+function buildGroup(
+  loc: Loc,
+  component: unknown,
+  registry: FunctionRegistry,
+  context: BuildContext,
+  found: { loc: Loc; message: string }[],
+): BuiltFunctionGroup | undefined {
+  const typeName = (component as { _type?: unknown } | null)?._type;
+  if (component === null || typeof component !== 'object' || typeof typeName !== 'string') {
+    found.push({ loc, message: 'must be a mapping with a _type' });
+    return undefined;
+  }
+  const type = registry.getGroup(typeName);
+  if (!type) {
+    found.push({
+      loc: [...loc, '_type'],
+      message: `unknown function group _type "${typeName}"; known types: ${registry.knownGroups().join(', ')}`,
+    });
+    return undefined;
+  }
+  const checked = validatePlain(type.config, component, loc, { forbidUnknown: true });
+  if (!checked.ok) {
+    found.push(...checked.issues.map((i) => ({ loc: i.loc, message: i.msg })));
+    return undefined;
+  }
+  const problems = type.check?.(checked.value) ?? [];
+  for (const p of problems) found.push({ loc: [...loc, ...p.loc], message: p.message });
+  return problems.length ? undefined : type.build(checked.value, context);
+}
+
+/**
+ * Connects every function group (an MCP client lists its server's tools), all at once; rejects with
+ * every failure, each naming its group and server. A server that never answers fails after its timeout.
+ */
+export async function connectGroups(config: AppConfig): Promise<void> {
+  const results = await Promise.allSettled([...config.groups.values()].map((g) => g.connect()));
+  const failures = results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).message] : []));
+  if (failures.length) throw new Error(failures.join('; '));
 }
 
 function checkAuthProvider(loc: Loc, entry: Record<string, unknown>, found: { loc: Loc; message: string }[]) {

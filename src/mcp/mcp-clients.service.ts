@@ -1,14 +1,29 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { connectGroups } from '../config/config.loader';
+import { ServerConfig } from '../config/server-config';
 import type { Identity } from '../core/identity/identity';
+import { isMcpClientGroup } from '../runtime/mcp/mcp-client-group';
 import type { McpClientDto } from './dto/mcp-tool-list.dto';
 
 /**
- * The MCP clients a workflow uses, for the NAT UI's MCP panel. No component type here is an MCP client
- * yet, so the list is empty; one that is will list itself here (per user for per-user workflows).
+ * The workflow's MCP clients (`function_groups` of `_type: mcp_client`): connected before the server
+ * listens (an unreachable server stops start-up), listed for the NAT UI's MCP panel, closed at shutdown.
  */
 @Injectable()
-export class McpClients {
+export class McpClients implements OnModuleInit, OnApplicationShutdown {
+  constructor(private readonly config: ServerConfig) {}
+
+  onModuleInit(): Promise<void> {
+    return connectGroups(this.config.app);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all([...this.config.app.groups.values()].map((g) => g.close()));
+  }
+
+  /** Each client's tools, with whether its server lists them right now (one live `tools/list` each). */
   list(_identity: Identity | null): Promise<McpClientDto[]> {
-    return Promise.resolve([]);
+    const groups = [...this.config.app.groups.values()].filter(isMcpClientGroup);
+    return Promise.all(groups.map((g) => g.describe()));
   }
 }

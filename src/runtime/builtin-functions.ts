@@ -9,8 +9,9 @@ import { askQuestionTool } from './tools/ask-question.tool';
 import { calculatorTool } from './tools/calculator/calculator.tool';
 import { currentDatetimeTool } from './tools/current-datetime.tool';
 import { httpRequestTool } from './tools/http-request.tool';
+import { mcpClientGroupType } from './mcp/mcp-client-group';
 
-/** A registry holding every built-in `_type`: workflows, LLM agents and tools. */
+/** A registry holding every built-in `_type`: workflows, LLM agents, tools and function groups. */
 export function builtinRegistry(): FunctionRegistry {
   return new FunctionRegistry()
     .register(echoFunction)
@@ -22,5 +23,6 @@ export function builtinRegistry(): FunctionRegistry {
     .register(calculatorTool)
     .register(httpRequestTool)
     .register(askConfirmationTool)
-    .register(askQuestionTool);
+    .register(askQuestionTool)
+    .registerGroup(mcpClientGroupType);
 }

@@ -50,6 +50,34 @@ export interface BuildContext {
   outbound: OutboundPolicy;
   /** The size and queues of the worker threads a function runs untrusted work on (`general.sandbox`). */
   sandbox: SandboxConfig;
+  /** A group of `function_groups:` by name (built before `functions:`), or undefined. */
+  group(name: string): BuiltFunctionGroup | undefined;
+}
+
+/** NeMo Agent Toolkit's separator between a function group's name and its tool's: `<group>__<tool>`. */
+export const GROUP_SEPARATOR = '__';
+
+/**
+ * A function group as built from config (NeMo Agent Toolkit's `function_groups:`): tools that come
+ * together from one source, named `<group>__<tool>`. Its tools may only be known once it has connected.
+ */
+export interface BuiltFunctionGroup {
+  type: string;
+  /** Connects once (later calls wait for the same attempt); rejects with a message naming the group. */
+  connect(): Promise<void>;
+  /** Its tools an agent may call, by full name (`<group>__<tool>`); after `connect()`. */
+  functions(): Map<string, BuiltFunction>;
+  /** Stops what the group started (connections, child processes). */
+  close(): Promise<void>;
+}
+
+/** A registered function group `_type`: its config class (validated at start-up) and how to build it. */
+export interface FunctionGroupType<C extends object = object> {
+  type: string;
+  description: string;
+  config: Ctor<C>;
+  check?(config: C): ConfigProblem[];
+  build(config: C, context: BuildContext): BuiltFunctionGroup;
 }
 
 /** A name a config refers to in another section; the loader reports the ones that do not exist. */

@@ -1,6 +1,13 @@
 import { lastUserText, type ChatMessage, type ChatRequest } from '../chat-input';
 import { resultText } from '../chat-completion';
-import type { ConfigProblem, Ctor, FunctionType } from '../function-type';
+import {
+  GROUP_SEPARATOR,
+  type BuildContext,
+  type BuiltFunction,
+  type ConfigProblem,
+  type Ctor,
+  type FunctionType,
+} from '../function-type';
 import { ScriptedInput } from '../functions/scripted.function';
 import type { LlmClient } from '../llm/llm-client';
 import type { JsonSchema } from '../tools/json-schema';
@@ -74,11 +81,8 @@ export function agentType<C extends AgentConfig>(spec: AgentSpec<C>): FunctionTy
       const llms = [config.llm_name].flat().map((name) => context.llm(name));
       const llm = llms.find((l) => l.hasApiKey) ?? llms[0];
       let tools: AgentTools | undefined;
-      const toolsOf = () =>
-        (tools ??= new AgentTools(
-          config.tool_names.map((name) => [name, context.fn(name)]),
-          config.handle_tool_errors,
-        ));
+      const toolsOf = async () =>
+        (tools ??= new AgentTools(await resolveTools(config.tool_names, context), config.handle_tool_errors));
       return {
         type: spec.type,
         description: config.description ?? spec.description,
@@ -92,7 +96,7 @@ export function agentType<C extends AgentConfig>(spec: AgentSpec<C>): FunctionTy
             context.name,
             'function',
             async () => {
-              const run = { config, name: context.name, llm, tools: toolsOf(), conversation, ctx };
+              const run = { config, name: context.name, llm, tools: await toolsOf(), conversation, ctx };
               return agentResult(await spec.loop(run), input, ctx, llm.model);
             },
             { input: lastUserText(conversation), end: (result) => ({ output: resultText(result) }) },
@@ -101,6 +105,38 @@ export function agentType<C extends AgentConfig>(spec: AgentSpec<C>): FunctionTy
       };
     },
   };
+}
+
+/**
+ * An agent's `tool_names` as functions: a function of `functions:`, a whole function group (each of its
+ * tools as `<group>__<tool>`), or one tool of a group. A group connects first (once, shared).
+ */
+async function resolveTools(names: string[], context: BuildContext): Promise<[string, BuiltFunction][]> {
+  const tools: [string, BuiltFunction][] = [];
+  for (const name of names) {
+    const fn = context.fn(name);
+    if (fn) {
+      tools.push([name, fn]);
+      continue;
+    }
+    const groupName = name.includes(GROUP_SEPARATOR) ? name.slice(0, name.indexOf(GROUP_SEPARATOR)) : name;
+    const group = context.group(groupName);
+    if (!group) throw new Error(`tool_names: no function or function group "${name}"`);
+    await group.connect();
+    if (groupName === name) {
+      tools.push(...group.functions());
+      continue;
+    }
+    const one = group.functions().get(name);
+    if (!one) {
+      const offered = [...group.functions().keys()].join(', ') || 'none';
+      throw new Error(
+        `tool_names: function group "${groupName}" has no tool "${name}" (its tools: ${offered})`,
+      );
+    }
+    tools.push([name, one]);
+  }
+  return tools;
 }
 
 /** The run stopped for want of a final answer within `max_iterations` calls to the model. */

@@ -1,0 +1,3 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+
+export function testMcpServer(name: string): McpServer;
