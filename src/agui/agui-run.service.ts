@@ -60,7 +60,9 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
   }
 
   async run(identity: Identity, input: RunInput, req: Request, res: Response): Promise<void> {
-    const hold = await ThreadHold.take(this.threads, input.threadId, ownerOf(identity), this.logger);
+    const resuming = (input.resume?.length ?? 0) > 0;
+    const owner = ownerOf(identity);
+    const hold = await ThreadHold.take(this.threads, input.threadId, owner, this.logger, resuming);
     const trace = observabilityTrace(req.headers, activeOtelTraceId);
     res.setHeader(TRACE_HEADER, trace.traceId);
     this.log?.assign(req, { userId: identity.userId, traceId: trace.traceId });
@@ -180,6 +182,7 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
     const plan = planRun(thread, input, record, {
       live: execution !== undefined,
       endSeq: execution?.events.terminal?.seq,
+      resumeToFollow: identity.userId === null,
     });
     return { plan, execution };
   }
