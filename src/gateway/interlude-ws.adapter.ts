@@ -6,6 +6,7 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { jsonDepth, MAX_JSON_DEPTH } from '../core/validation/validation-issues';
 import type { TrustedProxy } from '../core/http/client-address';
 import { addressOf, OpenCounter } from '../core/http/connection-caps';
+import { InboundBudget } from './inbound-budget';
 
 /**
  * The message name under which the adapter hands a gateway the frames it could not route: not JSON,
@@ -25,6 +26,8 @@ export interface InterludeWsOptions {
   pingSeconds: number;
   /** Open sockets one address may hold; the handshake of one more is refused with 429. */
   maxConnectionsPerAddress: number;
+  /** Bytes of unfinished messages one address may have sent over all its sockets (see InboundBudget). */
+  maxBufferedBytesPerAddress: number;
   trusted: TrustedProxy;
 }
 
@@ -83,6 +86,10 @@ export class InterludeWsAdapter extends AbstractWsAdapter {
     });
     const http = this.httpServer as Server;
     const perAddress = new OpenCounter(this.options.maxConnectionsPerAddress);
+    // Never below one whole message: a client sending the largest one allowed is not refused alone.
+    const budget = new InboundBudget(
+      Math.max(this.options.maxBufferedBytesPerAddress, this.options.maxPayload + 14),
+    );
     const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       if (pathOf(req.url) !== path) return refuseUpgrade(socket, '404 Not Found');
       const address = addressOf(req, this.options.trusted);
@@ -95,6 +102,7 @@ export class InterludeWsAdapter extends AbstractWsAdapter {
       socket.once('close', release);
       server.handleUpgrade(req, socket, head, (ws) => {
         ws.once('close', release);
+        budget.track(ws, socket, address);
         server.emit('connection', ws, req);
       });
     };
