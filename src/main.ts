@@ -89,6 +89,7 @@ export async function createApp(
       maxPayload: frontEnd.websocket_max_message_bytes,
       pingSeconds: frontEnd.websocket_ping_seconds,
       maxConnectionsPerAddress: frontEnd.websocket_max_connections_per_address,
+      maxBufferedBytesPerAddress: frontEnd.websocket_max_buffered_bytes_per_address,
       trusted: http.trusted,
       untrustedForwardedFor: http.untrustedForwardedFor,
       hosts: http.hosts,

@@ -50,6 +50,7 @@ export function routeTable(routes: Routes): { method: string; path: string }[] {
     { method: 'GET', path: routes.openapi },
     { method: 'GET', path: routes.oauth2Callback },
     { method: 'GET', path: `${routes.oauth2Callback}/start` },
+    { method: 'POST', path: `${routes.oauth2Callback}/start` },
     { method: 'GET', path: '/executions' },
     { method: 'GET', path: '/executions/:id' },
     { method: 'DELETE', path: '/executions/:id' },

@@ -23,6 +23,7 @@ import { chatRequestOf } from './messages';
 import { planRun, type Plan } from './resume-plan';
 import { RunRenderer, type Emit, type Stop } from './run-renderer';
 import type { ResumeEntry, RunInput } from './run-input';
+import { extrasOf, RunExtras } from './run-extras';
 import { ThreadHold } from './thread-hold';
 
 /** How a run's rendering ended, and the last execution event it rendered. */
@@ -39,6 +40,7 @@ const ownerOf = (identity: Identity) => identity.userId ?? 'anonymous';
 export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(AguiRunService.name);
   private sweeper?: NodeJS.Timeout;
+  private readonly extras = new RunExtras();
 
   constructor(
     private readonly executions: ExecutionService,
@@ -60,7 +62,9 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
   }
 
   async run(identity: Identity, input: RunInput, req: Request, res: Response): Promise<void> {
-    const hold = await ThreadHold.take(this.threads, input.threadId, ownerOf(identity), this.logger);
+    const resuming = (input.resume?.length ?? 0) > 0;
+    const owner = ownerOf(identity);
+    const hold = await ThreadHold.take(this.threads, input.threadId, owner, this.logger, resuming);
     const trace = observabilityTrace(req.headers, activeOtelTraceId);
     res.setHeader(TRACE_HEADER, trace.traceId);
     this.log?.assign(req, { userId: identity.userId, traceId: trace.traceId });
@@ -103,14 +107,16 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
       if (execution) out.following = this.follow(execution, renderer, writer, afterSeq);
     };
     if (plan.kind === 'start') {
+      const agui = extrasOf(input);
       const started = await this.executions.start(this.workflowInput(input), identity, {
-        request: { ...requestMetadata(req), extras: this.extras(input) },
+        request: { ...requestMetadata(req), extras: { agui } },
         trace,
         interactive: true,
         face: { name: AGUI_FACE, options: { threadId: input.threadId } },
         streaming: true,
         beforeRun: (execution) => {
           execution.expose();
+          this.extras.hand(execution, agui);
           this.threads.setInterrupts(thread, []);
           Object.assign(thread, { executionId: execution.id, cursor: 0, lastResume: undefined });
           begin(execution);
@@ -127,6 +133,7 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
           afterSeq: plan.afterSeq,
         };
         await this.threads.save(thread);
+        this.extras.renew(execution.id, input);
         await this.answer(identity, execution, plan.answers);
       }
     } else {
@@ -139,6 +146,7 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
       return;
     }
     const { stop, lastSeq, handedOver } = await following;
+    if (stop?.kind === 'interrupted') this.extras.drop(thread.executionId);
     thread.cursor = Math.max(thread.cursor, lastSeq);
     if (stop?.kind === 'interrupted') this.threads.setInterrupts(thread, stop.interrupts);
     else if (stop?.kind === 'ended') this.threads.setInterrupts(thread, []);
@@ -180,6 +188,7 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
     const plan = planRun(thread, input, record, {
       live: execution !== undefined,
       endSeq: execution?.events.terminal?.seq,
+      resumeToFollow: identity.userId === null,
     });
     return { plan, execution };
   }
@@ -275,14 +284,6 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
       },
       emit,
     );
-  }
-
-  /** `state`, `forwardedProps`, `context` and the client's `tools`, for workflows that read them. */
-  private extras(input: RunInput): Record<string, unknown> {
-    const extras: Record<string, unknown> = { context: input.context, tools: input.tools };
-    if (input.state !== undefined) extras.state = input.state;
-    if (input.forwardedProps !== undefined) extras.forwardedProps = input.forwardedProps;
-    return { agui: extras };
   }
 
   private workflowInput(input: RunInput): unknown {

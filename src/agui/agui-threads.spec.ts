@@ -1,7 +1,12 @@
 import { ReplicaServices } from '../../test/utils/replica-services';
 import { requires } from '../../test/utils/requires';
 import { MemoryAguiThreads, type AguiThread, type AguiThreads } from './agui-threads';
+import type { PendingInterrupt } from './interrupts';
 import { CLAIM_LEASE_MS, PostgresAguiThreads } from './postgres-agui-threads';
+
+function aPendingInterrupt(): PendingInterrupt {
+  return { interrupt: { id: 'i-1', reason: 'input_required' }, kind: 'prompt', executionId: 'e-1' };
+}
 
 type Make = (maxPerOwner: number, ttlMs: number, clock: () => number) => AguiThreads | Promise<AguiThreads>;
 
@@ -24,10 +29,10 @@ function threadContract(make: Make): void {
     const threads = await make(10, 60_000, clock);
     await threads.release((await threads.claim('t', 'alice')) as never);
     now += 59_999;
-    expect(await threads.get('t')).toBeDefined();
+    expect(await threads.get('t', 'alice')).toBeDefined();
     now += 60_000;
     await threads.sweep();
-    expect(await threads.get('t')).toBeUndefined();
+    expect(await threads.get('t', 'alice')).toBeUndefined();
   });
 
   it('holds at most the limit per identity: the least recently used idle thread makes room', async () => {
@@ -38,8 +43,8 @@ function threadContract(make: Make): void {
     }
     now++;
     await threads.claim('c', 'mallory');
-    expect(await threads.get('a')).toBeUndefined();
-    expect(await threads.get('b')).toBeDefined();
+    expect(await threads.get('a', 'mallory')).toBeUndefined();
+    expect(await threads.get('b', 'mallory')).toBeDefined();
     // Other identities are not affected by mallory's threads.
     expect(await threads.claim('d', 'alice')).not.toBe(false);
   });
@@ -50,14 +55,47 @@ function threadContract(make: Make): void {
     await expect(threads.claim('b', 'mallory')).rejects.toThrow(/At most 1/);
   });
 
+  it('never makes room with a thread that waits on an interrupt', async () => {
+    const threads = await make(2, 60_000, clock);
+    const waiting = (await threads.claim('victim', 'anonymous')) as AguiThread;
+    threads.setInterrupts(waiting, [aPendingInterrupt()]);
+    await threads.release(waiting);
+    now++;
+    await threads.release((await threads.claim('a', 'anonymous')) as never);
+    now++;
+    // The idle one makes room, then nothing can.
+    expect(await threads.claim('b', 'anonymous')).not.toBe(false);
+    await expect(threads.claim('c', 'anonymous')).rejects.toThrow(/At most 2/);
+    expect(await threads.get('victim', 'anonymous')).toMatchObject({ interrupts: [aPendingInterrupt()] });
+    expect(await threads.get('a', 'anonymous')).toBeUndefined();
+  });
+
+  it('keeps one thread per owner and id: the same id of another owner is another thread', async () => {
+    const threads = await make(10, 60_000, clock);
+    const alice = (await threads.claim('t', 'alice')) as AguiThread;
+    Object.assign(alice, { executionId: 'e-alice' });
+    await threads.release(alice);
+    const bob = (await threads.claim('t', 'bob')) as AguiThread;
+    expect(bob).toMatchObject({ id: 't', owner: 'bob', busy: true });
+    expect(bob.executionId).toBeUndefined();
+    await threads.release(bob);
+    expect(await threads.get('t', 'alice')).toMatchObject({ owner: 'alice', executionId: 'e-alice' });
+    expect(await threads.get('t', 'bob')).toMatchObject({ owner: 'bob' });
+    expect(await threads.get('t', 'carol')).toBeUndefined();
+  });
+
   it('keeps what a run saved on the thread for the next run', async () => {
     const threads = await make(10, 60_000, clock);
     const thread = (await threads.claim('t', 'alice')) as AguiThread;
     Object.assign(thread, { executionId: 'e-1', cursor: 7 });
     await threads.save(thread);
-    expect(await threads.get('t')).toMatchObject({ executionId: 'e-1', cursor: 7, busy: true });
+    expect(await threads.get('t', 'alice')).toMatchObject({ executionId: 'e-1', cursor: 7, busy: true });
     await threads.release(thread);
-    expect(await threads.get('t')).toMatchObject({ owner: 'alice', executionId: 'e-1', busy: false });
+    expect(await threads.get('t', 'alice')).toMatchObject({
+      owner: 'alice',
+      executionId: 'e-1',
+      busy: false,
+    });
   });
 }
 

@@ -5,6 +5,7 @@ import type { PendingInterrupt } from './interrupts';
  * keeps it for several replicas; an `AguiThreads` adapter is the only class that stores it.
  */
 export interface AguiThread {
+  /** The client's `threadId`: a thread is its owner's, another owner's same id is another thread. */
   id: string;
   /** The identity that created it (`anonymous` for anonymous callers). */
   owner: string;
@@ -28,14 +29,14 @@ const MAX_EARLIER = 100;
 export class ThreadLimitError extends Error {}
 
 /**
- * The AG-UI threads: a port (abstract class, also the DI token) with a memory adapter for one process
- * and a Postgres one for replicas. Bounded: a thread is forgotten `ttlMs` after its last run, and one
- * identity holds at most `maxPerOwner` (its least recently used idle thread is dropped for a new one;
- * when all are busy the new one is refused).
+ * The AG-UI threads, by owner and thread id: a port (abstract class, also the DI token) with a memory
+ * adapter for one process and a Postgres one for replicas. Bounded: a thread is forgotten `ttlMs` after
+ * its last run, and one identity holds at most `maxPerOwner` (its least recently used idle thread that
+ * waits on no interrupt is dropped for a new one; when there is none the new one is refused).
  */
 export abstract class AguiThreads {
-  abstract get(id: string): Promise<AguiThread | undefined>;
-  /** Marks the thread busy, creating it for `owner`; false when a run is already streaming on it. */
+  abstract get(id: string, owner: string): Promise<AguiThread | undefined>;
+  /** Marks `owner`'s thread busy, creating it; false when a run is already streaming on it. */
   abstract claim(id: string, owner: string): Promise<AguiThread | false>;
   /** Stores what a run changed on the thread it holds (so other replicas see it mid-run). */
   abstract save(thread: AguiThread): Promise<void>;
@@ -60,6 +61,17 @@ export abstract class AguiThreads {
   }
 }
 
+/** Whether the thread may make room for a new one: no run streams on it, and it waits on no interrupt. */
+export function evictable(thread: AguiThread): boolean {
+  return !thread.busy && thread.interrupts.length === 0;
+}
+
+export function tooManyThreads(max: number): ThreadLimitError {
+  return new ThreadLimitError(
+    `At most ${max} AG-UI threads per user, and none can make room (each is running or waits on an interrupt)`,
+  );
+}
+
 /** A new thread, claimed by its first run. */
 export function newThread(id: string, owner: string, now: number): AguiThread {
   return { id, owner, cursor: 0, interrupts: [], earlier: [], busy: true, touchedAt: now };
@@ -67,6 +79,7 @@ export function newThread(id: string, owner: string, now: number): AguiThread {
 
 /** The threads of this process (`general.executions.store: memory`). */
 export class MemoryAguiThreads extends AguiThreads {
+  /** By `keyOf(owner, id)`. */
   private readonly threads = new Map<string, AguiThread>();
   private readonly owners = new Map<string, Set<string>>();
 
@@ -82,8 +95,8 @@ export class MemoryAguiThreads extends AguiThreads {
     return this.threads.size;
   }
 
-  async get(id: string): Promise<AguiThread | undefined> {
-    const thread = this.threads.get(id);
+  async get(id: string, owner: string): Promise<AguiThread | undefined> {
+    const thread = this.threads.get(keyOf(owner, id));
     if (thread && !thread.busy && thread.touchedAt + this.ttlMs <= this.now()) {
       this.forget(thread);
       return undefined;
@@ -92,7 +105,7 @@ export class MemoryAguiThreads extends AguiThreads {
   }
 
   async claim(id: string, owner: string): Promise<AguiThread | false> {
-    const existing = await this.get(id);
+    const existing = await this.get(id, owner);
     if (existing) {
       if (existing.busy) return false;
       existing.busy = true;
@@ -101,10 +114,11 @@ export class MemoryAguiThreads extends AguiThreads {
     }
     this.makeRoom(owner);
     const thread = newThread(id, owner, this.now());
-    this.threads.set(id, thread);
+    const key = keyOf(owner, id);
+    this.threads.set(key, thread);
     let own = this.owners.get(owner);
     if (!own) this.owners.set(owner, (own = new Set()));
-    own.add(id);
+    own.add(key);
     return thread;
   }
 
@@ -122,18 +136,19 @@ export class MemoryAguiThreads extends AguiThreads {
     const own = this.owners.get(owner);
     if (!own || own.size < this.maxPerOwner) return;
     let oldest: AguiThread | undefined;
-    for (const id of own) {
-      const t = this.threads.get(id)!;
-      if (!t.busy && (!oldest || t.touchedAt < oldest.touchedAt)) oldest = t;
+    for (const key of own) {
+      const t = this.threads.get(key)!;
+      if (evictable(t) && (!oldest || t.touchedAt < oldest.touchedAt)) oldest = t;
     }
-    if (!oldest) throw new ThreadLimitError(`At most ${this.maxPerOwner} AG-UI threads per user`);
+    if (!oldest) throw tooManyThreads(this.maxPerOwner);
     this.forget(oldest);
   }
 
   private forget(thread: AguiThread): void {
-    this.threads.delete(thread.id);
+    const key = keyOf(thread.owner, thread.id);
+    this.threads.delete(key);
     const own = this.owners.get(thread.owner);
-    own?.delete(thread.id);
+    own?.delete(key);
     if (own?.size === 0) this.owners.delete(thread.owner);
   }
 
@@ -141,4 +156,9 @@ export class MemoryAguiThreads extends AguiThreads {
     const now = this.now();
     for (const t of this.threads.values()) if (!t.busy && t.touchedAt + this.ttlMs <= now) this.forget(t);
   }
+}
+
+/** Owner ids (uuids, `anonymous`) hold no NUL, so the first one splits a key back into its pair. */
+function keyOf(owner: string, id: string): string {
+  return `${owner}\u0000${id}`;
 }

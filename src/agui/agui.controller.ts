@@ -20,7 +20,9 @@ import { capabilitiesOf } from './capabilities';
 import { RUN_AGENT_INPUT_DOC } from './openapi';
 import { parseRunInput } from './run-input';
 
-type RequestWithBody = Request & { bodyError?: { type?: string; status?: number; message: string } };
+type RequestWithBody = Request & {
+  bodyError?: { type?: string; status?: number; message: string; setting?: string };
+};
 
 /** The AG-UI face: `POST` runs an agent (SSE), `GET capabilities` says what it supports. */
 @ApiTags('AG-UI')
@@ -65,7 +67,11 @@ export class AguiController {
     }
     const err = req.bodyError;
     if (err && (err.type === 'entity.too.large' || err.status === 413)) {
-      throw new AppError(ErrorCode.PayloadTooLarge, `Request body is larger than the limit (${err.message})`);
+      const setting = `general.front_end.${err.setting ?? 'max_stream_body_bytes'}`;
+      throw new AppError(
+        ErrorCode.PayloadTooLarge,
+        `Request body is larger than the limit (${err.message}; ${setting})`,
+      );
     }
     const parsed = err
       ? { issues: [{ path: '', message: `JSON decode error: ${err.message}` }] }

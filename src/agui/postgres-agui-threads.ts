@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Tables } from '../db/tables';
 import { fromJson, toJson } from '../executions/postgres-execution.store';
-import { AguiThreads, newThread, ThreadLimitError, type AguiThread } from './agui-threads';
+import { AguiThreads, newThread, tooManyThreads, type AguiThread } from './agui-threads';
 
 /**
  * How long a run's claim on its thread holds unless renewed, by default: a replica that died frees it
@@ -33,8 +33,13 @@ export class PostgresAguiThreads extends AguiThreads {
     return this.claimMs / 3;
   }
 
-  async get(id: string): Promise<AguiThread | undefined> {
-    const row = await this.db.selectFrom('agui_thread').selectAll().where('id', '=', id).executeTakeFirst();
+  async get(id: string, owner: string): Promise<AguiThread | undefined> {
+    const row = await this.db
+      .selectFrom('agui_thread')
+      .selectAll()
+      .where('owner', '=', owner)
+      .where('id', '=', id)
+      .executeTakeFirst();
     const now = this.now();
     if (!row || this.expired(row, now)) return undefined;
     return this.threadOf(row, now);
@@ -48,29 +53,37 @@ export class PostgresAguiThreads extends AguiThreads {
       const row = await trx
         .selectFrom('agui_thread')
         .selectAll()
+        .where('owner', '=', owner)
         .where('id', '=', id)
         .forUpdate()
         .executeTakeFirst();
       if (row && !this.expired(row, now)) {
         const thread = this.threadOf(row, now);
-        if (thread.busy || thread.owner !== owner) return false;
+        if (thread.busy) return false;
         Object.assign(thread, { busy: true, touchedAt: now });
         await trx
           .updateTable('agui_thread')
           .set({ busy_until: now + this.claimMs, touched_at: now, thread: toJson(thread) })
+          .where('owner', '=', owner)
           .where('id', '=', id)
           .execute();
         return thread;
       }
-      if (row) await trx.deleteFrom('agui_thread').where('id', '=', id).execute();
+      if (row) await trx.deleteFrom('agui_thread').where('owner', '=', owner).where('id', '=', id).execute();
       await this.makeRoom(trx, owner, now);
       const thread = newThread(id, owner, now);
       const inserted = await trx
         .insertInto('agui_thread')
-        .values({ id, owner, busy_until: now + this.claimMs, touched_at: now, thread: toJson(thread) })
-        .onConflict((c) => c.column('id').doNothing())
+        .values({
+          id,
+          owner,
+          busy_until: now + this.claimMs,
+          touched_at: now,
+          waiting: false,
+          thread: toJson(thread),
+        })
+        .onConflict((c) => c.columns(['owner', 'id']).doNothing())
         .executeTakeFirst();
-      // Another identity created the same thread id at the same moment on another replica.
       return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0 ? thread : false;
     });
   }
@@ -78,7 +91,7 @@ export class PostgresAguiThreads extends AguiThreads {
   async save(thread: AguiThread): Promise<void> {
     await this.db
       .updateTable('agui_thread')
-      .set({ thread: toJson(thread) })
+      .set({ thread: toJson(thread), waiting: thread.interrupts.length > 0 })
       .where('id', '=', thread.id)
       .where('owner', '=', thread.owner)
       .execute();
@@ -89,7 +102,12 @@ export class PostgresAguiThreads extends AguiThreads {
     Object.assign(thread, { busy: false, touchedAt: now });
     await this.db
       .updateTable('agui_thread')
-      .set({ busy_until: null, touched_at: now, thread: toJson(thread) })
+      .set({
+        busy_until: null,
+        touched_at: now,
+        waiting: thread.interrupts.length > 0,
+        thread: toJson(thread),
+      })
       .where('id', '=', thread.id)
       .where('owner', '=', thread.owner)
       .execute();
@@ -99,6 +117,7 @@ export class PostgresAguiThreads extends AguiThreads {
     await this.db
       .updateTable('agui_thread')
       .set({ busy_until: this.now() + this.claimMs })
+      .where('owner', '=', thread.owner)
       .where('id', '=', thread.id)
       .where('busy_until', 'is not', null)
       .execute();
@@ -108,7 +127,10 @@ export class PostgresAguiThreads extends AguiThreads {
     await this.expiredRows(this.db, this.now()).execute();
   }
 
-  /** Drops the owner's expired threads, then (at the cap) its least recently used idle one. */
+  /**
+   * Drops the owner's expired threads, then (at the cap) its least recently used idle one that waits
+   * on no interrupt.
+   */
   private async makeRoom(trx: Transaction<Tables>, owner: string, now: number): Promise<void> {
     await this.expiredRows(trx, now).where('owner', '=', owner).execute();
     const { count } = await trx
@@ -121,12 +143,13 @@ export class PostgresAguiThreads extends AguiThreads {
       .selectFrom('agui_thread')
       .select('id')
       .where('owner', '=', owner)
+      .where('waiting', '=', false)
       .where((eb) => eb.or([eb('busy_until', 'is', null), eb('busy_until', '<=', now)]))
       .orderBy('touched_at')
       .limit(1)
       .executeTakeFirst();
-    if (!oldest) throw new ThreadLimitError(`At most ${this.maxPerOwner} AG-UI threads per user`);
-    await trx.deleteFrom('agui_thread').where('id', '=', oldest.id).execute();
+    if (!oldest) throw tooManyThreads(this.maxPerOwner);
+    await trx.deleteFrom('agui_thread').where('owner', '=', owner).where('id', '=', oldest.id).execute();
   }
 
   private expiredRows(db: Db, now: number) {

@@ -69,8 +69,12 @@ export function planRun(
   thread: AguiThread,
   input: RunInput,
   record: ExecutionRecord | undefined,
-  /** Whether this process still holds the thread's execution, and the seq of its end if it ended. */
-  execution: { live: boolean; endSeq?: number },
+  /**
+   * Whether this process still holds the thread's execution, and the seq of its end if it ended.
+   * `resumeToFollow` (anonymous threads): the only key to the thread is what the server issued its
+   * client, its interrupt ids; a run that names none of them never follows the thread's execution.
+   */
+  execution: { live: boolean; endSeq?: number; resumeToFollow?: boolean },
   now = Date.now(),
 ): Plan {
   const { live, endSeq } = execution;
@@ -86,10 +90,11 @@ export function planRun(
   if (unknown) return rule('UNKNOWN_INTERRUPT_ID', `No interrupt ${unknown.interruptId} on this thread`);
   if (open.length > 0 && !live)
     return rule('EXECUTION_GONE', 'The interrupted execution is no longer available');
+  // The errors count the open interrupts and never name them: an id is what resumes the thread.
   if (open.length > 0 && resume.length === 0) {
     return rule(
       'PENDING_INTERRUPTS',
-      `The thread has ${open.length} pending interrupt(s); resume them first: ${open.map((p) => p.interrupt.id).join(', ')}`,
+      `The thread has ${open.length} pending interrupt(s); resume them first (their ids are in the interrupted run's outcome)`,
     );
   }
   const byId = new Map(resume.map((e) => [e.interruptId, e]));
@@ -97,7 +102,7 @@ export function planRun(
   if (uncovered.length > 0) {
     return rule(
       'PARTIAL_RESUME',
-      `The resume leaves open: ${uncovered.map((p) => p.interrupt.id).join(', ')}`,
+      `The resume leaves ${uncovered.length} pending interrupt(s) open; resume every interrupt of the interrupted run`,
     );
   }
   const answers: { pending: PendingInterrupt; entry: ResumeEntry }[] = [];
@@ -119,6 +124,12 @@ export function planRun(
   }
   const unseen = endSeq === undefined || endSeq > thread.cursor;
   if (thread.executionId && live && unseen && (endSeq === undefined || resume.length > 0)) {
+    if (resume.length === 0 && execution.resumeToFollow) {
+      return rule(
+        'THREAD_BUSY',
+        'The thread’s execution is still running; resume its interrupts to follow it, or use a new thread',
+      );
+    }
     // Interrupts answered elsewhere, or an execution still running: the run shows what comes next.
     return { kind: 'follow', executionId: thread.executionId, afterSeq: thread.cursor, answers, fingerprint };
   }

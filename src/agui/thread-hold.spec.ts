@@ -16,11 +16,14 @@ describe('ThreadHold', () => {
     expect(await ThreadHold.take(threads, 't', 'alice', logger)).toBe(false);
   });
 
-  it("makes another identity's thread not found", async () => {
+  it('gives another identity a thread of its own for the same id; resuming one it does not have is not found', async () => {
     const threads = new MemoryAguiThreads(10, 60_000);
-    await ((await ThreadHold.take(threads, 't', 'alice', logger)) as ThreadHold).release();
-    const taken = ThreadHold.take(threads, 't', 'bob', logger);
-    await expect(taken).rejects.toBeInstanceOf(AppError);
-    await expect(taken).rejects.toMatchObject({ code: ErrorCode.NotFound });
+    const alice = (await ThreadHold.take(threads, 't', 'alice', logger)) as ThreadHold;
+    const bob = await ThreadHold.take(threads, 't', 'bob', logger);
+    expect(bob).not.toBe(false);
+    expect((bob as ThreadHold).thread).not.toBe(alice.thread);
+    const resumed = ThreadHold.take(threads, 't', 'carol', logger, true);
+    await expect(resumed).rejects.toBeInstanceOf(AppError);
+    await expect(resumed).rejects.toMatchObject({ code: ErrorCode.NotFound });
   });
 });

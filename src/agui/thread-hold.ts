@@ -5,8 +5,8 @@ import { ThreadLimitError, type AguiThread, type AguiThreads } from './agui-thre
 const threadNotFound = (id: string) => new AppError(ErrorCode.NotFound, `Thread ${id} not found`);
 
 /**
- * A run's hold on its thread: claimed for the caller (another identity's thread is not found), kept
- * while the run streams, and let go once.
+ * A run's hold on its thread: the caller's own (another identity's thread of the same id is another
+ * thread), kept while the run streams, and let go once.
  */
 export class ThreadHold {
   private readonly renewal?: NodeJS.Timeout;
@@ -26,15 +26,19 @@ export class ThreadHold {
     }
   }
 
-  /** Claims thread `id` for `owner`; false when a run is already streaming on it. */
+  /**
+   * Claims `owner`'s thread `id`; false when a run is already streaming on it. A run that resumes
+   * needs the thread to exist: resuming one the caller does not have is not found, whoever else has
+   * that id.
+   */
   static async take(
     threads: AguiThreads,
     id: string,
     owner: string,
     logger: Logger,
+    resuming = false,
   ): Promise<ThreadHold | false> {
-    const existing = await threads.get(id);
-    if (existing && existing.owner !== owner) throw threadNotFound(id);
+    if (resuming && !(await threads.get(id, owner))) throw threadNotFound(id);
     let thread: AguiThread | false;
     try {
       thread = await threads.claim(id, owner);

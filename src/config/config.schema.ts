@@ -116,6 +116,11 @@ export class FrontEndConfig extends NatFrontEndFields {
   @Optional() @Min(1) @IsInt() websocket_ping_seconds = 30;
   /** Open WebSocket connections one address may hold; more are refused at the handshake (429). */
   @Optional() @Min(1) @IsInt() websocket_max_connections_per_address = 1000;
+  /**
+   * Bytes of messages not yet complete that one address may have sent over all its WebSockets; the
+   * socket that passes it is closed with 1009. Never below one websocket_max_message_bytes message.
+   */
+  @Optional() @Min(1024) @IsInt() websocket_max_buffered_bytes_per_address = 16 * 1024 * 1024;
   /** Open SSE streams one address may hold; more get 429. */
   @Optional() @Min(1) @IsInt() max_streams_per_address = 100;
   /** Streams re-attached to one execution (`GET /executions/{id}/stream`) at a time; more get 429. */

@@ -9,6 +9,7 @@ import * as oauthTokens from './migrations/0006-oauth-tokens';
 import * as aguiThreads from './migrations/0007-agui-threads';
 import * as traceOwnerCreated from './migrations/0008-trace-owner-created';
 import * as feedbackByUser from './migrations/0009-feedback-by-user';
+import * as aguiThreadOwnerKey from './migrations/0010-agui-thread-owner-key';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: DatabaseDialect): Promise<void>;
@@ -26,6 +27,7 @@ const MIGRATIONS: [string, DialectMigration][] = [
   ['0007-agui-threads', aguiThreads],
   ['0008-trace-owner-created', traceOwnerCreated],
   ['0009-feedback-by-user', feedbackByUser],
+  ['0010-agui-thread-owner-key', aguiThreadOwnerKey],
 ];
 
 /** The migrations compiled into the server, so no migrations folder has to ship beside it. */

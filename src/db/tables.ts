@@ -113,6 +113,8 @@ export interface AguiThreadTable {
   /** While a run streams on it: until when its claim holds unless renewed (epoch ms). */
   busy_until: BigIntColumn | null;
   touched_at: BigIntColumn;
+  /** The thread waits on interrupts: it never makes room for a new one. */
+  waiting: boolean;
   thread: ColumnType<unknown, string, string>;
 }
 

@@ -40,12 +40,14 @@ export function abandonDurable(entries: Map<string, Entry>, endings: ExecutionEn
 export function routeOf(
   route: { interactive: boolean; interactiveRoute?: string; request: { path: string } },
   identity: Identity,
+  workflow?: string,
 ): RouteFacts {
   return {
     interactive: route.interactive,
     interactiveRoute: route.interactiveRoute,
     path: route.request.path,
     identity,
+    workflow,
   };
 }
 

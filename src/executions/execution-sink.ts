@@ -22,6 +22,8 @@ export interface RouteFacts {
   interactiveRoute?: string;
   path: string;
   identity: Identity;
+  /** The workflow's type, named where a person is asked to authorize it. */
+  workflow?: string;
 }
 
 /** What the sink needs of a running execution. */
@@ -124,7 +126,7 @@ async function authenticate(sink: EntrySink, provider: string, point?: JournalPo
     const id = entry.execution.id;
     const record = (wait: OAuthFlowWait) => sink.record(wait);
     const publish = (event: ExecutionEventBody) => sink.publish(event);
-    const execution = { id, identity: options.identity, publish, record };
+    const execution = { id, identity: options.identity, workflow: options.workflow, publish, record };
     // A replay asks again: the token is held by then (or the pending flow is waited on again).
     const granted = await deps.oauth.authenticate(execution, provider, entry.abort);
     // Journaled as a marker, never the token itself.

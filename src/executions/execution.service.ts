@@ -193,7 +193,7 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
       steps: entry.span.steps,
       signal: signalOf(entry.abort),
       streaming: facts.streaming ?? true,
-      sink: sinkFor(entry, this.waits, routeOf(facts, facts.identity)),
+      sink: sinkFor(entry, this.waits, routeOf(facts, facts.identity, workflow.type)),
       journal: entry.journal,
     };
     void this.endings.settle(

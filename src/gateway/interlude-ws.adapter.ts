@@ -7,6 +7,7 @@ import { jsonDepth, MAX_JSON_DEPTH } from '../core/validation/validation-issues'
 import type { TrustedProxy, UntrustedForwardedFor } from '../core/http/client-address';
 import { addressOf, OpenCounter } from '../core/http/connection-caps';
 import type { HostCheck } from '../core/http/host-check';
+import { InboundBudget } from './inbound-budget';
 
 /**
  * The message name under which the adapter hands a gateway the frames it could not route: not JSON,
@@ -26,6 +27,8 @@ export interface InterludeWsOptions {
   pingSeconds: number;
   /** Open sockets one address may hold; the handshake of one more is refused with 429. */
   maxConnectionsPerAddress: number;
+  /** Bytes of unfinished messages one address may have sent over all its sockets (see InboundBudget). */
+  maxBufferedBytesPerAddress: number;
   trusted: TrustedProxy;
   untrustedForwardedFor: UntrustedForwardedFor;
   /** The same Host check as HTTP requests: a handshake for a name not served is refused with 421. */
@@ -91,6 +94,10 @@ export class InterludeWsAdapter extends AbstractWsAdapter {
     });
     const http = this.httpServer as Server;
     const perAddress = new OpenCounter(this.options.maxConnectionsPerAddress);
+    // Never below one whole message: a client sending the largest one allowed is not refused alone.
+    const budget = new InboundBudget(
+      Math.max(this.options.maxBufferedBytesPerAddress, this.options.maxPayload + 14),
+    );
     const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       const { hosts } = this.options;
       if (!hosts.allows(req.headers.host)) {
@@ -108,6 +115,7 @@ export class InterludeWsAdapter extends AbstractWsAdapter {
       socket.once('close', release);
       server.handleUpgrade(req, socket, head, (ws) => {
         ws.once('close', release);
+        budget.track(ws, socket, address);
         server.emit('connection', ws, req);
       });
     };

@@ -55,3 +55,37 @@ ${script}
 </html>
 `;
 }
+
+/**
+ * The page an anonymous flow's start link shows before it goes to the provider: it names the workflow
+ * and the provider and asks the person to confirm that they started it. No script; the form posts the
+ * page's single-use token back to the start link (its `form-action` allows the provider too, where the
+ * confirmed post is redirected).
+ */
+export function confirmPage(page: { workflow: string; provider: string; token: string }): string {
+  const provider = escapeHtml(page.provider);
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Authorize ${provider}?</title></head>
+<body>
+<h1>Authorize ${provider}?</h1>
+<p>The workflow <strong>${escapeHtml(page.workflow)}</strong> asks to act with your <strong>${provider}</strong> account.</p>
+<p>Whoever started it was not signed in, so this server cannot tell who gets what it does with your account. Continue only if you started it yourself, just now. If someone sent you this link, close this window.</p>
+<form method="post">
+<input type="hidden" name="confirm" value="${escapeHtml(page.token)}">
+<button type="submit">Continue to ${provider}</button>
+</form>
+</body>
+</html>
+`;
+}
+
+/** The CSP of the confirmation page: nothing loads or runs; its form goes here, then to the provider. */
+export function confirmPagePolicy(providerOrigin: string): string {
+  return [
+    "default-src 'none'",
+    "base-uri 'none'",
+    `form-action 'self' ${providerOrigin}`,
+    "frame-ancestors 'none'",
+  ].join('; ');
+}

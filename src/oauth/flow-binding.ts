@@ -16,6 +16,24 @@ export function bindingCookieName(state: string): string {
   return `interlude_oauth_${createHash('sha256').update(state).digest('base64url').slice(0, 16)}`;
 }
 
+/**
+ * The cookie of an anonymous flow's confirmation page: SameSite=Strict, so a form another site makes
+ * the browser post never carries it, whatever that site learnt of the page.
+ */
+export function confirmCookieName(state: string): string {
+  return `interlude_oauth_confirm_${createHash('sha256').update(state).digest('base64url').slice(0, 16)}`;
+}
+
+/** A single-use confirmation token; the flow keeps only its hash. */
+export function newConfirmToken(): { token: string; hash: string } {
+  const token = randomBytes(32).toString('base64url');
+  return { token, hash: tokenHash(token) };
+}
+
+export function tokenHash(token: string): string {
+  return createHash('sha256').update(token).digest('base64url');
+}
+
 export function newBinding(state: string): FlowBinding {
   return { cookieName: bindingCookieName(state), value: randomBytes(32).toString('base64url') };
 }

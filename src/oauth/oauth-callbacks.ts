@@ -1,10 +1,18 @@
 import { Logger } from '@nestjs/common';
 import type { Identity } from '../core/identity/identity';
-import { bindingCookieName, bindingMatches, newBinding, type FlowBinding } from './flow-binding';
+import {
+  bindingCookieName,
+  bindingMatches,
+  confirmCookieName,
+  newBinding,
+  newConfirmToken,
+  tokenHash,
+  type FlowBinding,
+} from './flow-binding';
 import { TokenEndpointError, type OAuthClient } from './oauth-client';
 import type { OAuthTokens } from './oauth-tokens';
 import type { OAuthWakeups } from './oauth-wakeups';
-import type { FlowOutcome, PendingOAuthFlows } from './pending-oauth-flows';
+import type { FlowOutcome, PendingFlow, PendingOAuthFlows } from './pending-oauth-flows';
 
 /** What `/auth/redirect` answers: a status and a small page for the popup. */
 export interface CallbackOutcome {
@@ -14,12 +22,42 @@ export interface CallbackOutcome {
   clearCookie?: string;
 }
 
-/** What `/auth/redirect/start` answers: a redirect to the provider with the binding cookie, or a page. */
+/** The confirmation page of an anonymous flow: what it names, and the token its form and cookie carry. */
+export interface ConfirmPage {
+  workflow: string;
+  provider: string;
+  /** Where the confirmed form goes on to (its page's CSP `form-action` must allow the redirect). */
+  providerOrigin: string;
+  token: string;
+  cookieName: string;
+  maxAgeSeconds: number;
+}
+
+/**
+ * What `/auth/redirect/start` answers: a redirect to the provider with the binding cookie (and, after a
+ * confirmation, the confirmation cookie to clear), the confirmation page of an anonymous flow, or a page
+ * saying why not.
+ */
 export type StartOutcome =
-  | { status: 302; location: string; binding: FlowBinding; maxAgeSeconds: number }
+  | { status: 302; location: string; binding: FlowBinding; maxAgeSeconds: number; clearCookie?: string }
+  | { status: 200; confirm: ConfirmPage }
   | { status: 400 | 403; message: string };
 
+/** What a browser brings to confirm an anonymous flow. */
+export interface Confirmation {
+  /** The token of the page's form. */
+  form: string | undefined;
+  /** The browser's cookies (the page's own among them). */
+  cookies: Record<string, string>;
+  /** `Sec-Fetch-Site`, which browsers send: the form must come from this server's own page. */
+  fetchSite: string | undefined;
+}
+
 const INVALID_STATE = 'Invalid state. Please restart the authentication process.';
+const NOT_FOR_SIGNED_IN =
+  'This authorization link was made for someone who was not signed in, and this browser is signed in: it was not opened. If you did not start this yourself, someone may be trying to act with your account; close this window.';
+const CONFIRMATION_INVALID =
+  'This confirmation is no longer valid (it was already used, replaced by a newer page, or sent from another site). Open the authorization link again.';
 
 /**
  * The browser's side of a flow, on whichever replica it lands: the start link and the callback, which
@@ -36,9 +74,11 @@ export class OAuthCallbacks {
   ) {}
 
   /**
-   * `GET /auth/redirect/start?state=…`, the `auth_url` clients hand to the user's browser: binds the flow
-   * to that browser and sends it on to the provider. A flow an identified user started opens only for
-   * that user (who may open it again, moving the binding); an anonymous one for the first browser only.
+   * `GET /auth/redirect/start?state=…`, the `auth_url` clients hand to the user's browser. A flow an
+   * identified user started opens only for that user (who may open it again, moving the binding) and
+   * goes on to the provider. An anonymous one opens only in a browser that carries no identity, and
+   * shows a confirmation page first: a link handed to someone else is never one click from their
+   * consent. Its first confirmation binds it to that browser.
    */
   async begin(state: string, caller: Identity): Promise<StartOutcome> {
     const flow = await this.flows.get(state);
@@ -50,13 +90,60 @@ export class OAuthCallbacks {
           'This authorization link belongs to another user. Open it in the browser where you are signed in as the user who asked for it.',
       };
     }
-    if (flow.ownerId === null && flow.binding) {
-      return { status: 403, message: 'This authorization link was already opened in another browser.' };
-    }
+    if (flow.ownerId === null) return this.confirmationPage(flow, caller);
     const binding = newBinding(state);
     if (!(await this.flows.bind(state, binding.value))) return { status: 400, message: INVALID_STATE };
-    const maxAgeSeconds = Math.max(1, Math.ceil((flow.expiresAt - Date.now()) / 1000));
-    return { status: 302, location: flow.providerUrl, binding, maxAgeSeconds };
+    return { status: 302, location: flow.providerUrl, binding, maxAgeSeconds: maxAgeOf(flow) };
+  }
+
+  private async confirmationPage(flow: PendingFlow, caller: Identity): Promise<StartOutcome> {
+    const refused = this.anonymousRefusal(flow, caller);
+    if (refused) return refused;
+    const { token, hash } = newConfirmToken();
+    if (!(await this.flows.prepare(flow.state, hash))) {
+      return { status: 403, message: 'This authorization link was already opened in another browser.' };
+    }
+    const confirm: ConfirmPage = {
+      workflow: flow.workflow ?? 'a workflow',
+      provider: flow.provider,
+      providerOrigin: new URL(flow.providerUrl).origin,
+      token,
+      cookieName: confirmCookieName(flow.state),
+      maxAgeSeconds: maxAgeOf(flow),
+    };
+    return { status: 200, confirm };
+  }
+
+  /**
+   * `POST /auth/redirect/start?state=…`: the confirmation page's form. It binds the anonymous flow to
+   * this browser if the form's token is the page's cookie and the one the flow waits for (used once),
+   * and goes on to the provider.
+   */
+  async confirm(state: string, caller: Identity, presented: Confirmation): Promise<StartOutcome> {
+    const flow = await this.flows.get(state);
+    if (!flow) return { status: 400, message: INVALID_STATE };
+    if (flow.ownerId !== null) return { status: 400, message: 'This authorization needs no confirmation.' };
+    const refused = this.anonymousRefusal(flow, caller);
+    if (refused) return refused;
+    const { form, cookies, fetchSite } = presented;
+    const clearCookie = confirmCookieName(state);
+    const sameSite = fetchSite === undefined || fetchSite === 'same-origin';
+    if (!sameSite || !form || form !== cookies[clearCookie])
+      return { status: 403, message: CONFIRMATION_INVALID };
+    const binding = newBinding(state);
+    if (!(await this.flows.confirm(state, tokenHash(form), binding.value))) {
+      return { status: 403, message: CONFIRMATION_INVALID };
+    }
+    return { status: 302, location: flow.providerUrl, binding, maxAgeSeconds: maxAgeOf(flow), clearCookie };
+  }
+
+  /** Why an anonymous flow does not open in this browser: it carries an identity, or the flow is bound. */
+  private anonymousRefusal(flow: PendingFlow, caller: Identity): StartOutcome | undefined {
+    if (caller.userId !== null) return { status: 403, message: NOT_FOR_SIGNED_IN };
+    if (flow.binding) {
+      return { status: 403, message: 'This authorization link was already opened in another browser.' };
+    }
+    return undefined;
   }
 
   /**
@@ -120,4 +207,8 @@ export class OAuthCallbacks {
       this.logger.warn(`Could not publish an OAuth wake-up: ${(err as Error).message}`);
     });
   }
+}
+
+function maxAgeOf(flow: PendingFlow): number {
+  return Math.max(1, Math.ceil((flow.expiresAt - Date.now()) / 1000));
 }

@@ -4,12 +4,18 @@ import { OAuth2AuthCodeFlowConfig } from '../config/authentication.schema';
 import { ServerConfig } from '../config/server-config';
 import type { ExecutionEventBody } from '../runtime/execution-event';
 import type { Identity } from '../core/identity/identity';
+import { anonymousOAuthAllowed } from '../core/identity/identity.resolver';
 import { validatePlain } from '../core/validation/validation-issues';
 import type { AbortWatch } from '../runtime/lazy-abort';
 import type { AuthResult } from '../runtime/workflow-context';
 import { startUrl } from './flow-binding';
 import { awaitFlowOutcome } from './flow-outcome-wait';
-import { OAuthCallbacks, type CallbackOutcome, type StartOutcome } from './oauth-callbacks';
+import {
+  OAuthCallbacks,
+  type CallbackOutcome,
+  type Confirmation,
+  type StartOutcome,
+} from './oauth-callbacks';
 import { OAuthClient, type TokenSet } from './oauth-client';
 import { OAuthFlowError } from './oauth-flow-error';
 import { OAuthTokens } from './oauth-tokens';
@@ -18,7 +24,7 @@ import { OAuthWakeups } from './oauth-wakeups';
 import { PendingOAuthFlows, type FlowRecord, type PendingFlow } from './pending-oauth-flows';
 
 export { OAuthFlowError } from './oauth-flow-error';
-export type { CallbackOutcome, StartOutcome } from './oauth-callbacks';
+export type { CallbackOutcome, Confirmation, ConfirmPage, StartOutcome } from './oauth-callbacks';
 
 /** A token is refreshed (or the flow restarted) when it expires within this margin. */
 const REFRESH_MARGIN_MS = 60_000;
@@ -27,6 +33,8 @@ const REFRESH_MARGIN_MS = 60_000;
 export interface AuthorizingExecution {
   id: string;
   identity: Identity;
+  /** The workflow that asks (its type), named on an anonymous flow's confirmation page. */
+  workflow?: string;
   publish(event: ExecutionEventBody): void;
   /** Records the flow's wait (pending, then resolved) on the execution. */
   record(wait: OAuthFlowWait): Promise<unknown>;
@@ -51,6 +59,8 @@ export class OAuthService {
   /** Anonymous executions of this process, whose tokens are dropped when they end. */
   private readonly anonymous = new Set<string>();
   private readonly callbacks: OAuthCallbacks;
+  /** `general.auth.anonymous_oauth`. */
+  private readonly anonymousAllowed: boolean;
   readonly counts = { started: 0, completed: 0, failed: 0 };
 
   constructor(
@@ -68,6 +78,7 @@ export class OAuthService {
       this.providers.set(name, new OAuthClient(name, checked.value, redirect));
     }
     this.callbacks = new OAuthCallbacks(this.providers, flows, tokens, wakeups);
+    this.anonymousAllowed = anonymousOAuthAllowed(config.general.auth);
   }
 
   /**
@@ -85,6 +96,11 @@ export class OAuthService {
       throw new OAuthFlowError(`Unknown authentication provider "${providerName}" (known: ${known})`);
     }
     const anonymous = execution.identity.userId === null;
+    if (anonymous && !this.anonymousAllowed) {
+      throw new OAuthFlowError(
+        `This workflow needs your authorization at "${providerName}", which this server asks only of identified callers: send your credentials and try again (general.auth.anonymous_oauth is off).`,
+      );
+    }
     if (anonymous) this.anonymous.add(execution.id);
     const earlier = await this.claimEarlierFlow(execution, providerName);
     if (earlier) {
@@ -152,6 +168,7 @@ export class OAuthService {
       owner,
       ownerId: execution.identity.userId,
       provider: provider.name,
+      workflow: execution.workflow,
       providerUrl,
       codeVerifier,
       createdAt: now,
@@ -216,6 +233,11 @@ export class OAuthService {
   /** `GET /auth/redirect/start?state=…`: see OAuthCallbacks.begin. */
   begin(state: string, caller: Identity): Promise<StartOutcome> {
     return this.callbacks.begin(state, caller);
+  }
+
+  /** `POST /auth/redirect/start?state=…`: see OAuthCallbacks.confirm. */
+  confirm(state: string, caller: Identity, presented: Confirmation): Promise<StartOutcome> {
+    return this.callbacks.confirm(state, caller, presented);
   }
 
   /** `GET /auth/redirect`: see OAuthCallbacks.callback. */

@@ -44,6 +44,27 @@ export function pendingOAuthFlowsContract(
       expect(await flows.bind('unknown', 'x')).toBe(false);
     });
 
+    it('binds an anonymous flow only with the token of the confirmation page shown last, once', async () => {
+      const flow = aFlow({ ownerId: null });
+      await flows.put(flow);
+      expect(await flows.prepare(flow.state, 'first-page')).toBe(true);
+      expect(await flows.prepare(flow.state, 'second-page')).toBe(true);
+      expect(await flows.confirm(flow.state, 'first-page', 'browser-1')).toBe(false);
+      const confirmed = await Promise.all([
+        flows.confirm(flow.state, 'second-page', 'browser-2'),
+        flows.confirm(flow.state, 'second-page', 'browser-3'),
+      ]);
+      expect(confirmed.filter(Boolean)).toHaveLength(1);
+      const bound = await flows.get(flow.state);
+      expect(bound?.binding).toBe(confirmed[0] ? 'browser-2' : 'browser-3');
+      expect(bound?.confirm).toBeUndefined();
+      // Bound: no page is shown again, and no token confirms it.
+      expect(await flows.prepare(flow.state, 'third-page')).toBe(false);
+      expect(await flows.confirm(flow.state, 'third-page', 'browser-4')).toBe(false);
+      expect(await flows.prepare('unknown', 'x')).toBe(false);
+      expect(await flows.confirm('unknown', 'x', 'y')).toBe(false);
+    });
+
     it('lets a flow be taken once: the first taker gets it, the others nothing', async () => {
       const flow = aFlow();
       await flows.put(flow);

@@ -1,3 +1,5 @@
+import { timingSafeEqual } from 'node:crypto';
+
 /** An authorization-code flow waiting for its callback, as data any process can read. */
 export interface PendingFlow {
   /** The OAuth `state`: the flow's key. */
@@ -8,10 +10,17 @@ export interface PendingFlow {
   /** The identified user whose execution asked; null for an anonymous one. */
   ownerId: string | null;
   provider: string;
+  /** The workflow that asked (its type), named on the confirmation page of an anonymous flow. */
+  workflow?: string;
   /** The provider's authorization URL; clients get this server's start link, which redirects here. */
   providerUrl: string;
   /** Set when a browser opens the start link; the callback must then bring its cookie back. */
   binding?: string;
+  /**
+   * An anonymous flow's confirmation page, as last shown: the SHA-256 of its single-use token (the
+   * page's form and cookie carry the token itself). Confirming it binds the flow.
+   */
+  confirm?: string;
   codeVerifier?: string;
   /** Epoch ms the flow was opened: an execution's flows are replayed in this order. */
   createdAt: number;
@@ -41,6 +50,16 @@ export abstract class PendingOAuthFlows {
   abstract get(state: string, now?: number): Promise<PendingFlow | undefined>;
   /** Records the browser the flow was opened in; false when the flow is gone. */
   abstract bind(state: string, binding: string): Promise<boolean>;
+  /**
+   * Records the token of the confirmation page just shown for a flow no browser is bound to yet (the
+   * page shown before replaces it); false when the flow is gone or already bound.
+   */
+  abstract prepare(state: string, confirm: string): Promise<boolean>;
+  /**
+   * Binds a flow to the browser that confirmed it, if `confirm` is the token its page carries now
+   * (compare-and-set: the token is used once, and the flow was bound by nobody else meanwhile).
+   */
+  abstract confirm(state: string, confirm: string, binding: string): Promise<boolean>;
   /** Takes a pending flow (compare-and-set): whoever takes it first finishes it, once. */
   abstract take(state: string): Promise<PendingFlow | undefined>;
   /** Records how a taken flow ended (compare-and-set on `taken`); false when it was not taken or is settled. */
@@ -89,6 +108,21 @@ export class MemoryPendingOAuthFlows extends PendingOAuthFlows {
     return true;
   }
 
+  async prepare(state: string, confirm: string): Promise<boolean> {
+    const flow = this.flows.get(state);
+    if (flow?.status !== 'pending' || flow.binding) return false;
+    flow.confirm = confirm;
+    return true;
+  }
+
+  async confirm(state: string, confirm: string, binding: string): Promise<boolean> {
+    const flow = this.flows.get(state);
+    if (flow?.status !== 'pending' || flow.binding || !sameToken(flow.confirm, confirm)) return false;
+    flow.confirm = undefined;
+    flow.binding = binding;
+    return true;
+  }
+
   async take(state: string): Promise<PendingFlow | undefined> {
     const flow = this.flows.get(state);
     if (flow?.status !== 'pending') return undefined;
@@ -117,6 +151,14 @@ export class MemoryPendingOAuthFlows extends PendingOAuthFlows {
       .sort((a, b) => a.createdAt - b.createdAt)
       .map((f) => structuredClone(f));
   }
+}
+
+/** Whether a presented confirmation token hash is the one recorded (constant time). */
+export function sameToken(expected: string | undefined, presented: string): boolean {
+  if (!expected) return false;
+  const a = Buffer.from(expected);
+  const b = Buffer.from(presented);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** The flow's own data, without its status. */

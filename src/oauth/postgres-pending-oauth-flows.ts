@@ -5,6 +5,7 @@ import {
   PendingOAuthFlows,
   type FlowOutcome,
   type FlowRecord,
+  sameToken,
   type PendingFlow,
 } from './pending-oauth-flows';
 
@@ -62,7 +63,24 @@ export class PostgresPendingOAuthFlows extends PendingOAuthFlows {
     return row && parsed<PendingFlow>(row.flow);
   }
 
-  async bind(state: string, binding: string): Promise<boolean> {
+  bind(state: string, binding: string): Promise<boolean> {
+    return this.update(state, (flow) => ({ ...flow, binding }));
+  }
+
+  prepare(state: string, confirm: string): Promise<boolean> {
+    return this.update(state, (flow) => (flow.binding ? undefined : { ...flow, confirm }));
+  }
+
+  confirm(state: string, confirm: string, binding: string): Promise<boolean> {
+    return this.update(state, (flow) =>
+      flow.binding || !sameToken(flow.confirm, confirm)
+        ? undefined
+        : { ...flow, confirm: undefined, binding },
+    );
+  }
+
+  /** Rewrites a pending flow under a row lock; `change` returns undefined to leave it (false). */
+  private update(state: string, change: (flow: PendingFlow) => PendingFlow | undefined): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const row = await trx
         .selectFrom('pending_oauth_flow')
@@ -71,11 +89,11 @@ export class PostgresPendingOAuthFlows extends PendingOAuthFlows {
         .where('status', '=', 'pending')
         .forUpdate()
         .executeTakeFirst();
-      if (!row) return false;
-      const flow = { ...parsed<PendingFlow>(row.flow), binding };
+      const changed = row && change(parsed<PendingFlow>(row.flow));
+      if (!changed) return false;
       await trx
         .updateTable('pending_oauth_flow')
-        .set({ flow: JSON.stringify(flow) })
+        .set({ flow: JSON.stringify(changed) })
         .where('state', '=', state)
         .execute();
       return true;

@@ -95,6 +95,33 @@ requires('postgres')('AG-UI across replicas', () => {
       expect(interruptsOf(own.events)[0]).toMatchObject({ message: 'Colour?' });
     });
 
+    it('the same thread id is a thread of each identity on every replica: bob’s run on B leaves alice’s on A alone', async () => {
+      const threadId = randomUUID();
+      const aliceAgent = new RecordingAgent(a, { threadId, headers: alice }).say('hello');
+      const [aliceAsk] = interruptsOf(await aliceAgent.run());
+      const bobAgent = new RecordingAgent(b, { threadId, headers: bob }).say('hello');
+      const [bobAsk] = interruptsOf(await bobAgent.run());
+      expect(bobAsk.id).not.toBe(aliceAsk.id);
+      aliceAgent.agent.url = b;
+      bobAgent.agent.url = a;
+      interruptsOf(await bobAgent.resume({ [bobAsk.id]: 'Bo' }));
+      interruptsOf(await aliceAgent.resume({ [aliceAsk.id]: 'Al' }));
+      expect(textOf(await aliceAgent.resume({ [aliceAgent.pendingInterrupts[0].id]: 'r' }))).toBe(
+        'red for Al',
+      );
+      expect(textOf(await bobAgent.resume({ [bobAgent.pendingInterrupts[0].id]: 'g' }))).toBe('green for Bo');
+    });
+
+    it('an anonymous run on B of an anonymous thread waiting on A learns no interrupt id', async () => {
+      const victim = new RecordingAgent(a).say('hello');
+      const [ask] = interruptsOf(await victim.run());
+      const attack = await postRun(b, { threadId: victim.threadId });
+      expect(errorCodeOf(attack)).toBe('PENDING_INTERRUPTS');
+      expect(attack.body).not.toContain(ask.id);
+      victim.agent.url = b;
+      expect(interruptsOf(await victim.resume({ [ask.id]: 'Vi' }))[0]).toMatchObject({ message: 'Colour?' });
+    });
+
     it('a resume replayed on A after B applied it shows the same run, and the answer counts once', async () => {
       const threadId = randomUUID();
       const [ask] = interruptsOf((await postRun(a, { threadId }, alice)).events);

@@ -40,7 +40,8 @@ export class OAuthBrowser {
     return new OAuthBrowser(appUrl, auth, user, cookies, headers.authorization);
   }
 
-  private cookieHeader(): string {
+  /** The Cookie header this browser sends. */
+  cookieHeader(): string {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   }
 
@@ -70,13 +71,45 @@ export class OAuthBrowser {
     return res;
   }
 
-  /** Opens the auth_url: this server's start link, which must redirect to the provider. Returns that URL. */
+  /**
+   * Opens the auth_url: this server's start link, which must redirect to the provider (an anonymous
+   * flow's after its confirmation page, confirmed as the person who started it would). Returns that URL.
+   */
   async open(authUrl: string): Promise<string> {
-    const res = await this.get(authUrl);
+    let res = await this.get(authUrl);
+    if (res.status === 200) res = await this.confirm(authUrl, await res.text());
     await res.arrayBuffer();
     const location = res.headers.get('location');
-    if (res.status !== 302 || !location) throw new Error(`open ${authUrl}: ${res.status}, no redirect`);
+    if ((res.status !== 302 && res.status !== 303) || !location) {
+      throw new Error(`open ${authUrl}: ${res.status}, no redirect`);
+    }
     return location;
+  }
+
+  /** Submits the confirmation page's form (its button), from that page: same origin, with its cookie. */
+  async confirm(pageUrl: string, html: string, headers: Record<string, string> = {}): Promise<Response> {
+    const token = /name="confirm" value="([^"]+)"/.exec(html)?.[1];
+    if (!token) throw new Error(`no confirmation form at ${pageUrl}: ${html.slice(0, 200)}`);
+    return this.post(pageUrl, new URLSearchParams({ confirm: token }).toString(), headers);
+  }
+
+  /** A form POST on this server from one of its pages, redirects not followed. */
+  async post(href: string, body: string, headers: Record<string, string> = {}): Promise<Response> {
+    const res = await fetch(onApp(this.appUrl, href), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        accept: 'text/html',
+        'content-type': 'application/x-www-form-urlencoded',
+        'sec-fetch-site': 'same-origin',
+        cookie: this.cookieHeader(),
+        ...(this.authorization ? { authorization: this.authorization } : {}),
+        ...headers,
+      },
+      body,
+    });
+    this.keep(res);
+    return res;
   }
 
   /** Opens the auth_url and consents (or denies) at the provider; returns the redirect back (not followed). */

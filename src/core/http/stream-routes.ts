@@ -20,6 +20,8 @@ export function streamRoutes(routes: Routes): StreamRoutes {
   add(routes.legacyWorkflow, '/stream', '/full');
   add(routes.chat, '/stream');
   add(routes.legacyChat, '/stream');
+  // AG-UI runs stream (and a waiting one outlives its request): the streaming body limit and caps.
+  add(routes.agui ?? null, '');
   const normal = (path: string) => (path.length > 1 ? path.replace(/\/+$/, '') : path).toLowerCase();
   const completions = routes.completions?.toLowerCase();
   return {

@@ -119,6 +119,12 @@ export class AuthConfig {
    * identity, as NeMo Agent Toolkit), only the verified ones when a JWT key, api_keys or basic_users are set.
    */
   @Optional() @IsArray() @IsIn(IDENTITY_SOURCES, { each: true }) sources?: IdentitySource[];
+  /**
+   * Whether an anonymous caller's workflow may ask for an OAuth authorization (its consent link then
+   * opens only after a confirmation page). Default: on under asserted identity, off when a credential
+   * is verified (JWT key, api_keys or basic_users): there, only a caller the server knows may.
+   */
+  @Optional() @IsBoolean() anonymous_oauth?: boolean;
   /** Session cookie names, in order: the first present wins (the NAT UI uses nemo-agent-toolkit-session). */
   @Optional()
   @IsArray()

@@ -33,6 +33,18 @@ function verifiedSources(auth: AuthConfig, credentials: ConfiguredCredentials): 
   return sources;
 }
 
+/** The trust mode a `general.auth` section gives (see TrustMode). */
+export function trustModeOf(auth: AuthConfig): TrustMode {
+  const jwt = auth.jwt;
+  const verifiedJwt = jwt && jwt.verify !== false && (jwt.secret || jwt.public_key || jwt.jwks_url);
+  return verifiedJwt || auth.api_keys.length > 0 || auth.basic_users.length > 0 ? 'verified' : 'asserted';
+}
+
+/** `general.auth.anonymous_oauth`, or its default for the trust mode. */
+export function anonymousOAuthAllowed(auth: AuthConfig): boolean {
+  return auth.anonymous_oauth ?? trustModeOf(auth) === 'asserted';
+}
+
 /**
  * Who is asking, from the headers of a request or a WebSocket handshake. Asserted identity reads them
  * in NeMo Agent Toolkit's order (session cookie, Authorization, X-API-Key); verified identity reads
