@@ -59,7 +59,7 @@ describe('the NeMo Agent Toolkit UI over WebSocket, with config/default.yml', ()
         .filter((m) => m.type === 'system_response_message' && m.status === 'in_progress')
         .map((m) => (m.content as { text?: string }).text ?? '')
         .join('');
-      expect(text).toContain('Lisbon looks good this week');
+      expect(text).toBe('Plan for "a weekend trip": Lisbon for three days, then Porto.');
       expect(answer.every((m) => m.conversation_id === ui.conversationId)).toBe(true);
       expect(ws.socket.readyState).toBe(WebSocket.OPEN);
     } finally {
