@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { ServerConfig } from '../config/server-config';
 import { AppError, ErrorCode } from '../core/errors/app-error';
 import type { Identity } from '../core/identity/identity';
-import type { RequestMetadata } from '../core/request-metadata';
+import { withoutCredentials, type RequestMetadata } from '../core/request-metadata';
 import { JobEvents } from './job-events';
 import { isFinal, type Job, type JobKind, type JobStatus } from './job-record';
 import { JobQueue } from './job-queue';
@@ -129,7 +129,10 @@ export class AsyncJobsService {
   }
 }
 
-/** The request as a job keeps it until it runs (it may travel to a worker as JSON). */
+/**
+ * The request as a job keeps it until it runs: it may wait in Redis or PostgreSQL and travel to a
+ * worker as JSON, so it holds no credentials; the job runs as the identity resolved at submission.
+ */
 function portable(request: RequestMetadata): RequestMetadata {
-  return JSON.parse(JSON.stringify(request)) as RequestMetadata;
+  return JSON.parse(JSON.stringify(withoutCredentials(request))) as RequestMetadata;
 }
