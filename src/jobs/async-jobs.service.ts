@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { ServerConfig } from '../config/server-config';
-import { AppError, ErrorCode } from '../core/errors/app-error';
+import { AppError, ErrorCode, internalErrorMessage } from '../core/errors/app-error';
 import type { Identity } from '../core/identity/identity';
 import { withoutCredentials, type RequestMetadata } from '../core/request-metadata';
 import { JobEvents } from './job-events';
@@ -61,10 +61,9 @@ export class AsyncJobsService {
       try {
         await this.queue.enqueue({ id: row.id, kind: row.kind, request: portable(request) });
       } catch (err) {
-        await this.store.finish(row.id, {
-          status: 'failure',
-          error: `could not queue: ${(err as Error).message}`,
-        });
+        // The queue's error names its host and port: the log has it, the job's status does not.
+        new Logger('Jobs').error(`Job ${row.jobId} could not be queued: ${(err as Error).message}`);
+        await this.store.finish(row.id, { status: 'failure', error: internalErrorMessage(undefined) });
         throw err;
       }
     }
