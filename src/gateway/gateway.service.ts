@@ -254,7 +254,8 @@ export class GatewayService {
       });
     } catch (err) {
       const failure = err instanceof Error ? err : new Error(String(err));
-      if (!isExposed(err)) new Logger('WebSocket').error(`A run could not start: ${failure.stack ?? failure}`);
+      if (!isExposed(err))
+        new Logger('WebSocket').error(`A run could not start: ${failure.stack ?? failure}`);
       const message = isExposed(err) ? failure.message : internalErrorMessage(undefined);
       session.send(replies.error('workflow_error', failure.name, message));
       session.send(replies.response('', 'complete'));
