@@ -51,9 +51,16 @@ export class AsyncConfig {
   @IsString()
   @Matches(/^https?:\/\//, { message: 'webhook_url must be an http(s) URL' })
   webhook_url?: string | null;
-  /** Hosts a job's own `webhook_url` may name (`*.example.com` for subdomains); empty: none may. */
+  /**
+   * Hosts a job's own `webhook_url` may name (`*.example.com` for subdomains); empty: none may. A list
+   * of its own: a private or loopback address is still refused unless `general.outbound.allow_hosts`
+   * allows it, checked after DNS like every outbound call.
+   */
   @Optional() @IsArray() @IsString({ each: true }) webhook_allow_hosts: string[] = [];
-  /** Signs each webhook body: `X-Interlude-Signature: sha256=<hex HMAC-SHA256 of the body>`. */
+  /**
+   * Signs each delivery the Standard Webhooks way: `webhook-signature: v1,<base64 HMAC-SHA256 of
+   * "<webhook-id>.<webhook-timestamp>.<body>">`. A `whsec_<base64>` secret is the bytes it encodes.
+   */
   @IsOptional() @IsString() webhook_secret?: string;
   @Optional() @Min(1) @Max(20) @IsInt() webhook_max_attempts = 5;
   /** The first retry's delay; each next one doubles. */

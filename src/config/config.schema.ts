@@ -151,6 +151,8 @@ export class FeedbackConfig {
   webhook_url?: string | null;
   /** Extra headers for the webhook call (e.g. Authorization); string values. */
   @Optional() @IsObject() webhook_headers: Record<string, string> = {};
+  /** Signs each delivery as `general.async.webhook_secret` does (Standard Webhooks). */
+  @IsOptional() @IsString() webhook_secret?: string;
   @Optional() @Min(1) @IsInt() webhook_timeout_seconds = 5;
   /**
    * Days the owner of an identified trace is kept (0: forever). Feedback may come long after the

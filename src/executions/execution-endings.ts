@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { WorkflowError } from '../core/errors/app-error';
+import { internalErrorMessage, isExposed, WorkflowError } from '../core/errors/app-error';
 import type { OAuthService } from '../oauth/oauth.service';
 import type { ExecutionEventBody } from '../runtime/execution-event';
 import { ExecutionCancelled } from './execution';
@@ -53,7 +53,18 @@ export class ExecutionEndings {
     this.releaseInstance(entry);
     if (entry.ended) return;
     const failure = WorkflowError.from(err);
-    const error = { message: failure.message, type: failure.extra.errorType ?? 'Error' };
+    const type = failure.extra.errorType ?? 'Error';
+    let message = failure.message;
+    if (!isExposed(err)) {
+      // The record and every face carry the stable message (anonymous callers read them too).
+      const { id, traceId } = entry.execution;
+      message = internalErrorMessage(traceId);
+      this.logger.error(
+        `Execution ${id} failed (trace ${traceId}): ${type}: ${failure.message}`,
+        err instanceof Error ? err.stack : undefined,
+      );
+    }
+    const error = { message, type };
     entry.span.end({ kind: 'failed', ...error });
     this.counts.failed++;
     return this.ended(entry, { kind: 'failed', error }, { kind: 'failed', error });

@@ -58,6 +58,8 @@ export interface Execution {
 
 /** Why a workflow was stopped from outside; workflows see it as `ctx.signal.reason`. */
 export class ExecutionCancelled extends Error {
+  readonly expose = true;
+
   constructor(readonly reason: string) {
     super(`Execution cancelled: ${reason}`);
     this.name = 'ExecutionCancelled';

@@ -1,4 +1,5 @@
 import type { Identity } from '../core/identity/identity';
+import { withoutCredentials } from '../core/request-metadata';
 import type { ObservabilityTrace } from '../core/tracing/observability-trace';
 import type { RequestMetadata } from '../runtime/workflow-context';
 import type { StartOptions } from './execution';
@@ -18,20 +19,6 @@ export interface RunSpec {
   streaming: boolean;
   interactiveRoute?: string;
   trace: ObservabilityTrace;
-}
-
-/**
- * Credentials are not kept at rest: the identity they proved is. A replayed workflow sees the request
- * without them (a workflow that forwards the caller's Authorization header has nothing to forward).
- */
-const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key']);
-
-function withoutCredentials(request: RequestMetadata): RequestMetadata {
-  const headers: RequestMetadata['headers'] = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (!CREDENTIAL_HEADERS.has(name.toLowerCase())) headers[name] = value;
-  }
-  return { ...request, headers, cookies: {} };
 }
 
 export function runSpecOf(

@@ -1,11 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { ServerConfig } from '../config/server-config';
 import { OutboundPolicy } from '../core/outbound/outbound-policy';
 import { outboundRequest } from '../core/outbound/outbound-request';
+import { webhookHeaders } from '../core/outbound/webhook-signature';
 import type { FeedbackItem } from './feedback.service';
 
 /**
- * Forwards each feedback to `general.feedback.webhook_url`. Fire and forget: the sender's request never
+ * Forwards each feedback (with its sender's `user_id`) to `general.feedback.webhook_url`, with
+ * Standard Webhooks headers, signed when `webhook_secret` is set. Fire and forget: the sender's request never
  * waits for it or fails because of it; a failure or a timeout is logged. Shutdown waits for calls under way.
  */
 @Injectable()
@@ -14,12 +17,14 @@ export class FeedbackWebhook implements OnApplicationShutdown {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly url: string | undefined;
   private readonly headers: Record<string, string>;
+  private readonly secret: string | undefined;
   private readonly timeoutMs: number;
   private readonly outbound: OutboundPolicy;
 
   constructor(config: ServerConfig) {
     this.outbound = new OutboundPolicy(config.general.outbound);
-    const { webhook_url, webhook_headers, webhook_timeout_seconds } = config.general.feedback;
+    const { webhook_url, webhook_headers, webhook_secret, webhook_timeout_seconds } = config.general.feedback;
+    this.secret = webhook_secret || undefined;
     this.url = webhook_url || undefined;
     this.headers = Object.fromEntries(Object.entries(webhook_headers).map(([k, v]) => [k, String(v)]));
     this.timeoutMs = webhook_timeout_seconds * 1000;
@@ -38,10 +43,15 @@ export class FeedbackWebhook implements OnApplicationShutdown {
   private async post(url: string, item: FeedbackItem): Promise<void> {
     try {
       // `general.outbound` applies: a webhook to a private or loopback address must be allowed there.
+      const body = JSON.stringify(item);
       const res = await outboundRequest(this.outbound, url, {
         method: 'POST',
-        headers: { ...this.headers, 'content-type': 'application/json' },
-        body: JSON.stringify(item),
+        headers: {
+          ...this.headers,
+          'content-type': 'application/json',
+          ...webhookHeaders(`msg_${randomUUID()}`, body, this.secret),
+        },
+        body,
         signal: AbortSignal.timeout(this.timeoutMs),
       });
       if (res.status < 200 || res.status >= 300) {

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { WebSocket } from 'ws';
 import { ConnectionCount } from '../core/connection-count';
 import { lastUserText, messageText } from '../runtime/chat-input';
 import { type ChatRequestDto } from '../http-executions/dto/chat-request.dto';
-import { AppError } from '../core/errors/app-error';
+import { AppError, internalErrorMessage, isExposed } from '../core/errors/app-error';
 import { HttpSettings } from '../core/http/http-pipeline';
 import { ANONYMOUS, type Identity } from '../core/identity/identity';
 import { IdentityResolver } from '../core/identity/identity.resolver';
@@ -253,7 +253,10 @@ export class GatewayService {
       });
     } catch (err) {
       const failure = err instanceof Error ? err : new Error(String(err));
-      session.send(replies.error('workflow_error', failure.name, failure.message));
+      if (!isExposed(err))
+        new Logger('WebSocket').error(`A run could not start: ${failure.stack ?? failure}`);
+      const message = isExposed(err) ? failure.message : internalErrorMessage(undefined);
+      session.send(replies.error('workflow_error', failure.name, message));
       session.send(replies.response('', 'complete'));
     }
   }

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { ServerConfig } from '../config/server-config';
-import { AppError, ErrorCode } from '../core/errors/app-error';
+import { AppError, ErrorCode, internalErrorMessage } from '../core/errors/app-error';
 import type { Identity } from '../core/identity/identity';
-import type { RequestMetadata } from '../core/request-metadata';
+import { withoutCredentials, type RequestMetadata } from '../core/request-metadata';
 import { JobEvents } from './job-events';
 import { isFinal, type Job, type JobKind, type JobStatus } from './job-record';
 import { JobQueue } from './job-queue';
@@ -61,10 +61,9 @@ export class AsyncJobsService {
       try {
         await this.queue.enqueue({ id: row.id, kind: row.kind, request: portable(request) });
       } catch (err) {
-        await this.store.finish(row.id, {
-          status: 'failure',
-          error: `could not queue: ${(err as Error).message}`,
-        });
+        // The queue's error names its host and port: the log has it, the job's status does not.
+        new Logger('Jobs').error(`Job ${row.jobId} could not be queued: ${(err as Error).message}`);
+        await this.store.finish(row.id, { status: 'failure', error: internalErrorMessage(undefined) });
         throw err;
       }
     }
@@ -129,7 +128,10 @@ export class AsyncJobsService {
   }
 }
 
-/** The request as a job keeps it until it runs (it may travel to a worker as JSON). */
+/**
+ * The request as a job keeps it until it runs: it may wait in Redis or PostgreSQL and travel to a
+ * worker as JSON, so it holds no credentials; the job runs as the identity resolved at submission.
+ */
 function portable(request: RequestMetadata): RequestMetadata {
-  return JSON.parse(JSON.stringify(request)) as RequestMetadata;
+  return JSON.parse(JSON.stringify(withoutCredentials(request))) as RequestMetadata;
 }

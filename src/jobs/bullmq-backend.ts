@@ -57,7 +57,7 @@ function postgresConnection(settings: AsyncConfig, dbUrl: string) {
   };
 }
 
-// The queued job carries the request's headers: it is removed as soon as it ends, whichever way.
+// The queued job carries the request (its credentials stripped): removed as soon as it ends, whichever way.
 const OPTIONS = { removeOnComplete: true, removeOnFail: true, attempts: 1 } as const;
 
 /** BullMQ, loaded when a config queues jobs on it: the in-process queue never loads it. */

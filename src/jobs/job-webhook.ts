@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import ipaddr from 'ipaddr.js';
 import type { AsyncConfig } from '../config/async.schema';
@@ -6,9 +5,8 @@ import { ServerConfig } from '../config/server-config';
 import { OutboundPolicy } from '../core/outbound/outbound-policy';
 import { outboundRequest } from '../core/outbound/outbound-request';
 import { redactUrl } from '../core/outbound/redact-url';
+import { webhookHeaders } from '../core/outbound/webhook-signature';
 import { jobStatusBody, type Job } from './job-record';
-
-export const SIGNATURE_HEADER = 'X-Interlude-Signature';
 
 /** Whether `host` is listed in `allowed` (names, `*.example.com` for subdomains, IP addresses). */
 export function hostListed(host: string, allowed: string[]): boolean {
@@ -43,39 +41,47 @@ export function webhookUrlProblem(url: string, settings: AsyncConfig): string | 
 }
 
 /**
- * POSTs a finished job's status body to the server's webhook and the job's own. Retried with
- * exponential back-off on network errors, 429 and 5xx; signed with an HMAC when a secret is set.
- * Nothing waits for it; shutdown waits for the calls under way.
+ * POSTs a finished job's status body, with its owner's id, to the server's webhook and the job's own.
+ * Retried with exponential back-off on network errors, 429 and 5xx; each attempt carries Standard
+ * Webhooks headers, signed when a secret is set. Nothing waits for it; shutdown waits for the calls
+ * under way.
  */
 @Injectable()
 export class JobWebhook implements OnApplicationShutdown {
   private readonly logger = new Logger('JobWebhook');
   private readonly settings: AsyncConfig;
-  /** The server's webhook: the operator's choice, under `general.outbound` as every outbound call. */
-  private readonly serverPolicy: OutboundPolicy;
-  /** Jobs' webhooks: their hosts were checked against the allow-list, which may name private hosts. */
-  private readonly jobPolicy: OutboundPolicy;
+  /**
+   * Both webhooks go out under `general.outbound`: a job's own URL must also name a host in
+   * `webhook_allow_hosts`, but being listed there does not let it reach a private address.
+   */
+  private readonly policy: OutboundPolicy;
   private readonly inFlight = new Set<Promise<void>>();
   private closing = new AbortController();
 
   constructor(config: ServerConfig) {
     this.settings = config.general.async;
-    const outbound = config.general.outbound;
-    this.serverPolicy = new OutboundPolicy(outbound);
-    this.jobPolicy = new OutboundPolicy({
-      ...outbound,
-      allow_hosts: [...outbound.allow_hosts, ...this.settings.webhook_allow_hosts],
-    });
+    this.policy = new OutboundPolicy(config.general.outbound);
   }
 
   finished(job: Job): void {
-    const targets: [string, OutboundPolicy][] = [];
-    if (this.settings.webhook_url) targets.push([this.settings.webhook_url, this.serverPolicy]);
-    if (job.webhookUrl) targets.push([job.webhookUrl, this.jobPolicy]);
+    const targets: string[] = [];
+    if (this.settings.webhook_url) targets.push(this.settings.webhook_url);
+    if (job.webhookUrl) {
+      // Checked when submitted; checked again in case the list changed while the job ran.
+      const problem = webhookUrlProblem(job.webhookUrl, this.settings);
+      if (problem) this.logger.warn(`Webhook for job ${job.jobId} not sent: ${problem}`);
+      else targets.push(job.webhookUrl);
+    }
     if (targets.length === 0) return;
-    const body = JSON.stringify({ event: 'job.finished', kind: job.kind, ...jobStatusBody(job) });
-    for (const [url, policy] of targets) {
-      const call = this.deliver(url, policy, body, job.jobId).finally(() => this.inFlight.delete(call));
+    // Job ids are chosen per user: the owner tells two users' `j1` apart.
+    const body = JSON.stringify({
+      event: 'job.finished',
+      kind: job.kind,
+      user_id: job.identity.userId,
+      ...jobStatusBody(job),
+    });
+    for (const url of targets) {
+      const call = this.deliver(url, body, job).finally(() => this.inFlight.delete(call));
       this.inFlight.add(call);
     }
   }
@@ -87,19 +93,20 @@ export class JobWebhook implements OnApplicationShutdown {
     this.closing = new AbortController();
   }
 
-  private async deliver(url: string, policy: OutboundPolicy, body: string, jobId: string): Promise<void> {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (this.settings.webhook_secret) {
-      const mac = createHmac('sha256', this.settings.webhook_secret).update(body).digest('hex');
-      headers[SIGNATURE_HEADER] = `sha256=${mac}`;
-    }
+  private async deliver(url: string, body: string, job: Job): Promise<void> {
+    const jobId = job.jobId;
+    // One message per finished job: its retries share the id, each attempt has its own timestamp.
+    const messageId = `msg_${job.id}`;
     const max = this.settings.webhook_max_attempts;
     for (let attempt = 1; ; attempt++) {
       let reason: string;
       try {
-        const res = await outboundRequest(policy, url, {
+        const res = await outboundRequest(this.policy, url, {
           method: 'POST',
-          headers,
+          headers: {
+            'content-type': 'application/json',
+            ...webhookHeaders(messageId, body, this.settings.webhook_secret),
+          },
           body,
           timeoutSeconds: this.settings.webhook_timeout_seconds,
           maxBytes: 64 * 1024,

@@ -19,6 +19,22 @@ describe('the OAuth token key', () => {
     expect(() => tokenKeyFrom('MY_KEY', { MY_KEY: short })).not.toThrow(short);
     expect(() => tokenKeyFrom('MY_KEY', { MY_KEY: 'not a key!' })).toThrow('it holds no hex or base64');
   });
+
+  it('made up rather than random (zeros, a repeated pattern, text): refused, the value never shown', () => {
+    const weak = {
+      zeros: '0'.repeat(64),
+      pattern: '0123456789abcdef'.repeat(4),
+      text: Buffer.from('correct horse battery staple 123').toString('base64'),
+    };
+    expect(() => tokenKeyFrom('MY_KEY', { MY_KEY: weak.zeros })).toThrow(
+      'MY_KEY is not a random key (its 32 bytes take only 1 distinct value); set MY_KEY to 32 random bytes',
+    );
+    expect(() => tokenKeyFrom('MY_KEY', { MY_KEY: weak.pattern })).toThrow('only 8 distinct values');
+    expect(() => tokenKeyFrom('MY_KEY', { MY_KEY: weak.text })).toThrow('printable text');
+    for (const value of Object.values(weak)) {
+      expect(() => tokenKeyFrom('MY_KEY', { MY_KEY: value })).not.toThrow(value);
+    }
+  });
 });
 
 describe('TokenCipher', () => {

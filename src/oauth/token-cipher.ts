@@ -36,7 +36,22 @@ export function tokenKeyFrom(name: string, env: NodeJS.ProcessEnv): Buffer {
       `${name} must hold a 32-byte key (it holds ${key ? `${key.length} bytes` : 'no hex or base64'}); ${how}`,
     );
   }
+  const weakness = weaknessOf(key);
+  if (weakness) throw new Error(`${name} is not a random key (${weakness}); ${how}`);
   return key;
+}
+
+// 32 random bytes hold about 30 distinct values and are all printable with odds near 1e-14, so
+// these refuse a made-up key (zeros, a repeated pattern, a password) and never a generated one.
+const MIN_DISTINCT_BYTES = 16;
+
+function weaknessOf(key: Buffer): string | undefined {
+  const distinct = new Set(key).size;
+  if (distinct < MIN_DISTINCT_BYTES) {
+    return `its 32 bytes take only ${distinct} distinct value${distinct === 1 ? '' : 's'}`;
+  }
+  if (key.every((b) => b >= 0x20 && b < 0x7f)) return 'its bytes are printable text, like a password';
+  return undefined;
 }
 
 /**

@@ -164,6 +164,9 @@ export function answerVariables(answer: PromptAnswer): Record<string, unknown> {
 
 /** Why a human answer does not fit its prompt; the message says what was expected. */
 export class AnswerMismatch extends Error {
+  /** Said to the person who answered (see isExposed). */
+  readonly expose = true;
+
   constructor(message: string) {
     super(message);
     this.name = 'AnswerMismatch';
@@ -259,6 +262,8 @@ export function normalizeAnswer(prompt: Prompt, raw: unknown): PromptAnswer {
 
 /** A prompt's wait ended without an answer. */
 export class PromptTimeoutError extends Error {
+  readonly expose = true;
+
   constructor(readonly timeoutSeconds: number) {
     super(`HITL prompt timed out after ${timeoutSeconds}s waiting for human response`);
     this.name = 'TimeoutError';

@@ -15,6 +15,7 @@ import {
   type StreamEventData,
   type UsageInfo,
 } from './intermediate-step';
+import { isExposed } from '../core/errors/app-error';
 import { validatePlain } from '../core/validation/validation-issues';
 import { PromptConfig, promptProblems, toPrompt, type Prompt, type PromptAnswer } from './prompts';
 import { RunJournal, type JournalPoint } from './run-journal';
@@ -161,7 +162,9 @@ class Context implements WorkflowContext {
       this.publishStep(endType(kind), name, frame, started, data, options, usage);
       return result;
     } catch (err) {
-      const output = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+      // Steps are streamed to the caller: an internal error's detail is for the log (the ending logs it).
+      const name = err instanceof Error ? err.name : 'Error';
+      const output = isExposed(err) ? `${name}: ${(err as Error).message}` : `${name}: internal error`;
       this.publishStep(endType(kind), name, frame, started, { input: options.input, output }, options);
       throw err;
     }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Controller, Get, Optional, Param, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { parse as parseCookies, serialize } from 'cookie';
@@ -7,10 +6,8 @@ import { AppError, ErrorCode } from '../core/errors/app-error';
 import { RequestLog } from '../core/logging/request-log';
 import { PageFiles } from './page-files';
 import { sendPageFile } from './page-headers';
-
-/** The session cookie the WebSocket face and every HTTP face read the user from (NAT's name). */
-const SESSION_COOKIE = 'nat-session';
-const SESSION_VALUE = /^[A-Za-z0-9._~-]{1,128}$/;
+import { PageSession } from './page-session.provider';
+import { SESSION_COOKIE } from './page-session';
 
 /** The built-in page, mounted at `general.front_end.ui_path` by UiModule. */
 @ApiExcludeController()
@@ -18,6 +15,7 @@ const SESSION_VALUE = /^[A-Za-z0-9._~-]{1,128}$/;
 export class UiController {
   constructor(
     private readonly files: PageFiles,
+    private readonly session: PageSession,
     @Optional() private readonly log?: RequestLog,
   ) {}
 
@@ -27,16 +25,16 @@ export class UiController {
     if (!file) {
       throw new AppError(ErrorCode.NotFound, 'The page is not built: run `npm run build`');
     }
-    // A browser's first visit gets a session of its own; reloads keep it, so its runs are found again.
-    const cookies = parseCookies(req.headers.cookie ?? '');
-    const current = cookies[SESSION_COOKIE];
-    if (current === undefined || !SESSION_VALUE.test(current)) {
+    // A browser's first visit gets a session of its own; reloads keep it, so its runs are found
+    // again. A value this server did not issue is replaced, never adopted.
+    const current = parseCookies(req.headers.cookie ?? '')[SESSION_COOKIE];
+    if (!this.session.sessions.issued(current)) {
       res.setHeader(
         'Set-Cookie',
-        serialize(SESSION_COOKIE, randomUUID(), {
+        serialize(SESSION_COOKIE, this.session.sessions.issue(), {
           path: '/',
           httpOnly: true,
-          secure: req.secure,
+          secure: this.session.secure(req),
           sameSite: 'lax',
           maxAge: 30 * 24 * 3600,
         }),

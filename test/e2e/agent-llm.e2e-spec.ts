@@ -5,6 +5,7 @@ import { FakeLlm, reply } from '../utils/fake-llm';
 import { agentYaml } from '../utils/fake-llm-config';
 import { postJson } from '../utils/sse';
 import { call } from '../utils/hitl';
+import { captureErrorLog, INTERNAL_ERROR, traceIn } from '../utils/internal-errors';
 import { openStream } from '../utils/live-sse';
 import { configFrom, eventually, startApp, type TestApp } from '../utils/test-app';
 
@@ -37,6 +38,24 @@ describe('calling the model: retries, failures, settings', () => {
     await Promise.all(apps.splice(0).map((a) => a.close()));
   });
   afterAll(() => llm.close());
+  let log: ReturnType<typeof captureErrorLog>;
+  beforeEach(() => (log = captureErrorLog()));
+  afterEach(() => log.restore());
+
+  /**
+   * A failed model call names the endpoint and what it answered: callers (anonymous ones too) read a
+   * stable message with the trace id, and the log line for that trace has the detail.
+   */
+  function loggedDetail(res: { status: number; json: Record<string, unknown>; text: string }): string {
+    expect(res.status).toBe(422);
+    expect(res.json).toEqual({
+      code: 'workflow_error',
+      message: expect.stringMatching(INTERNAL_ERROR),
+      details: 'LLMError',
+    });
+    expect(res.text).not.toContain(llm.url);
+    return log.lineFor(traceIn(res.json.message));
+  }
 
   async function run(model: Record<string, unknown>, input = 'hi') {
     const t = await startApp(agentYaml(llm, AGENT, {}, model));
@@ -68,12 +87,7 @@ describe('calling the model: retries, failures, settings', () => {
   it('a 429 that outlasts max_retries fails the run, naming the LLM, model, endpoint and status', async () => {
     llm.script(reply.error(429, 'Rate limit reached'), reply.error(429, 'Rate limit reached'));
     const res = await run({ max_retries: 1 });
-    expect(res.status).toBe(422);
-    expect(res.json).toEqual({
-      code: 'workflow_error',
-      message: `${who()} answered HTTP 429 after 1 retry: Rate limit reached`,
-      details: 'LLMError',
-    });
+    expect(loggedDetail(res)).toContain(`${who()} answered HTTP 429 after 1 retry: Rate limit reached`);
     expect(llm.requests).toHaveLength(2);
   });
 
@@ -87,27 +101,31 @@ describe('calling the model: retries, failures, settings', () => {
     expect(res.status).toBe(422);
     expect(res.json).toEqual({
       error: {
-        message: `${who()} answered HTTP 401: Incorrect API key provided: test-key.`,
+        message: expect.stringMatching(INTERNAL_ERROR),
         type: 'workflow_error',
         param: null,
         code: 'workflow_error',
       },
     });
-    expect(res.text).not.toMatch(/\n\s+at /);
+    expect(res.text).not.toMatch(/\n\s+at |test-key/);
+    const { message } = res.json.error as { message: string };
+    expect(log.lineFor(traceIn(message))).toContain(
+      `${who()} answered HTTP 401: Incorrect API key provided: test-key.`,
+    );
     expect(llm.requests).toHaveLength(1);
   });
 
   it('a 401 without any API key configured says which variable to set', async () => {
     llm.script(reply.error(401, 'Missing API key'));
     const res = await run({ api_key: undefined });
-    expect(res.json.message).toBe(
+    expect(loggedDetail(res)).toContain(
       `${who()} answered HTTP 401: Missing API key (no API key is configured: set OPENAI_API_KEY or api_key)`,
     );
   });
 
   it('a bad model name fails with the upstream 404 message', async () => {
     llm.script(reply.error(404, 'The model `fake-model` does not exist', { code: 'model_not_found' }));
-    expect((await run({})).json.message).toBe(
+    expect(loggedDetail(await run({}))).toContain(
       `${who()} answered HTTP 404: The model \`fake-model\` does not exist`,
     );
   });
@@ -116,10 +134,7 @@ describe('calling the model: retries, failures, settings', () => {
     llm.script(reply.hang());
     const started = Date.now();
     const res = await run({ timeout_seconds: 0.3 });
-    expect(res.json).toMatchObject({
-      message: `${who()} did not answer within 0.3s (timeout_seconds)`,
-      details: 'LLMError',
-    });
+    expect(loggedDetail(res)).toContain(`${who()} did not answer within 0.3s (timeout_seconds)`);
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
@@ -139,18 +154,22 @@ describe('calling the model: retries, failures, settings', () => {
   it('an endpoint nobody listens on fails with "could not be reached"', async () => {
     const url = `http://127.0.0.1:${await closedPort()}/v1`;
     const res = await run({ base_url: url });
-    expect(res.json.message).toMatch(
+    expect(res.json.message).toMatch(INTERNAL_ERROR);
+    expect(res.text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1/);
+    expect(log.lineFor(traceIn(res.json.message))).toMatch(
       new RegExp(
-        `^LLM "model" \\(model "fake-model" at ${url.replace(/[.]/g, '\\.')}\\) could not be reached: connect ECONNREFUSED 127\\.0\\.0\\.1:\\d+$`,
+        `LLM "model" \\(model "fake-model" at ${url.replace(/[.]/g, '\\.')}\\) could not be reached: connect ECONNREFUSED 127\\.0\\.0\\.1:\\d+`,
       ),
     );
   });
 
-  it("never shows the endpoint's query string or userinfo (secrets) to the caller", async () => {
+  it("never shows the endpoint's query string or userinfo (secrets), not even in the log", async () => {
     const port = await closedPort();
     const res = await run({ base_url: `http://bob:pa55word@127.0.0.1:${port}/v1?api-key=s3cret` });
-    expect(res.json.message).toContain(`at http://127.0.0.1:${port}/v1?…)`);
-    expect(res.text).not.toMatch(/s3cret|pa55word/);
+    expect(res.text).not.toMatch(/s3cret|pa55word|127\.0\.0\.1/);
+    const line = log.lineFor(traceIn(res.json.message));
+    expect(line).toContain(`at http://127.0.0.1:${port}/v1?…)`);
+    expect(line).not.toMatch(/s3cret|pa55word/);
   });
 
   it('sends the configured model, key, sampling settings and headers', async () => {

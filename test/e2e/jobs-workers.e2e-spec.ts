@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { jobsAt } from '../utils/jobs-client';
 import { isolatedStores, runLog, startWorker, stopWorkers, type RunLog } from '../utils/jobs-workers';
 import { requires } from '../utils/requires';
@@ -156,4 +157,84 @@ function scaleOut(queue: 'redis' | 'postgres') {
 requires('postgres')('async jobs on interlude workers (PostgreSQL rows)', () => {
   describe('BullMQ on its PostgreSQL backend', () => scaleOut('postgres'));
   requires('redis')('BullMQ on Redis', () => scaleOut('redis'));
+});
+
+/** Every BullMQ job hash under `prefix` (`<prefix>:<queue>:<id>`, the ones with a `data` field). */
+async function queuedJobHashes(redis: Redis, prefix: string): Promise<Record<string, string>[]> {
+  const hashes: Record<string, string>[] = [];
+  for await (const keys of redis.scanStream({ match: `${prefix}:*`, type: 'hash' }) as AsyncIterable<
+    string[]
+  >) {
+    for (const key of keys) {
+      const hash = await redis.hgetall(key);
+      if (hash.data !== undefined) hashes.push(hash);
+    }
+  }
+  return hashes;
+}
+
+requires('postgres')('queued jobs at rest', () => {
+  requires('redis')('BullMQ on Redis', () => {
+    let stores: ReturnType<typeof isolatedStores>;
+    let dir: string;
+    let log: RunLog;
+    let redis: Redis;
+    let t: TestApp | undefined;
+    stopServersAfterEach();
+
+    beforeAll(async () => {
+      stores = isolatedStores(process.env.DATABASE_URL!);
+      dir = mkdtempSync(join(tmpdir(), 'interlude-workers-'));
+      log = await runLog();
+      redis = new Redis(process.env.REDIS_URL!);
+    });
+    afterAll(async () => {
+      await stopWorkers();
+      await t?.close();
+      const left = await redis.keys(`${stores.prefix}*`);
+      if (left.length > 0) await redis.del(...left);
+      redis.disconnect();
+      await log?.close();
+      await stores?.drop();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it("a queued job's hash holds no Authorization, Cookie or API key; a worker still runs it as the submitter", async () => {
+      const yaml = workerYaml('redis', stores.dbUrl, stores.prefix, log.url, 0);
+      const file = join(dir, 'interlude-at-rest.yml');
+      writeFileSync(file, yaml);
+      t = await startApp(yaml);
+      const secrets = {
+        authorization: 'Bearer nvapi-secret-of-carol',
+        cookie: 'nat-session=carol-session; other=cookie-secret',
+        'x-api-key': 'api-key-secret',
+      };
+      // Authorization decides alone (X-API-Key and the cookie ride along as a proxy might add them).
+      const carol = jobsAt(t.url, '/v1/workflow', { ...secrets, 'x-request-note': 'kept' });
+      expect((await carol.submit({ input_message: 'quiet', job_id: 'quiet' })).status).toBe(202);
+
+      // No worker runs yet: the job waits in Redis.
+      const [hash] = await eventually(async () => {
+        const found = await queuedJobHashes(redis, stores.prefix);
+        expect(found).toHaveLength(1);
+        return found;
+      });
+      const data = JSON.parse(hash.data) as {
+        request: { headers: Record<string, unknown>; cookies: object };
+      };
+      expect(data.request.headers['x-request-note']).toBe('kept');
+      expect(data.request.cookies).toEqual({});
+      const stored = JSON.stringify(hash);
+      for (const secret of ['nvapi-secret-of-carol', 'carol-session', 'cookie-secret', 'api-key-secret']) {
+        expect(stored).not.toContain(secret);
+      }
+
+      await startWorker(file, 'w1');
+      const done = await carol.until('quiet', 'success', 20_000);
+      expect(done.output).toEqual({ value: 'done quiet by w1' });
+      // The job is still the submitter's: another caller does not see it.
+      const other = jobsAt(t.url, '/v1/workflow', { authorization: 'Bearer nvapi-someone-else' });
+      expect((await other.status('quiet')).status).toBe(404);
+    }, 60_000);
+  });
 });

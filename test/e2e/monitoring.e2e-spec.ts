@@ -148,6 +148,20 @@ describe('/monitor/users', () => {
       expect((await users(t, '', { authorization: `Bearer ${await token(['viewer'])}` })).status).toBe(403);
     });
   });
+
+  it('with jwt.verify: false, a self-made token claiming an admin role is refused (roles count only when verified)', async () => {
+    const t = await startApp(monitored(`  auth:\n    admin: ['role:ops']\n    jwt: { verify: false }\n`));
+    try {
+      const { SignJWT } = await import('jose');
+      const forged = await new SignJWT({ sub: 'mallory', roles: ['ops'], groups: ['ops'] })
+        .setProtectedHeader({ alg: 'HS256' })
+        .sign(new TextEncoder().encode('any key the caller likes, nobody checks it'));
+      const res = await readUsers(t, '', { authorization: `Bearer ${forged}` });
+      expect(res.status).toBe(403);
+    } finally {
+      await t.close();
+    }
+  });
 });
 
 describe('/metrics', () => {

@@ -228,5 +228,22 @@ requires('postgres')('OAuth across replicas', () => {
         rmSync(dir, { recursive: true, force: true });
       }
     });
+
+    it('`interlude serve` with a key of 64 hex zeros refuses to start, saying the key is not random', async () => {
+      const weak = `${keyVariable}_ZEROS`;
+      const dir = mkdtempSync(join(tmpdir(), 'interlude-oauth-'));
+      const file = join(dir, 'replica.yml');
+      writeFileSync(file, replicaYaml(services, auth, weak));
+      try {
+        const res = await cli(['serve', '--config', file, '--port', '0'], { [weak]: '0'.repeat(64) });
+        expect(res.code).not.toBe(0);
+        expect(res.stderr).toContain(
+          `${weak} is not a random key (its 32 bytes take only 1 distinct value); set ${weak} to 32 random bytes`,
+        );
+        expect(res.stdout).not.toContain('Interlude serving');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
   });
 });

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { errorOf, problemAt } from '../utils/config-helpers';
+import { captureErrorLog, traceIn } from '../utils/internal-errors';
 import { postJson } from '../utils/sse';
 import { startApp, type TestApp } from '../utils/test-app';
 
@@ -32,7 +33,12 @@ describe('the scripted fetch step', () => {
     await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
   });
-  afterEach(() => (seen.length = 0));
+  let log: ReturnType<typeof captureErrorLog>;
+  beforeEach(() => (log = captureErrorLog()));
+  afterEach(() => {
+    seen.length = 0;
+    log.restore();
+  });
   afterAll(async () => {
     await Promise.all(apps.map((a) => a.close()));
     api.closeAllConnections();
@@ -71,26 +77,32 @@ describe('the scripted fetch step', () => {
     );
   });
 
+  /** A failed fetch names a URL of the config: the caller reads a stable message, the log the detail. */
+  function detailLogged(res: { status: number; json: Record<string, unknown> }): string {
+    expect(res.status).toBe(422);
+    expect(res.json.details).toBe('FetchError');
+    return log.lineFor(traceIn(res.json.message));
+  }
+
   it('fails past max_response_bytes and after timeout_seconds, instead of reading on', async () => {
     const huge = await run(`${base}/huge`, 'x');
-    expect(huge.status).toBe(422);
-    expect(huge.text).toContain('answered more than 1000 bytes');
+    expect(detailLogged(huge)).toContain('answered more than 1000 bytes');
     const slow = await run(`${base}/slow`, 'x');
-    expect(slow.status).toBe(422);
-    expect(slow.text).toContain('no answer within 0.5s');
+    expect(detailLogged(slow)).toContain('no answer within 0.5s');
   });
 
   it('refuses a loopback destination that general.outbound.allow_hosts does not list', async () => {
     const res = await run(`${base}/ok`, 'x', '');
-    expect(res.status).toBe(422);
-    expect(res.text).toContain('requests to 127.0.0.1 are refused');
+    expect(detailLogged(res)).toContain('requests to 127.0.0.1 are refused');
+    expect(res.text).not.toContain('127.0.0.1');
     expect(seen).toEqual([]);
   });
 
-  it("never shows the URL's query string (a secret) in its error", async () => {
+  it("never shows the URL's query string (a secret) in its error, nor the URL to the caller", async () => {
     const res = await run(`${base}/missing?api-key=s3cret`, 'x');
-    expect(res.status).toBe(422);
-    expect(res.text).toContain('/missing?… answered 404');
-    expect(res.text).not.toContain('s3cret');
+    const line = detailLogged(res);
+    expect(line).toContain('/missing?… answered 404');
+    expect(line).not.toContain('s3cret');
+    expect(res.text).not.toContain('/missing');
   });
 });

@@ -64,3 +64,21 @@ export class WorkflowError extends AppError {
     return new WorkflowError(String(err), 'Error');
   }
 }
+
+/**
+ * Whether an error's message is meant for the caller: the `expose` convention of http-errors and
+ * Koa. The engine's and the workflow author's own errors (a scripted `fail`, a prompt time-out, an
+ * agent's limits) set `expose = true`, and an AppError is the server's own answer. Anything else (a
+ * library's, the operating system's, an LLM endpoint's) may name hosts, ports, paths or what an
+ * upstream said: callers get a stable message and the log gets the detail.
+ */
+export function isExposed(err: unknown): boolean {
+  if (err instanceof AppError) return err.code !== ErrorCode.Internal;
+  return typeof err === 'object' && err !== null && (err as { expose?: unknown }).expose === true;
+}
+
+/** What a caller reads instead of an internal error: the trace id finds the detail in the log. */
+export function internalErrorMessage(traceId: string | undefined): string {
+  const trace = traceId ? ` (trace ${traceId})` : '';
+  return `The workflow failed with an internal error${trace}; the server log has the details`;
+}

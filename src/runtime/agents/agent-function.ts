@@ -141,6 +141,9 @@ async function resolveTools(names: string[], context: BuildContext): Promise<[st
 
 /** The run stopped for want of a final answer within `max_iterations` calls to the model. */
 export class AgentIterationLimit extends Error {
+  /** Names the agent's own settings, nothing internal (see isExposed). */
+  readonly expose = true;
+
   constructor(run: AgentRun<AgentConfig>) {
     super(
       `Agent "${run.name}" made ${run.config.max_iterations} calls to the model (max_iterations) without ` +

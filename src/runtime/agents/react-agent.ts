@@ -19,6 +19,9 @@ export class ReActAgentConfig extends AgentConfig {
 
 /** The model kept answering in a form the ReAct loop cannot read. */
 export class ReActParseError extends Error {
+  /** Quotes the model's reply and the agent's settings (see isExposed). */
+  readonly expose = true;
+
   constructor(run: AgentRun<ReActAgentConfig>, problem: string, reply: string) {
     const shown = reply.length > 200 ? `${reply.slice(0, 200)}…` : reply;
     const retries = run.config.max_retries;

@@ -8,11 +8,15 @@ import { fillUrl } from '../tools/url-template';
 import { sleep, wordChunks } from '../text';
 import type { FetchConfig, ScriptedConfig, ScriptedStepConfig } from './scripted.config';
 
-/** A failure the script asked for, reported with the configured type name. */
+/**
+ * A failure the script asked for (its author's message, shown to the caller), or one of its fetch
+ * steps (naming the URLs the config calls: for the log), reported with the configured type name.
+ */
 export class ScriptedFailure extends Error {
   constructor(
     message: string,
     readonly errorType: string,
+    readonly expose = true,
   ) {
     super(message);
     this.name = errorType;
@@ -210,11 +214,13 @@ async function fetchAs(
       overflow: 'fail',
     });
   } catch (err) {
-    if (err instanceof OutboundError) throw new ScriptedFailure(err.message, 'FetchError');
+    if (err instanceof OutboundError) throw new ScriptedFailure(err.message, 'FetchError', false);
     throw err;
   }
   const ok = response.status >= 200 && response.status < 300;
-  if (!ok) throw new ScriptedFailure(`${method} ${redactUrl(url)} answered ${response.status}`, 'FetchError');
+  if (!ok) {
+    throw new ScriptedFailure(`${method} ${redactUrl(url)} answered ${response.status}`, 'FetchError', false);
+  }
   const text = response.body.toString('utf8');
   try {
     return JSON.parse(text) as unknown;

@@ -5,6 +5,9 @@ export type JsonSchema = Record<string, unknown>;
 
 /** Arguments that do not fit a tool's schema; the message says what is wrong, for the model to fix. */
 export class ToolInputError extends Error {
+  /** About the arguments the model chose (see isExposed). */
+  readonly expose = true;
+
   constructor(message: string) {
     super(message);
     this.name = 'ToolInputError';
