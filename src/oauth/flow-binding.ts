@@ -38,6 +38,7 @@ export function newBinding(state: string): FlowBinding {
   return { cookieName: bindingCookieName(state), value: randomBytes(32).toString('base64url') };
 }
 
+/** Whether a flow's binding (the hash of its cookie's value: a stored flow never holds the cookie) is this one. */
 export function bindingMatches(expected: string | undefined, presented: string | undefined): boolean {
   if (!expected || !presented) return false;
   const a = Buffer.from(expected);

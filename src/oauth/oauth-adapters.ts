@@ -18,6 +18,15 @@ function postgresOf(database: Database): Database['db'] {
   return database.db;
 }
 
+/**
+ * What seals tokens and PKCE verifiers at rest on the shared store. Without a provider no flow is
+ * started and no token stored, so no key is asked for.
+ */
+function tokenCipherOf(config: ServerConfig): TokenCipher | undefined {
+  if (Object.keys(config.app.settings.authentication ?? {}).length === 0) return undefined;
+  return new TokenCipher(tokenKeyFrom(config.general.executions.token_key_env, process.env));
+}
+
 /** The pending OAuth flows, tokens and wake-ups, by `general.executions.store`. */
 export const oauthAdapters: Provider[] = [
   {
@@ -26,7 +35,7 @@ export const oauthAdapters: Provider[] = [
     useFactory: (config: ServerConfig, database: Database) =>
       pickAdapter<PendingOAuthFlows>('general.executions.store', config.general.executions.store, {
         memory: () => new MemoryPendingOAuthFlows(),
-        postgres: () => new PostgresPendingOAuthFlows(postgresOf(database)),
+        postgres: () => new PostgresPendingOAuthFlows(postgresOf(database), tokenCipherOf(config)),
       }),
   },
   {
@@ -36,12 +45,8 @@ export const oauthAdapters: Provider[] = [
       pickAdapter<OAuthTokens>('general.executions.store', config.general.executions.store, {
         memory: () => new MemoryOAuthTokens(),
         postgres: () => {
-          // Without a provider no token is ever stored, so no key is asked for.
-          if (Object.keys(config.app.settings.authentication ?? {}).length === 0) {
-            return new MemoryOAuthTokens();
-          }
-          const key = tokenKeyFrom(config.general.executions.token_key_env, process.env);
-          return new PostgresOAuthTokens(postgresOf(database), new TokenCipher(key));
+          const cipher = tokenCipherOf(config);
+          return cipher ? new PostgresOAuthTokens(postgresOf(database), cipher) : new MemoryOAuthTokens();
         },
       }),
   },

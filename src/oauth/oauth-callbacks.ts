@@ -92,7 +92,8 @@ export class OAuthCallbacks {
     }
     if (flow.ownerId === null) return this.confirmationPage(flow, caller);
     const binding = newBinding(state);
-    if (!(await this.flows.bind(state, binding.value))) return { status: 400, message: INVALID_STATE };
+    if (!(await this.flows.bind(state, tokenHash(binding.value))))
+      return { status: 400, message: INVALID_STATE };
     return { status: 302, location: flow.providerUrl, binding, maxAgeSeconds: maxAgeOf(flow) };
   }
 
@@ -131,7 +132,7 @@ export class OAuthCallbacks {
     if (!sameSite || !form || form !== cookies[clearCookie])
       return { status: 403, message: CONFIRMATION_INVALID };
     const binding = newBinding(state);
-    if (!(await this.flows.confirm(state, tokenHash(form), binding.value))) {
+    if (!(await this.flows.confirm(state, tokenHash(form), tokenHash(binding.value)))) {
       return { status: 403, message: CONFIRMATION_INVALID };
     }
     return { status: 302, location: flow.providerUrl, binding, maxAgeSeconds: maxAgeOf(flow), clearCookie };
@@ -160,8 +161,9 @@ export class OAuthCallbacks {
     const flow = await this.flows.get(state);
     if (!flow) return { status: 400, message: INVALID_STATE };
     const cookieName = bindingCookieName(state);
+    const presented = cookies[cookieName];
     const bound =
-      bindingMatches(flow.binding, cookies[cookieName]) ||
+      bindingMatches(flow.binding, presented === undefined ? undefined : tokenHash(presented)) ||
       (flow.ownerId !== null && caller.userId === flow.ownerId);
     if (!bound) {
       return {

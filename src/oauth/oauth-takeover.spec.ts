@@ -182,7 +182,7 @@ requires('postgres')('on Postgres and Redis', () => {
     const key = randomBytes(32);
     afterAll(() => services.cleanup());
     takeoverSuite('postgres + redis', () => ({
-      flows: async () => new PostgresPendingOAuthFlows((await services.database()).db),
+      flows: async () => new PostgresPendingOAuthFlows((await services.database()).db, new TokenCipher(key)),
       tokens: async () => new PostgresOAuthTokens((await services.database()).db, new TokenCipher(key)),
       wakeups: async () => RedisOAuthWakeups.create(await services.redis(prefix)),
     }));

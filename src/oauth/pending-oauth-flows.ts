@@ -14,13 +14,17 @@ export interface PendingFlow {
   workflow?: string;
   /** The provider's authorization URL; clients get this server's start link, which redirects here. */
   providerUrl: string;
-  /** Set when a browser opens the start link; the callback must then bring its cookie back. */
+  /**
+   * Set when a browser opens the start link: the SHA-256 of the cookie it was given, which the callback
+   * must bring back (a stored flow never holds the cookie's value itself).
+   */
   binding?: string;
   /**
    * An anonymous flow's confirmation page, as last shown: the SHA-256 of its single-use token (the
    * page's form and cookie carry the token itself). Confirming it binds the flow.
    */
   confirm?: string;
+  /** The PKCE verifier; the PostgreSQL adapter keeps it sealed with the token key. */
   codeVerifier?: string;
   /** Epoch ms the flow was opened: an execution's flows are replayed in this order. */
   createdAt: number;

@@ -17,9 +17,48 @@ requires('postgres')('Postgres OAuth adapters', () => {
 
   pendingOAuthFlowsContract(
     'postgres',
-    async () => new PostgresPendingOAuthFlows((await shared()).db),
-    async () => new PostgresPendingOAuthFlows((await services.database()).db),
+    async () => new PostgresPendingOAuthFlows((await shared()).db, new TokenCipher(key)),
+    async () => new PostgresPendingOAuthFlows((await services.database()).db, new TokenCipher(key)),
   );
+
+  describe('flows at rest', () => {
+    const aFlow = (state: string, codeVerifier: string) => ({
+      state,
+      executionId: 'e-rest',
+      owner: 'user:alice:calendar',
+      ownerId: 'alice',
+      provider: 'calendar',
+      providerUrl: 'http://127.0.0.1:9/authorize',
+      codeVerifier,
+      createdAt: Date.now(),
+      expiresAt: Date.now() + 60_000,
+    });
+
+    it("a row holds the PKCE verifier sealed, and the adapter reads it back; another flow's row cannot open it", async () => {
+      const { db } = await shared();
+      const flows = new PostgresPendingOAuthFlows(db, new TokenCipher(key));
+      const verifier = `pkce-${randomBytes(24).toString('base64url')}`;
+      const state = `s-rest-${randomBytes(6).toString('hex')}`;
+      await flows.put(aFlow(state, verifier));
+      const row = await db
+        .selectFrom('pending_oauth_flow')
+        .select('flow')
+        .where('state', '=', state)
+        .executeTakeFirstOrThrow();
+      expect(JSON.stringify(row.flow)).not.toContain(verifier);
+      expect((await flows.get(state))?.codeVerifier).toBe(verifier);
+
+      const other = `s-rest-${randomBytes(6).toString('hex')}`;
+      await flows.put(aFlow(other, 'another'));
+      const copied = JSON.parse(typeof row.flow === 'string' ? row.flow : JSON.stringify(row.flow));
+      await db
+        .updateTable('pending_oauth_flow')
+        .set({ flow: JSON.stringify({ ...copied, state: other }) })
+        .where('state', '=', other)
+        .execute();
+      await expect(flows.get(other)).rejects.toThrow();
+    });
+  });
 
   oauthTokensContract(
     'postgres',

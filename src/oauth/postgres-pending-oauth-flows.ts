@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../db/tables';
+import type { SealedTokens, TokenCipher } from './token-cipher';
 import {
   FLOW_RETENTION_MS,
   PendingOAuthFlows,
@@ -13,12 +14,8 @@ function parsed<T>(value: unknown): T {
   return (typeof value === 'string' ? JSON.parse(value) : value) as T;
 }
 
-function record(row: { flow: unknown; status: string; outcome: unknown }): FlowRecord {
-  const flow = parsed<PendingFlow>(row.flow);
-  if (row.status === 'settled')
-    return { ...flow, status: 'settled', outcome: parsed<FlowOutcome>(row.outcome) };
-  return { ...flow, status: row.status === 'taken' ? 'taken' : 'pending' };
-}
+/** A flow as its row holds it: the PKCE verifier sealed, so a read of the table cannot redeem a code. */
+type StoredFlow = Omit<PendingFlow, 'codeVerifier'> & { sealedVerifier?: SealedTokens };
 
 /**
  * Pending OAuth flows in PostgreSQL, so a consent whose `/auth/redirect` lands on another replica
@@ -26,14 +23,39 @@ function record(row: { flow: unknown; status: string; outcome: unknown }): FlowR
  * state, one gets it; an outcome is recorded once.
  */
 export class PostgresPendingOAuthFlows extends PendingOAuthFlows {
-  constructor(private readonly db: Kysely<Tables>) {
+  /** `cipher` is absent only where no provider is configured, so no flow is ever put. */
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly cipher?: TokenCipher,
+  ) {
     super();
+  }
+
+  private stored(flow: PendingFlow): StoredFlow {
+    const { codeVerifier, ...rest } = flow;
+    if (codeVerifier === undefined) return rest;
+    if (!this.cipher) throw new Error('a PKCE verifier cannot be stored without the token key');
+    // The state as associated data: a sealed verifier copied onto another flow's row does not open.
+    return { ...rest, sealedVerifier: this.cipher.seal(flow.state, codeVerifier) };
+  }
+
+  private flowOf(value: unknown): PendingFlow {
+    const { sealedVerifier, ...flow } = parsed<StoredFlow>(value);
+    if (!sealedVerifier || !this.cipher) return flow;
+    return { ...flow, codeVerifier: this.cipher.open(flow.state, sealedVerifier) };
+  }
+
+  private record(row: { flow: unknown; status: string; outcome: unknown }): FlowRecord {
+    const flow = this.flowOf(row.flow);
+    if (row.status === 'settled')
+      return { ...flow, status: 'settled', outcome: parsed<FlowOutcome>(row.outcome) };
+    return { ...flow, status: row.status === 'taken' ? 'taken' : 'pending' };
   }
 
   async put(flow: PendingFlow): Promise<void> {
     const row = {
       expires_at: flow.expiresAt,
-      flow: JSON.stringify(flow),
+      flow: JSON.stringify(this.stored(flow)),
       status: 'pending',
       outcome: null,
       execution_id: flow.executionId,
@@ -60,7 +82,7 @@ export class PostgresPendingOAuthFlows extends PendingOAuthFlows {
       .where('status', '=', 'pending')
       .where('expires_at', '>', now)
       .executeTakeFirst();
-    return row && parsed<PendingFlow>(row.flow);
+    return row && this.flowOf(row.flow);
   }
 
   bind(state: string, binding: string): Promise<boolean> {
@@ -80,7 +102,7 @@ export class PostgresPendingOAuthFlows extends PendingOAuthFlows {
   }
 
   /** Rewrites a pending flow under a row lock; `change` returns undefined to leave it (false). */
-  private update(state: string, change: (flow: PendingFlow) => PendingFlow | undefined): Promise<boolean> {
+  private update(state: string, change: (flow: StoredFlow) => StoredFlow | undefined): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const row = await trx
         .selectFrom('pending_oauth_flow')
@@ -89,7 +111,7 @@ export class PostgresPendingOAuthFlows extends PendingOAuthFlows {
         .where('status', '=', 'pending')
         .forUpdate()
         .executeTakeFirst();
-      const changed = row && change(parsed<PendingFlow>(row.flow));
+      const changed = row && change(parsed<StoredFlow>(row.flow));
       if (!changed) return false;
       await trx
         .updateTable('pending_oauth_flow')
@@ -108,7 +130,7 @@ export class PostgresPendingOAuthFlows extends PendingOAuthFlows {
       .where('status', '=', 'pending')
       .returning('flow')
       .executeTakeFirst();
-    return row && parsed<PendingFlow>(row.flow);
+    return row && this.flowOf(row.flow);
   }
 
   async settle(state: string, outcome: FlowOutcome): Promise<boolean> {
@@ -127,7 +149,7 @@ export class PostgresPendingOAuthFlows extends PendingOAuthFlows {
       .select(['flow', 'status', 'outcome'])
       .where('state', '=', state)
       .executeTakeFirst();
-    return row && record(row);
+    return row && this.record(row);
   }
 
   async forExecution(executionId: string, provider: string): Promise<FlowRecord[]> {
@@ -139,6 +161,6 @@ export class PostgresPendingOAuthFlows extends PendingOAuthFlows {
       .orderBy('created_at')
       .orderBy('state')
       .execute();
-    return rows.map(record);
+    return rows.map((row) => this.record(row));
   }
 }

@@ -1,3 +1,4 @@
+import { PendingOAuthFlows } from '../../src/oauth/pending-oauth-flows';
 import { OAuthBrowser } from '../utils/oauth-browser';
 import { oauthProvider, startAuthServer, type AuthServer } from '../utils/oidc-server';
 import { postJson } from '../utils/sse';
@@ -126,6 +127,12 @@ describe('an OAuth flow is completed only by the browser or user that started it
     expect(cookie).toMatch(/; SameSite=Lax/i);
     expect(cookie).toMatch(/; Path=\/auth\/redirect(;|$)/);
     expect(cookie).toMatch(/; Max-Age=\d+/);
+    // The store keeps a hash of the cookie's value, so a read of it (a backup, a replica's table) cannot
+    // be turned into the cookie that completes the flow.
+    const value = /^[^=]+=([^;]+)/.exec(cookie)![1];
+    const stored = await t.app.get(PendingOAuthFlows).get(paused.oauth_state);
+    expect(stored?.binding).toMatch(/^[\w-]{43}$/);
+    expect(JSON.stringify(stored)).not.toContain(value);
     const back = await carol.get(await auth.authorize(opened.headers.get('location')!, 'carol'));
     expect(back.status).toBe(200);
     expect(back.headers.getSetCookie().join()).toMatch(/interlude_oauth_[\w-]+=;.*Expires=Thu, 01 Jan 1970/);
