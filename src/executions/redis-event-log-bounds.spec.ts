@@ -84,6 +84,33 @@ requires('redis')('Redis event logs, bounded in bytes', () => {
     expect(await memoryUsage(prefix)).toBeLessThan(MiB);
   });
 
+  it('a question larger than the bound is kept as a stand-in: a re-attacher, even after the trim, gets it whole from the record', async () => {
+    const prefix = services.newPrefix();
+    const options = optionsOf(16 * KiB);
+    const writer = new RedisEventLogs(await services.redis(prefix), options).open('asks');
+    const prompt = { input_type: 'text', text: `Is this right? ${'z'.repeat(64 * KiB)}` };
+    records.set('asks', { interactions: { i1: { prompt } } });
+    writer.append({ kind: 'interaction_required', interactionId: 'i1', prompt });
+    for (let i = 0; i < 3000; i++) writer.append({ kind: 'step', step: { n: i } as never });
+    records.set('asks', { interactions: { i1: { prompt } }, result: 'ok' });
+    writer.append({ kind: 'completed', result: 'ok', streamed: false });
+    const peer = new RedisEventLogs(await services.redis(prefix), options);
+    const ended = await waitFor('the end to be written', async () => {
+      const attached = await peer.attach('asks', false);
+      return attached?.terminal ? attached : undefined;
+    });
+    const seen: ExecutionEvent[] = [];
+    await new Promise<void>((resolve) =>
+      ended.subscribe((event) => {
+        seen.push(event);
+        if (event.kind === 'completed') resolve();
+      }),
+    );
+    expect(seen[0]).toMatchObject({ kind: 'events_dropped' });
+    expect(seen[1]).toEqual({ kind: 'interaction_required', interactionId: 'i1', prompt, seq: 1 });
+    expect(await memoryUsage(prefix)).toBeLessThan(2 * 16 * KiB);
+  });
+
   it('a log taken over keeps the bound with what its first replica wrote', async () => {
     const prefix = services.newPrefix();
     const options = optionsOf(16 * KiB);
