@@ -45,7 +45,7 @@ const ALREADY_ADDED = /equal or smaller than the target stream top item/;
 /** Prompts kept aside per execution, so a re-attacher can answer even once its events were trimmed. */
 const MAX_PINS = 1000;
 /** What Redis spends on an entry besides its JSON (id, field name, listpack headers), roughly. */
-export const ENTRY_BYTES = 16;
+const ENTRY_BYTES = 16;
 /** Past its bound a log is trimmed to this share of it, so a full log is not trimmed on every event. */
 const TRIM_TO = 0.9;
 /** Short logs are written event for event; past this many entries, text chunks are merged. */

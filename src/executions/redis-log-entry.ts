@@ -57,6 +57,9 @@ export function standIn(event: ExecutionEvent): StoredEvent {
       return { kind: 'failed', error: { message: '', type: '' }, seq: event.seq, inRecord: true };
     case 'interaction_required':
       return { ...event, prompt: null, inRecord: true };
+    case 'cancelled':
+      // The end must reach every follower; a reason is the server's own words, cut short here.
+      return { kind: 'cancelled', reason: event.reason.slice(0, 256), seq: event.seq };
     default:
       return { kind: 'events_dropped', count: 1, seq: event.seq, digest: signatureDigest(event) };
   }
