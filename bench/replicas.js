@@ -17,18 +17,19 @@
  *
  * Run by `npm run bench` (bench/run.js --only replicas); --quick parks fewer executions.
  */
-const { spawn, spawnSync } = require('node:child_process');
+const { spawnSync } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { nowMs, percentile, pool, send } = require('./lib/clients');
-const { ROOT, SERVER_CORE, TASKSET, freePort } = require('./lib/servers');
+const { ROOT } = require('./lib/servers');
 const { fmt, ratio, table } = require('./lib/report');
+const { CLI, cleanup, pgBytes, redisBytes, startReplica } = require('./lib/replica-servers');
+const { measureLargeRequests, largeRequestsTable } = require('./replicas-large');
 
 const HEADING = '## Several replicas';
-const CLI = path.join(ROOT, 'dist', 'cli.js');
 const GIB = 1024 ** 3;
 
 function settings(quick) {
@@ -65,44 +66,6 @@ ${leaseSeconds ? '  shutdown_grace_seconds: 5\n' : ''}  executions:
     redis_url: '${redisUrl}'
     redis_key_prefix: '${prefix}'
 ${leaseSeconds ? `    lease_seconds: ${leaseSeconds}\n` : ''}${WORKFLOW}`;
-}
-
-async function startReplica(file, name) {
-  const port = await freePort();
-  const argv = [CLI, 'serve', '--config', file, '--host', '127.0.0.1', '--port', String(port)];
-  const [cmd, args] = TASKSET
-    ? [TASKSET, ['-c', SERVER_CORE, process.execPath, ...argv]]
-    : [process.execPath, argv];
-  const child = spawn(cmd, args, {
-    cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', NO_COLOR: '1' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-8000)));
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`replica ${name} exited: ${stderr}`);
-    const ok = await send(undefined, port, 'GET', '/health/ready').then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (ok) break;
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`replica ${name} not ready in 30 s: ${stderr}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    name,
-    port,
-    kill: (signal) => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
-    },
-  };
 }
 
 function validates(file) {
@@ -203,66 +166,6 @@ async function resumes(ports, paused, count) {
     return { p50: percentile(xs, 0.5), p99: percentile(xs, 0.99), max: xs[xs.length - 1] };
   };
   return { completed: stats(completed), answered: stats(answered) };
-}
-
-async function pgBytes(schema) {
-  const { Client } = require('pg');
-  const client = new Client({ connectionString: process.env.DATABASE_URL });
-  await client.connect();
-  try {
-    const { rows } = await client.query(
-      `select coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint as bytes
-         from pg_class c join pg_namespace n on n.oid = c.relnamespace
-        where n.nspname = $1 and c.relkind in ('r', 'm')`,
-      [schema],
-    );
-    return Number(rows[0].bytes);
-  } finally {
-    await client.end();
-  }
-}
-
-async function redisBytes(prefix) {
-  const { Redis } = require('ioredis');
-  const redis = new Redis(process.env.REDIS_URL, { lazyConnect: true });
-  let bytes = 0;
-  let keys = 0;
-  /** Bytes by kind of key: the key with its execution id (in braces, a hash tag) left out. */
-  const kinds = {};
-  try {
-    let cursor = '0';
-    do {
-      const [next, batch] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      cursor = next;
-      for (const key of batch) {
-        const used = Number((await redis.memory('USAGE', key, 'SAMPLES', '0')) ?? 0);
-        const kind = `${key.slice(prefix.length).replace(/\{[^}]*\}/g, '{id}')} (${await redis.type(key)})`;
-        kinds[kind] = (kinds[kind] ?? 0) + used;
-        bytes += used;
-        keys++;
-      }
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-  return { bytes, keys, kinds };
-}
-
-async function cleanup(schema, prefix) {
-  const { Client } = require('pg');
-  const client = new Client({ connectionString: process.env.DATABASE_URL });
-  await client.connect();
-  await client.query(`drop schema if exists ${schema} cascade`);
-  await client.end();
-  const { Redis } = require('ioredis');
-  const redis = new Redis(process.env.REDIS_URL, { lazyConnect: true });
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length) await redis.del(...keys);
-  } while (cursor !== '0');
-  redis.disconnect();
 }
 
 /** How many unended executions the store says `owner` runs (`execution_record.replica`). */
@@ -384,7 +287,8 @@ async function measureReplicas({ quick = false } = {}) {
     if (!process.env.DATABASE_URL || !process.env.REDIS_URL)
       skipped.push('the PostgreSQL/Redis store (DATABASE_URL or REDIS_URL is not set)');
     else rows.push(await measureStore('postgres', S, dir));
-    return { settings: S, rows, skipped };
+    const large = rows.some((x) => x.store === 'postgres') ? await measureLargeRequests(dir) : [];
+    return { settings: S, rows, skipped, large };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -468,7 +372,22 @@ ${table(
   rows,
 )}
 
-${storeTable}`;
+${storeTable}
+${
+  r.large?.length
+    ? `
+Large requests on the PostgreSQL + Redis store (one \`interlude serve\`, \`bench/replicas-large.js\`): the
+demo workflow of \`config/default.yml\` quotes its input in two tool steps, the streamed text and its
+result; each request is sent with the largest body the server takes (9 MiB, else the streaming limit),
+read to its end, and the Redis keys of the deployment measured with MEMORY USAGE, less what they held
+before. Event logs are bounded by \`max_event_log_bytes_per_execution\` (1 MiB) and
+\`max_event_log_bytes\` (64 MiB per replica) in Redis too; an event larger than the bound is kept as
+a stand-in, a result or prompt read from the execution's record.
+
+${largeRequestsTable(r.large)}
+`
+    : ''
+}`;
   return { text: `${text.replace(/\n{3,}/g, '\n\n').trimEnd()}\n`, passed: 0, total: 0 };
 }
 

@@ -17,8 +17,16 @@ export class AsyncConfig {
   @Optional()
   @IsIn(JOB_QUEUES, { message: `queue must be one of: ${JOB_QUEUES.join(', ')}` })
   queue: JobQueueDriver = 'in_process';
-  /** Jobs one process runs at once (the server in `in_process`, each worker otherwise). */
+  /**
+   * Jobs one process runs at once (the server in `in_process`, each worker otherwise). A job waiting
+   * for a person holds none: it takes one again when the answer comes.
+   */
   @IsOptional() @Min(1) @Max(1000) @IsInt() max_concurrent_jobs?: number;
+  /** Of those, jobs one identified user runs at once; the user's next ones wait in `submitted`. */
+  @Optional() @Min(1) @Max(1000) @IsInt() max_running_jobs_per_user = 5;
+  /** Of those, jobs all anonymous callers together run at once. */
+  @Optional() @Min(1) @Max(1000) @IsInt() max_running_anonymous_jobs = 5;
+
   /** Jobs waiting for a slot in one server (`in_process`); more are refused with 429. */
   @Optional() @Min(1) @IsInt() max_queued_jobs = 10_000;
   /** Unfinished jobs one user (or all anonymous callers together) may have; more are refused with 429. */

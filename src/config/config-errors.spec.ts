@@ -1,5 +1,5 @@
 import { ConfigError } from './config.loader';
-import { ECHO, errorOf, problemAt } from '../../test/utils/config-helpers';
+import { ECHO, errorOf, parse, problemAt } from '../../test/utils/config-helpers';
 
 describe('invalid configs', () => {
   const BROKEN = `general:
@@ -119,6 +119,16 @@ workflow:
     );
     expect(problemAt(err, 'general.executions.lease_seconds')).toMatchObject({ line: 4 });
     expect(problemAt(err, 'general.shutdown_grace_seconds')).toMatchObject({ line: 2 });
+  });
+
+  it('refuses a share of running jobs under one (per user, anonymous callers together); defaults 5 and 5', () => {
+    const err = errorOf(
+      `general:\n  async:\n    max_running_jobs_per_user: 0\n    max_running_anonymous_jobs: 1.5\n${ECHO}`,
+    );
+    expect(problemAt(err, 'general.async.max_running_jobs_per_user')).toMatchObject({ line: 3 });
+    expect(problemAt(err, 'general.async.max_running_anonymous_jobs')).toMatchObject({ line: 4 });
+    const { max_running_jobs_per_user, max_running_anonymous_jobs } = parse(ECHO).settings.general.async;
+    expect([max_running_jobs_per_user, max_running_anonymous_jobs]).toEqual([5, 5]);
   });
 
   it('requires a workflow', () => {

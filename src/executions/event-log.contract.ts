@@ -1,18 +1,35 @@
-import { isTerminal, type ExecutionEvent } from '../runtime/execution-event';
+import { isTerminal, type ExecutionEvent, type ExecutionEventBody } from '../runtime/execution-event';
 import type { EventLog, EventLogs } from './event-log';
 
 const kinds = (events: ExecutionEvent[]) => events.map((e) => `${e.seq}:${e.kind}`);
 
+/** The byte bounds a deployment sets: `max_event_log_bytes_per_execution` and `max_event_log_bytes`. */
+export interface LogBounds {
+  perExecution: number;
+  total: number;
+}
+
+export interface EventLogContractOptions {
+  /** Adapters shared by several processes: the same logs as another process opens them (same bounds). */
+  makePeer?: () => Promise<EventLogs>;
+  /**
+   * What the engine does before it appends an execution's end: records it. An adapter may leave a
+   * result too large for the log in the record, and read it from there.
+   */
+  recordEnd?: (executionId: string, end: ExecutionEventBody) => Promise<void> | void;
+}
+
 /**
  * What every event-log adapter must do: number events in order, replay after a sequence number, then
- * go live, and end with the terminal event. A spec per adapter calls this with a factory.
+ * go live, and end with the terminal event; keep what it holds for re-attachers within its byte bounds.
+ * A spec per adapter calls this with a factory (default bounds when none are given).
  */
 export function eventLogContract(
   name: string,
-  makeLogs: () => Promise<EventLogs> | EventLogs,
-  /** Adapters shared by several processes: the same logs as another process opens them. */
-  makePeer?: () => Promise<EventLogs>,
+  makeLogs: (bounds?: LogBounds) => Promise<EventLogs> | EventLogs,
+  options: EventLogContractOptions = {},
 ) {
+  const { makePeer } = options;
   describe(`EventLog contract: ${name}`, () => {
     let logs: EventLogs;
     beforeEach(async () => {
@@ -71,6 +88,7 @@ export function eventLogContract(
     });
 
     if (makePeer) peerCases(() => logs, makePeer);
+    byteBoundCases(makeLogs, options);
   });
 }
 
@@ -188,6 +206,116 @@ function peerCases(logs: () => EventLogs, makePeer: () => Promise<EventLogs>) {
       expect(rest[0].seq).toBe(dropped + 2);
       expect(rest.map((e) => e.seq)).toEqual(Array.from({ length: rest.length }, (_, i) => rest[0].seq + i));
       expect(rest[rest.length - 1]).toMatchObject({ kind: 'completed', seq: 3003 });
+    });
+  });
+}
+
+/**
+ * A client re-attaching once the execution ended: through another process where the adapter has
+ * them (it reads what the log keeps there), else through the log itself. Everything it gets.
+ */
+async function reattachAfterEnd(
+  log: EventLog,
+  id: string,
+  makePeer: (() => Promise<EventLogs>) | undefined,
+  afterSeq = 0,
+): Promise<ExecutionEvent[]> {
+  if (!makePeer) return followToEnd(log, afterSeq);
+  const peer = await makePeer();
+  const ended = await until(async () => {
+    const attached = await peer.attach(id, false);
+    return attached?.terminal ? attached : undefined;
+  });
+  return followToEnd(ended, afterSeq);
+}
+
+/** The events counted: each replayed one once, each dropped one by its notice's count. */
+function seqsAccountedFor(events: ExecutionEvent[]): number {
+  return events.reduce((n, e) => n + (e.kind === 'events_dropped' ? e.count : 1), 0);
+}
+
+const textOf = (events: ExecutionEvent[]) =>
+  events.map((e) => (e.kind === 'output' && typeof e.value === 'string' ? e.value : '')).join('');
+
+function byteBoundCases(
+  makeLogs: (bounds?: LogBounds) => Promise<EventLogs> | EventLogs,
+  { makePeer, recordEnd }: EventLogContractOptions,
+) {
+  describe('byte bounds', () => {
+    async function end(log: EventLog, id: string, terminal: ExecutionEventBody): Promise<void> {
+      await recordEnd?.(id, terminal);
+      log.append(terminal);
+    }
+
+    it('a long text stream keeps at most the per-execution bound: a late re-attacher is told how many chunks it missed and gets the end of the text', async () => {
+      const bound = 16 * 1024;
+      const log = (await makeLogs({ perExecution: bound, total: 64 * 1024 * 1024 })).open('long-text');
+      let whole = '';
+      for (let i = 0; i < 10_000; i++) {
+        const chunk = `w${i} `;
+        whole += chunk;
+        log.append({ kind: 'output', value: chunk });
+      }
+      await end(log, 'long-text', { kind: 'completed', result: 'done', streamed: true });
+      const seen = await reattachAfterEnd(log, 'long-text', makePeer);
+      expect(seen[0]).toMatchObject({ kind: 'events_dropped' });
+      const dropped = (seen[0] as { count: number }).count;
+      const replayed = textOf(seen.slice(1));
+      expect(whole.endsWith(replayed)).toBe(true);
+      expect(replayed.length).toBeLessThanOrEqual(bound);
+      expect(replayed.length).toBeGreaterThan(bound / 8);
+      // what was dropped and what is replayed add up to the whole stream, nothing twice
+      expect(whole.slice(0, whole.length - replayed.length).split(' ').length - 1).toBe(dropped);
+      expect(seen[seen.length - 1]).toMatchObject({ kind: 'completed', seq: 10_001, result: 'done' });
+    });
+
+    it('an event larger than the per-execution bound is never replayed (the re-attacher is told), the prompt and the whole result are', async () => {
+      const bound = 16 * 1024;
+      const big = 'x'.repeat(100_000);
+      const log = (await makeLogs({ perExecution: bound, total: 64 * 1024 * 1024 })).open('big-event');
+      log.append({ kind: 'output', value: 'before' });
+      log.append({ kind: 'step', step: { payload: { data: { input: big } } } as never });
+      log.append({ kind: 'interaction_required', interactionId: 'i1', prompt: { text: 'Name?' } });
+      log.append({ kind: 'interaction_resolved', interactionId: 'i1', response: { text: 'Ada' } });
+      log.append({ kind: 'output', value: 'after' });
+      await end(log, 'big-event', { kind: 'completed', result: big, streamed: true });
+      const seen = await reattachAfterEnd(log, 'big-event', makePeer);
+      expect(seen.some((e) => e.kind === 'step')).toBe(false);
+      const prompt = seen.findIndex((e) => e.kind === 'interaction_required');
+      expect(seen[prompt]).toMatchObject({ seq: 3, interactionId: 'i1', prompt: { text: 'Name?' } });
+      expect(seen.slice(0, prompt).some((e) => e.kind === 'events_dropped')).toBe(true);
+      expect(seen[seen.length - 1]).toMatchObject({ kind: 'completed', seq: 6 });
+      expect((seen[seen.length - 1] as { result: string }).result).toBe(big);
+      expect(seqsAccountedFor(seen)).toBe(6);
+    });
+
+    it('logs share the total bound: the oldest gives up its oldest events first, a younger one keeps all of its own', async () => {
+      const logs = await makeLogs({ perExecution: 1024 * 1024, total: 32 * 1024 });
+      const old = logs.open('old');
+      const young = logs.open('young');
+      const pad = 'p'.repeat(100);
+      for (let i = 0; i < 400; i++) old.append({ kind: 'step', step: { n: i, pad } as never });
+      for (let i = 0; i < 50; i++) young.append({ kind: 'step', step: { n: i, pad } as never });
+      await end(old, 'old', { kind: 'completed', result: 'old', streamed: false });
+      await end(young, 'young', { kind: 'completed', result: 'young', streamed: false });
+      const oldSeen = await reattachAfterEnd(old, 'old', makePeer);
+      expect(oldSeen[0]).toMatchObject({ kind: 'events_dropped' });
+      expect(seqsAccountedFor(oldSeen)).toBe(401);
+      const youngSeen = await reattachAfterEnd(young, 'young', makePeer);
+      expect(youngSeen.map((e) => e.seq)).toEqual(Array.from({ length: 51 }, (_, i) => i + 1));
+    });
+
+    it('a re-attacher resuming inside a merged text run gets exactly the chunks after its seq', async () => {
+      const log = (await makeLogs({ perExecution: 1024 * 1024, total: 64 * 1024 * 1024 })).open('merged');
+      for (let i = 1; i <= 1000; i++) log.append({ kind: 'output', value: `${i},` });
+      await end(log, 'merged', { kind: 'completed', result: null, streamed: true });
+      const resumed = await reattachAfterEnd(log, 'merged', makePeer, 700);
+      expect(resumed.every((e) => e.kind !== 'events_dropped')).toBe(true);
+      const text = Array.from({ length: 300 }, (_, i) => `${i + 701},`).join('');
+      expect(textOf(resumed)).toBe(text);
+      // merged: fewer events than chunks
+      expect(resumed.length).toBeLessThan(300);
+      expect(resumed[resumed.length - 1]).toMatchObject({ kind: 'completed', seq: 1001 });
     });
   });
 }

@@ -41,12 +41,10 @@ export const executionAdapters: Provider[] = [
   },
   {
     provide: EventLogs,
-    inject: [ServerConfig, BackingRedis],
-    useFactory: (config: ServerConfig, redis: BackingRedis) => {
-      const local = {
-        maxBytes: config.general.max_event_log_bytes_per_execution,
-        budget: new EventLogBudget(config.general.max_event_log_bytes),
-      };
+    inject: [ServerConfig, BackingRedis, ExecutionStore],
+    useFactory: (config: ServerConfig, redis: BackingRedis, store: ExecutionStore) => {
+      const { max_event_log_bytes_per_execution: maxBytes, max_event_log_bytes: total } = config.general;
+      const local = { maxBytes, budget: new EventLogBudget(total) };
       const { event_log_max_events, event_log_retention_seconds } = config.general.executions;
       return pickAdapter<EventLogs>(STORE, config.general.executions.store, {
         memory: () => new MemoryEventLogs(local),
@@ -55,6 +53,9 @@ export const executionAdapters: Provider[] = [
             maxEvents: event_log_max_events,
             retentionSeconds: event_log_retention_seconds,
             local,
+            // What this replica writes to Redis has the same bounds, counted apart from its memory.
+            shared: { maxBytes, budget: new EventLogBudget(total) },
+            records: (id) => store.peek(id),
           }),
       });
     },

@@ -26,6 +26,9 @@ interface MergedOutput {
 
 type Kept = ExecutionEvent | MergedOutput;
 
+/** A merged run of text chunks: their text, the seqs of the first and the last, each one's length. */
+export type MergedRun = Pick<MergedOutput, 'value' | 'seq' | 'from' | 'lengths'>;
+
 /** What an event costs to keep, roughly (object overhead plus its content). */
 function sizeOf(event: ExecutionEventBody): number {
   if (event.kind === 'output' && typeof event.value === 'string') return 64 + event.value.length * 2;
@@ -43,6 +46,11 @@ const SEGMENT_CHARS = 32 * 1024;
 const SEGMENT_SHARE = 1 / 64;
 /** Short logs replay event for event; past this many kept events, text chunks are merged. */
 const MERGE_PAST = 128;
+
+/** The most characters a merged run of a log bounded to `maxBytes` holds. */
+export function segmentCharsOf(maxBytes: number): number {
+  return Math.max(64, Math.min(SEGMENT_CHARS, Math.floor((maxBytes * SEGMENT_SHARE) / 2)));
+}
 
 function isText(event: Kept): event is Kept & { kind: 'output'; value: string } {
   return event.kind === 'output' && typeof event.value === 'string';
@@ -77,10 +85,7 @@ export class ExecutionEventLog extends EventLog implements SheddableLog {
 
   constructor(private readonly limits: EventLogLimits = { maxBytes: Number.POSITIVE_INFINITY }) {
     super();
-    this.segmentChars = Math.max(
-      64,
-      Math.min(SEGMENT_CHARS, Math.floor((limits.maxBytes * SEGMENT_SHARE) / 2)),
-    );
+    this.segmentChars = segmentCharsOf(limits.maxBytes);
   }
 
   /** Resolves with the terminal event. */
@@ -152,6 +157,20 @@ export class ExecutionEventLog extends EventLog implements SheddableLog {
       const listeners = this.listeners;
       if (listeners?.delete(listener) && listeners.size === 0) this.listeners = undefined;
     };
+  }
+
+  /**
+   * What it keeps, oldest first (questions older than the rest first), a merged run as one event
+   * with the chunks it holds: a held log is published from this.
+   */
+  replayKept(listener: (event: ExecutionEvent, merged?: MergedRun) => void): void {
+    for (const event of this.pinned ?? []) listener(event);
+    for (let i = this.head; i < this.kept.length; i++) {
+      const kept = this.kept[i];
+      if (isMerged(kept)) listener({ kind: 'output', value: kept.value, seq: kept.seq }, kept);
+      else listener(kept);
+    }
+    if (this.final && this.kept.length === 0) listener(this.final);
   }
 
   shed(bytes: number): number {

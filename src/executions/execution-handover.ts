@@ -8,6 +8,7 @@ import type { Journal, JournalEntry } from './journal';
 import type { Entry } from './execution-entry';
 import type { ExecutionEndings } from './execution-endings';
 import type { RouteFacts } from './execution-sink';
+import type { PersonWaits } from './execution';
 
 /** Listeners (open streams) to call when this replica hands its durable executions over. */
 export class Handovers {
@@ -38,7 +39,12 @@ export function abandonDurable(entries: Map<string, Entry>, endings: ExecutionEn
 
 /** What the sink keeps of the route that started a run (from its start options or its run spec). */
 export function routeOf(
-  route: { interactive: boolean; interactiveRoute?: string; request: { path: string } },
+  route: {
+    interactive: boolean;
+    interactiveRoute?: string;
+    request: { path: string };
+    personWaits?: PersonWaits;
+  },
   identity: Identity,
   workflow?: string,
 ): RouteFacts {
@@ -48,6 +54,7 @@ export function routeOf(
     path: route.request.path,
     identity,
     workflow,
+    personWaits: route.personWaits,
   };
 }
 
@@ -59,6 +66,7 @@ export interface RunFacts {
   streaming?: boolean;
   interactive: boolean;
   interactiveRoute?: string;
+  personWaits?: PersonWaits;
 }
 
 /** The span of a run (started, or taken over). */

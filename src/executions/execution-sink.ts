@@ -15,6 +15,7 @@ import { durablePrompt } from './durable-prompt';
 import type { EventLog } from './event-log';
 import type { TransitionOutcome } from './execution-state';
 import type { LoggedTail } from './logged-tail';
+import type { PersonWaits } from './execution';
 
 /** What a running execution keeps of the route that started it. */
 export interface RouteFacts {
@@ -24,6 +25,7 @@ export interface RouteFacts {
   identity: Identity;
   /** The workflow's type, named where a person is asked to authorize it. */
   workflow?: string;
+  personWaits?: PersonWaits;
 }
 
 /** What the sink needs of a running execution. */
@@ -100,7 +102,12 @@ export class EntrySink implements ExecutionSink, AskingExecution {
   }
 
   prompt(prompt: Prompt, interactionId?: string, points?: PromptPoints): Promise<PromptAnswer> {
-    return points ? durablePrompt(this, prompt, interactionId, points) : this.ask(prompt, interactionId);
+    const answer = points
+      ? durablePrompt(this, prompt, interactionId, points)
+      : this.ask(prompt, interactionId);
+    const waits = this.options.personWaits;
+    if (!waits || !this.options.interactive || prompt.input_type === 'notification') return answer;
+    return heldDuring(answer, waits);
   }
 
   /** Asks a person. Not an async function: a waiting execution would hold its suspended frame. */
@@ -122,10 +129,19 @@ async function authenticate(sink: EntrySink, provider: string, point?: JournalPo
   const { entry, options, deps } = sink;
   if (!options.interactive) throw notInteractive('authorize with OAuth (ctx.authenticate)', options);
   entry.waiting++;
+  // Only a consent a person must give is a wait: a token already held is not.
+  const waits = options.personWaits;
+  let waited = false;
   try {
     const id = entry.execution.id;
     const record = (wait: OAuthFlowWait) => sink.record(wait);
-    const publish = (event: ExecutionEventBody) => sink.publish(event);
+    const publish = (event: ExecutionEventBody) => {
+      if (event.kind === 'oauth_required' && waits && !waited) {
+        waited = true;
+        waits.paused();
+      }
+      sink.publish(event);
+    };
     const execution = { id, identity: options.identity, workflow: options.workflow, publish, record };
     // A replay asks again: the token is held by then (or the pending flow is waited on again).
     const granted = await deps.oauth.authenticate(execution, provider, entry.abort);
@@ -134,7 +150,20 @@ async function authenticate(sink: EntrySink, provider: string, point?: JournalPo
     return granted;
   } finally {
     entry.waiting--;
+    if (waited) await waits!.resumed();
   }
+}
+
+/** The wait for a person's answer, the run's hold given back meanwhile and taken again after it. */
+function heldDuring<T>(wait: Promise<T>, waits: PersonWaits): Promise<T> {
+  waits.paused();
+  return wait.then(
+    (value) => waits.resumed().then(() => value),
+    (err: unknown) =>
+      waits.resumed().then(() => {
+        throw err;
+      }),
+  );
 }
 
 function notInteractive(what: string, options: RouteFacts): AppError {

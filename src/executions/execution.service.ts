@@ -178,8 +178,9 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     options.beforeRun?.(entry.execution);
     // Closures made here would keep `options` alive for the whole run, and with it the face's closures
     // and the HTTP request they hold: the run is launched with only what it needs.
-    const { request, streaming, interactive, interactiveRoute } = options;
-    this.run(entry, workflow, input, { identity, request, trace, streaming, interactive, interactiveRoute });
+    const { request, streaming, interactive, interactiveRoute, personWaits } = options;
+    const facts = { identity, request, trace, streaming, interactive, interactiveRoute, personWaits };
+    this.run(entry, workflow, input, facts);
     return entry.execution;
   }
 

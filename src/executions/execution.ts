@@ -32,6 +32,18 @@ export interface StartOptions {
   face?: FaceRef;
   /** Called once the execution exists and before its workflow runs (a stream sends its headers here). */
   beforeRun?: (execution: Execution) => void;
+  /** What the run gives back while it waits for a person, and takes again before it goes on. */
+  personWaits?: PersonWaits;
+}
+
+/**
+ * What a run holds that it gives back while a person answers (an async job's slot): `paused` when it
+ * starts to wait for a person (a prompt, an OAuth consent); after the wait the workflow goes on only
+ * once `resumed()` resolves.
+ */
+export interface PersonWaits {
+  paused(): void;
+  resumed(): Promise<void>;
 }
 
 /** A running (or finished) execution as a face sees it: its id, its events, and a way to stop it. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ExecutionEventBody } from '../runtime/execution-event';
 import type { IntermediateStep } from '../runtime/intermediate-step';
 import type { JournalEntry } from './journal';
@@ -16,7 +17,7 @@ export class LoggedTail {
   /** Whether `event` is the next logged event (then it is used up); false from the first that is not. */
   repeats(event: ExecutionEventBody): boolean {
     const logged = this.events[this.next];
-    if (logged && signature(logged) === signature(event)) {
+    if (logged && sameAs(logged, event)) {
       this.next++;
       return true;
     }
@@ -44,6 +45,20 @@ export function journaledSeq(entries: readonly JournalEntry[]): number | undefin
   return seq;
 }
 
+/**
+ * Whether the logged event is this one. An event too large for the log is logged as a stand-in
+ * (`events_dropped` with the digest of its signature).
+ */
+function sameAs(logged: ExecutionEventBody, event: ExecutionEventBody): boolean {
+  const digest = logged.kind === 'events_dropped' ? (logged as { digest?: string }).digest : undefined;
+  return digest !== undefined ? digest === signatureDigest(event) : signature(logged) === signature(event);
+}
+
+/** A short digest of what `LoggedTail` compares of an event. */
+export function signatureDigest(event: ExecutionEventBody): string {
+  return createHash('sha256').update(signature(event)).digest('base64url').slice(0, 22);
+}
+
 /** An event as JSON, without what differs between two runs doing the same thing (seq, step ids and times). */
 function signature(event: ExecutionEventBody): string {
   const shape = event.kind === 'step' ? stepShape(event.step) : { ...event, seq: undefined };
@@ -61,6 +76,6 @@ function stepShape(step: IntermediateStep): unknown {
     metadata: payload.metadata,
     data: payload.data,
     tokens: payload.usage_info?.token_usage,
-    within: [at.function_name, at.parent_name],
+    within: [at?.function_name, at?.parent_name],
   };
 }

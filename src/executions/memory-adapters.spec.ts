@@ -9,6 +9,7 @@ import { MemoryJournal } from './journal';
 executionStoreContract('memory', () => new MemoryExecutionStore());
 eventLogContract(
   'memory',
-  () => new MemoryEventLogs({ maxBytes: 1024 * 1024, budget: new EventLogBudget(64 * 1024 * 1024) }),
+  (bounds = { perExecution: 1024 * 1024, total: 64 * 1024 * 1024 }) =>
+    new MemoryEventLogs({ maxBytes: bounds.perExecution, budget: new EventLogBudget(bounds.total) }),
 );
 journalContract('memory', () => new MemoryJournal());

@@ -6,30 +6,47 @@ import {
   waitFor,
 } from '../../test/utils/replica-services';
 import type { ExecutionEvent } from '../runtime/execution-event';
-import { eventLogContract } from './event-log.contract';
+import { eventLogContract, type LogBounds } from './event-log.contract';
 import { EventLogBudget } from './event-log-budget';
-import { RedisEventLogs } from './redis-event-log';
+import { RedisEventLogs, type RedisEventLogOptions } from './redis-event-log';
+import type { RecordedParts } from './redis-log-entry';
 import { RedisExecutionCancels } from './execution-cancels';
 import { ReplicaLiveness } from './replica-liveness';
+
+const MiB = 1024 * 1024;
 
 requires('redis')('Redis event logs', () => {
   const services = new ReplicaServices();
   afterAll(() => services.cleanup());
-  const options = {
-    maxEvents: 100,
+  /** The execution records the engine writes (PostgreSQL in a deployment), as these tests record them. */
+  const records = new Map<string, RecordedParts>();
+  /** Byte bounds under test leave the count bound at its default; else it is low, to trim by count. */
+  const optionsOf = (bounds?: LogBounds): RedisEventLogOptions => ({
+    maxEvents: bounds ? 100_000 : 100,
     retentionSeconds: 600,
-    local: { maxBytes: 1024 * 1024, budget: new EventLogBudget(64 * 1024 * 1024) },
-  };
+    local: { maxBytes: bounds?.perExecution ?? MiB, budget: new EventLogBudget(bounds?.total ?? 64 * MiB) },
+    shared: { maxBytes: bounds?.perExecution ?? MiB, budget: new EventLogBudget(bounds?.total ?? 64 * MiB) },
+    records: async (id) => records.get(id),
+  });
+  const options = optionsOf();
   let prefix = '';
+  let contractOptions = options;
 
   eventLogContract(
     'redis',
-    async () => {
+    async (bounds) => {
       prefix = services.newPrefix();
-      return new RedisEventLogs(await services.redis(prefix), options);
+      contractOptions = optionsOf(bounds);
+      return new RedisEventLogs(await services.redis(prefix), contractOptions);
     },
-    // Another process: a connection of its own to the same Redis, under the same prefix.
-    async () => new RedisEventLogs(await services.redis(prefix), options),
+    {
+      // Another process: a connection of its own to the same Redis, under the same prefix.
+      makePeer: async () => new RedisEventLogs(await services.redis(prefix), contractOptions),
+      recordEnd: (id, end) => {
+        if (end.kind === 'completed') records.set(id, { result: end.result });
+        if (end.kind === 'failed') records.set(id, { error: end.error });
+      },
+    },
   );
 
   it('a follower whose connection is lost resumes after the last event it got: each event once', async () => {

@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type { BackingRedis } from '../db/backing-redis';
 import { isTerminal, type ExecutionEvent, type TerminalEvent } from '../runtime/execution-event';
 import { EventLog, type EventListener } from './event-log';
+import { decode, runAfter, type StoredEvent } from './redis-log-entry';
 
 export interface StreamKeys {
   /** The Stream of every event, entry id `<seq>-0`. */
@@ -25,22 +26,14 @@ const logger = new Logger('RedisEventFollower');
 
 type Entry = [id: string, fields: string[]];
 
-/** A Stream entry as the event it holds (undefined: not one). */
-export function decode([id, fields]: Entry): ExecutionEvent | undefined {
-  const at = fields.indexOf('e');
-  try {
-    const event = JSON.parse(String(fields[at + 1])) as ExecutionEvent;
-    event.seq = Number.parseInt(id, 10);
-    return event;
-  } catch {
-    return undefined;
-  }
-}
+/** A stand-in read back as the event it stands for (its bulk read from the execution's record). */
+export type Restore = (event: StoredEvent) => Promise<ExecutionEvent>;
 
 /**
  * An execution's log as another replica sees it: read from its Redis Stream. Each subscriber has a
  * connection of its own blocked in XREAD after the last seq it got, so it gets every later event once,
- * in order; events trimmed before it resumed are announced with one `events_dropped` (prompts are kept
+ * in order (a merged run of text chunks as one event, from the chunk after that seq); events trimmed
+ * before it resumed, or too large to keep, are announced with one `events_dropped` (prompts are kept
  * aside and still replayed). This replica does not run the execution, so it never appends.
  */
 export class RedisEventFollower extends EventLog {
@@ -55,6 +48,7 @@ export class RedisEventFollower extends EventLog {
     private readonly keys: StreamKeys,
     /** The seq of the last event when attached. */
     private readonly lastSeq: number,
+    private readonly restore: Restore,
   ) {
     super();
     this.settled = new Promise((resolve) => (this.resolveSettled = resolve));
@@ -68,12 +62,13 @@ export class RedisEventFollower extends EventLog {
     redis: BackingRedis,
     keys: StreamKeys,
     live: boolean,
+    restore: Restore,
   ): Promise<RedisEventFollower | undefined> {
     const [last] = await redis.client.xrevrange(keys.events, '+', '-', 'COUNT', 1);
     if (!last && !live) return undefined;
     const event = last && decode(last);
-    const follower = new RedisEventFollower(redis, keys, event ? event.seq : 0);
-    if (event && isTerminal(event)) follower.end(event);
+    const follower = new RedisEventFollower(redis, keys, event ? event.seq : 0, restore);
+    if (event && isTerminal(event)) follower.end((await restore(event)) as TerminalEvent);
     return follower;
   }
 
@@ -153,17 +148,27 @@ export class RedisEventFollower extends EventLog {
         }
         seen = true;
         const [[, entries]] = reply;
+        const missed = new Missed(listener);
         for (const entry of entries) {
-          const event = decode(entry);
-          if (!event || event.seq <= last || stopped()) continue;
-          if (event.seq > last + 1) await this.replayTrimmed(connection, listener, last, event.seq);
-          last = event.seq;
+          const stored = decode(entry);
+          if (!stored || stored.seq <= last || stopped()) continue;
+          const first = stored.from ?? stored.seq;
+          if (first > last + 1) await this.replayTrimmed(connection, missed, last, first);
+          if (stored.kind === 'events_dropped') {
+            missed.add(stored.count, stored.seq);
+            last = stored.seq;
+            continue;
+          }
+          missed.tell();
+          const event = runAfter(await this.restore(stored), last);
+          last = stored.seq;
           listener(event);
           if (isTerminal(event)) {
             this.end(event);
             return;
           }
         }
+        missed.tell();
       }
     } catch (err) {
       // A stop (or BackingRedis closing) closes the connection under a pending read; anything else
@@ -172,26 +177,40 @@ export class RedisEventFollower extends EventLog {
     }
   }
 
-  /** Events between `last` and `next` were trimmed: say how many, and replay the prompts among them. */
-  private async replayTrimmed(
-    connection: Redis,
-    listener: EventListener,
-    last: number,
-    next: number,
-  ): Promise<void> {
+  /** Events between `last` and `next` were trimmed: count them, and replay the prompts among them. */
+  private async replayTrimmed(connection: Redis, missed: Missed, last: number, next: number): Promise<void> {
     const range = await connection.zrangebyscore(this.keys.pins, last + 1, next - 1, 'WITHSCORES');
     const pins: ExecutionEvent[] = [];
     for (let i = 0; i < range.length; i += 2) {
       const pin = decode([`${range[i + 1]}-0`, ['e', range[i]]]);
-      if (pin) pins.push(pin);
+      if (pin) pins.push(await this.restore(pin));
     }
-    const count = next - last - 1 - pins.length;
-    if (count > 0) listener({ kind: 'events_dropped', count, seq: next - 1 });
-    for (const pin of pins) listener(pin);
+    missed.add(next - last - 1 - pins.length, next - 1);
+    if (pins.length === 0) return;
+    missed.tell();
+    for (const pin of pins) missed.listener(pin);
   }
 
   private end(event: TerminalEvent): void {
     this.final ??= event;
     this.resolveSettled(this.final);
+  }
+}
+
+/** Events a follower could not have, told as one `events_dropped` before the next it gets. */
+class Missed {
+  private count = 0;
+  private through = 0;
+
+  constructor(readonly listener: EventListener) {}
+
+  add(count: number, through: number): void {
+    this.count += count;
+    this.through = through;
+  }
+
+  tell(): void {
+    if (this.count > 0) this.listener({ kind: 'events_dropped', count: this.count, seq: this.through });
+    this.count = 0;
   }
 }

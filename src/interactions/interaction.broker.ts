@@ -21,6 +21,10 @@ export abstract class InteractionBroker {
   abstract deliver(interactionId: string, answer: PromptAnswer): Promise<void>;
   /** Stops waiting locally (timeout, cancel): the waiter is told `reason`. */
   abstract abandon(interactionId: string, reason: unknown): void;
+  /** The largest answer (characters of JSON) a wake-up carries; undefined: no limit (one process). */
+  get maxAnswerChars(): number | undefined {
+    return undefined;
+  }
 }
 
 export class InProcessInteractionBroker extends InteractionBroker {

@@ -245,6 +245,23 @@ describe('InteractionService', () => {
         text: 'x',
       });
     });
+
+    it('an answer larger than the broker carries is 413 naming the limit; in one process any size goes', () => {
+      const big = { type: 'text', text: 'x'.repeat(200) };
+      expect(accept(anOpenInteraction(), big)()).toEqual(big);
+      wire(
+        new (class extends InProcessInteractionBroker {
+          override get maxAnswerChars() {
+            return 100;
+          }
+        })(),
+      );
+      expectAppError(
+        thrownBy(accept(anOpenInteraction(), big)),
+        ErrorCode.PayloadTooLarge,
+        'The answer is 225 characters of JSON; at most 100 characters are accepted here',
+      );
+    });
   });
 
   describe('notifications', () => {

@@ -108,14 +108,29 @@ export class InteractionService {
       );
     }
     if (interaction.status !== 'open') throw alreadyResolved(interactionId);
+    let answer: PromptAnswer;
     try {
-      return normalizeAnswer(interaction.prompt, raw);
+      answer = normalizeAnswer(interaction.prompt, raw);
     } catch (err) {
       if (!(err instanceof AnswerMismatch)) throw err;
       throw AppError.validation([
         { type: 'value_error', loc: ['body', 'response'], msg: err.message, input: raw },
       ]);
     }
+    this.checkDeliverable(answer);
+    return answer;
+  }
+
+  /** 413 for an answer larger than a wake-up carries to another replica: never accepted, then lost. */
+  private checkDeliverable(answer: PromptAnswer): void {
+    const max = this.broker.maxAnswerChars;
+    if (max === undefined) return;
+    const chars = JSON.stringify(answer).length;
+    if (chars <= max) return;
+    throw new AppError(
+      ErrorCode.PayloadTooLarge,
+      `The answer is ${chars.toLocaleString('en-US')} characters of JSON; at most ${max.toLocaleString('en-US')} characters are accepted here`,
+    );
   }
 
   /** Hands an accepted answer (its wait already closed) to the workflow waiting for it. */

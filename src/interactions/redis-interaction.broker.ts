@@ -9,10 +9,15 @@ interface Wake {
   answer: PromptAnswer;
 }
 
+const MAX_CHARS = 4 * 1024 * 1024;
+/** Room for the rest of a wake-up: `{"interactionId": <id>, "answer": …}`. */
+const ENVELOPE_CHARS = 256;
+
 const CHANNEL: RedisChannelOptions = {
   name: 'interaction-answers',
-  // Bounds what a replica accepts (answers are validated, and bounded, before they are published).
-  maxChars: 4 * 1024 * 1024,
+  // Bounds what a replica accepts; answers larger than a wake-up carries are refused before they are
+  // accepted (`maxAnswerChars`), so none is acknowledged and then dropped here.
+  maxChars: MAX_CHARS,
   logger: new Logger('RedisInteractionBroker'),
   what: 'wake-up',
 };
@@ -51,6 +56,10 @@ export class RedisInteractionBroker extends InteractionBroker {
 
   get waiting(): number {
     return this.local.waiting;
+  }
+
+  override get maxAnswerChars(): number {
+    return MAX_CHARS - ENVELOPE_CHARS;
   }
 
   private received(message: unknown): void {

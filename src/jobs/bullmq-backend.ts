@@ -90,6 +90,20 @@ export function openQueue(settings: AsyncConfig, dbUrl: string, env = process.en
   };
 }
 
+/**
+ * Gives a job back to the queue, to be taken again (by any worker) after `delayMs`: the processor
+ * returns what this throws.
+ */
+export async function putBack(job: Job<JobTicket>, token: string, delayMs: number): Promise<never> {
+  await job.moveToDelayed(Date.now() + delayMs, token);
+  throw delayedError();
+}
+
+/** What a processor throws for a job it moved to the delayed set itself. */
+export function delayedError(): Error {
+  return new (bullmq().DelayedError)();
+}
+
 /** A worker taking jobs from that queue; a job whose worker stops renewing its lock goes to another. */
 export function openWorker(
   settings: AsyncConfig,

@@ -9,17 +9,15 @@ import { JobStore } from './job.store';
 export const SERVER_RESTARTED = 'server restarted';
 
 /**
- * `general.async.queue: in_process`: jobs run in the server, at most `max_concurrent_jobs` at once,
- * the rest wait in memory in submission order. A job this process did not finish cannot go on after
- * a restart: at start-up, every job left unfinished becomes `failure` ("server restarted").
+ * `general.async.queue: in_process`: jobs run in the server, with the JobRunner's slots (at most
+ * `max_concurrent_jobs` at once, a share per user, none held while a job waits for a person); the rest
+ * wait in memory in submission order. A job this process did not finish cannot go on after a
+ * restart: at start-up, every job left unfinished becomes `failure` ("server restarted").
  */
 @Injectable()
 export class InProcessJobQueue extends JobQueue implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger('Jobs');
-  private readonly waiting: JobTicket[] = [];
-  private running = 0;
   private stopped = false;
-  private readonly concurrency: number;
   private readonly maxQueued: number;
 
   constructor(
@@ -28,9 +26,7 @@ export class InProcessJobQueue extends JobQueue implements OnModuleInit, BeforeA
     config: ServerConfig,
   ) {
     super();
-    const settings = config.general.async;
-    this.concurrency = settings.max_concurrent_jobs ?? config.frontEnd.max_running_async_jobs;
-    this.maxQueued = settings.max_queued_jobs;
+    this.maxQueued = config.general.async.max_queued_jobs;
   }
 
   async onModuleInit(): Promise<void> {
@@ -41,15 +37,15 @@ export class InProcessJobQueue extends JobQueue implements OnModuleInit, BeforeA
   beforeApplicationShutdown(): void {
     // Rows stay as they are; the next start-up marks them, so none is left `running` for good.
     this.stopped = true;
-    this.waiting.length = 0;
     this.runner.stop();
   }
 
   checkCapacity(): void {
-    if (this.waiting.length >= this.maxQueued) {
+    const waiting = this.runner.waiting;
+    if (waiting >= this.maxQueued) {
       throw new AppError(
         ErrorCode.TooManyWaiting,
-        `${this.waiting.length} async jobs are waiting to run (general.async.max_queued_jobs); try again later`,
+        `${waiting} async jobs are waiting to run (general.async.max_queued_jobs); try again later`,
         { headers: { 'Retry-After': '30' } },
       );
     }
@@ -57,27 +53,12 @@ export class InProcessJobQueue extends JobQueue implements OnModuleInit, BeforeA
 
   async enqueue(ticket: JobTicket): Promise<void> {
     if (this.stopped) return;
-    this.waiting.push(ticket);
-    this.pump();
+    this.runner
+      .run(ticket)
+      .catch((err: unknown) => this.logger.error(`async job failed to run: ${(err as Error).message}`));
   }
 
   async cancel(id: string): Promise<void> {
-    const at = this.waiting.findIndex((t) => t.id === id);
-    if (at >= 0) this.waiting.splice(at, 1);
     this.runner.cancel(id);
-  }
-
-  private pump(): void {
-    while (!this.stopped && this.running < this.concurrency && this.waiting.length > 0) {
-      const ticket = this.waiting.shift()!;
-      this.running++;
-      this.runner
-        .run(ticket)
-        .catch((err: unknown) => this.logger.error(`async job failed to run: ${(err as Error).message}`))
-        .finally(() => {
-          this.running--;
-          this.pump();
-        });
-    }
   }
 }

@@ -21,8 +21,12 @@ export const isFinal = (status: JobStatus): boolean => FINAL_STATUSES.includes(s
 
 export type JobKind = 'workflow' | 'evaluation';
 
-/** Where a paused job is answered: the HTTP interactive face's URLs for its execution. */
+/**
+ * Where a paused job is answered: the HTTP interactive face's URLs for its execution; or why a
+ * submitted job has not started (its owner runs their share of jobs already).
+ */
 export type JobPause =
+  | { status: 'submitted'; waiting_reason: string }
   | {
       status: 'interaction_required';
       execution_id: string;

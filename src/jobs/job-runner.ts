@@ -10,9 +10,10 @@ import { evaluationConfigOfJob } from './evaluation-config-path';
 import { EvaluationRunner } from './evaluation/evaluation-runner';
 import { JobEvents } from './job-events';
 import { jobOutput } from './job-output';
-import type { Job, JobPause, JobStatus, JobTicket } from './job-record';
+import { isFinal, type Job, type JobPause, type JobStatus, type JobTicket } from './job-record';
 import { JobStore } from './job.store';
 import { JobWebhook } from './job-webhook';
+import { JobSlots, type Slot } from './job-slots';
 
 /**
  * The face a job's execution is recorded under: the workflow API's generate face (looked up by name,
@@ -43,6 +44,12 @@ function endOf(terminal: TerminalEvent): JobEnd {
   }
 }
 
+/** What the caller of `run` hears of the job while it runs. */
+export interface RunHooks {
+  /** The job waits for a person (called at each wait). */
+  parked?: () => void;
+}
+
 /**
  * Runs one job to its end on the ExecutionService every face uses, as the identity that submitted it
  * with the request it was submitted with, and keeps its row current: running, waiting for a person,
@@ -52,13 +59,18 @@ function endOf(terminal: TerminalEvent): JobEnd {
 export class JobRunner {
   private readonly logger = new Logger('Jobs');
   private readonly urls: ExecutionUrls;
-  /** Jobs this process runs, by internal id: how to stop each one. */
+  /** Jobs this process runs or has queued, by internal id: how to stop each one. */
   private readonly running = new Map<string, AbortController>();
+  /** Jobs waiting for their first slot (a shutdown drops them: the next start-up marks their rows). */
+  private readonly queued = new Set<AbortController>();
   /**
-   * Whether a job's workflow may ask a person: only when the job runs in the server that receives the
-   * answer (`in_process`); a worker's prompt would be answered at a server that does not run it.
+   * Whether a job's workflow may ask a person: when the job runs in the server that receives the
+   * answer (`in_process`), or on the shared store (`general.executions.store: postgres`), whose records
+   * and wake-ups reach a worker from any server; else a worker's prompt would be answered nowhere.
    */
   private readonly interactive: boolean;
+  private readonly inProcess: boolean;
+  readonly slots: JobSlots;
   /** Once the server stops, runs that end (cancelled by the shutdown) leave their rows alone. */
   private stopping = false;
 
@@ -71,32 +83,65 @@ export class JobRunner {
     @Optional() @Inject(EvaluationRunner) private readonly evaluation?: EvaluationRunner,
   ) {
     this.urls = new ExecutionUrls(config.frontEnd.root_path);
-    this.interactive = config.general.async.queue === 'in_process';
+    const settings = config.general.async;
+    this.inProcess = settings.queue === 'in_process';
+    this.interactive = this.inProcess || config.general.executions.store === 'postgres';
+    this.slots = new JobSlots({
+      concurrency: settings.max_concurrent_jobs ?? config.frontEnd.max_running_async_jobs,
+      perUser: settings.max_running_jobs_per_user,
+      anonymous: settings.max_running_anonymous_jobs,
+    });
   }
 
   get active(): number {
-    return this.running.size;
+    return this.slots.active;
   }
 
-  /** Runs the job unless it was cancelled or ended meanwhile. Resolves once its row has its end. */
-  async run(ticket: JobTicket): Promise<void> {
-    if (!(await this.store.start(ticket.id))) return;
-    const job = await this.store.get(ticket.id);
-    if (!job) return;
-    this.events.changed(job.id);
+  /** Jobs waiting for their first slot. */
+  get waiting(): number {
+    return this.slots.queued;
+  }
+
+  /**
+   * Runs the job, once it has a slot (see JobSlots), unless it was cancelled or ended meanwhile.
+   * Resolves once its row has its end.
+   */
+  async run(ticket: JobTicket, hooks: RunHooks = {}): Promise<void> {
+    const queued = await this.store.get(ticket.id);
+    // Not submitted: run again after its runner died (at least once), unless it ended meanwhile.
+    if (!queued || isFinal(queued.status) || this.stopping) return;
     const abort = new AbortController();
-    this.running.set(job.id, abort);
-    const stopWatching = this.interactive ? () => undefined : this.watchForCancel(job.id, abort);
+    this.running.set(queued.id, abort);
+    this.queued.add(abort);
+    let slot: Slot;
+    try {
+      slot = await this.slots.take(queued.ownerId, abort.signal, (reason) => this.hold(queued.id, reason));
+    } catch {
+      this.running.delete(queued.id);
+      return;
+    } finally {
+      this.queued.delete(abort);
+    }
+    const job = (await this.store.start(queued.id)) ? await this.store.get(queued.id) : undefined;
+    if (!job) {
+      slot.end();
+      this.running.delete(queued.id);
+      return;
+    }
+    this.events.changed(job.id);
+    // A worker learns of a cancel from the row; in the server, the cancel calls `cancel` here.
+    const stopWatching = this.inProcess ? () => undefined : this.watchForCancel(job.id, abort);
     let end: JobEnd;
     try {
       end =
         job.kind === 'workflow'
-          ? await this.runWorkflow(job, ticket, abort.signal)
+          ? await this.runWorkflow(job, ticket, abort.signal, slot, hooks)
           : await this.runEvaluation(job, abort.signal);
     } catch (err) {
       end = abort.signal.aborted ? CANCELLED : { status: 'failure', error: (err as Error).message };
     } finally {
       stopWatching();
+      slot.end();
       this.running.delete(job.id);
     }
     if (this.stopping) return;
@@ -110,12 +155,32 @@ export class JobRunner {
     this.running.get(id)?.abort(new Error('cancelled'));
   }
 
-  /** The server stops: the jobs it runs are left for the next start-up to mark. */
+  /** The server stops: the jobs it runs, and those still queued, are left for the next start-up to mark. */
   stop(): void {
     this.stopping = true;
+    for (const queued of [...this.queued]) queued.abort(new Error('server stopping'));
   }
 
-  private async runWorkflow(job: Job, ticket: JobTicket, signal: AbortSignal): Promise<JobEnd> {
+  /** Why a job of `ownerId` would not start now (its owner runs their share); undefined when it would. */
+  heldReason(ownerId: string | null): string | undefined {
+    return this.slots.atCap(ownerId) ? this.slots.heldReason(ownerId) : undefined;
+  }
+
+  /** A submitted job held back by its owner's share: its status body says why. */
+  hold(id: string, reason: string): void {
+    this.store
+      .hold(id, reason)
+      .then((held) => held && this.events.changed(id))
+      .catch((err: unknown) => this.logger.error(`job ${id}: ${(err as Error).message}`));
+  }
+
+  private async runWorkflow(
+    job: Job,
+    ticket: JobTicket,
+    signal: AbortSignal,
+    slot: Slot,
+    hooks: RunHooks,
+  ): Promise<JobEnd> {
     const execution = await this.executions.start(job.input, job.identity, {
       request: ticket.request,
       interactive: this.interactive,
@@ -123,6 +188,14 @@ export class JobRunner {
       face: JOB_FACE,
       // A job whose runner dies is started again by the queue; a takeover would run it twice.
       durable: false,
+      // Waiting for a person, the job holds no slot: others run meanwhile.
+      personWaits: {
+        paused: () => {
+          slot.release();
+          hooks.parked?.();
+        },
+        resumed: () => slot.again(),
+      },
     });
     // Row updates for pauses run one after another, and before the final one.
     let updates = Promise.resolve();

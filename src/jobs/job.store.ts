@@ -208,6 +208,18 @@ export class JobStore {
     return result.numUpdatedRows > 0n;
   }
 
+  /** A submitted job held back by its owner's share of running jobs: why (cleared when it starts). */
+  async hold(id: string, reason: string): Promise<boolean> {
+    const pause: JobPause = { status: 'submitted', waiting_reason: reason };
+    const result = await this.db
+      .updateTable('jobs')
+      .set({ pause: json(pause), updated_at: new Date().toISOString() })
+      .where('id', '=', id)
+      .where('status', '=', 'submitted')
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
   /** The running job waits for a person (or a grant), or goes on (`pause` null). */
   async pause(id: string, pause: JobPause | null): Promise<boolean> {
     const result = await this.db

@@ -152,9 +152,9 @@ describe('sync_timeout holds only its own request', () => {
     expect(Math.max(...latencies)).toBeLessThan(250);
     const answers = await Promise.all(held);
     for (const a of answers) expect(a.status).toBe(202);
-    // max_concurrent_jobs defaults to 10: ten ran, ten waited for a slot.
+    // One user runs max_running_jobs_per_user (default 5) of the 10 slots: five ran, fifteen waited.
     const count = (status: string) => answers.filter((a) => a.body.status === status).length;
-    expect([count('running'), count('submitted')]).toEqual([10, 10]);
+    expect([count('running'), count('submitted')]).toEqual([5, 15]);
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
     for (let i = 0; i < 20; i++) await jobs.cancel(`held-${i}`);
   });

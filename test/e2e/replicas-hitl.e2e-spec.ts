@@ -96,6 +96,26 @@ requires('postgres')('Two replicas, one execution', () => {
       );
     });
 
+    it('an answer larger than a wake-up carries is refused with 413 naming the limit; the execution still waits, and a smaller answer resumes it', async () => {
+      const onA = await openStream(`${a}/v1/workflow/stream`, { body: { input_message: 'Eve' } });
+      const event = await onA.nextEvent<InteractionEvent>('interaction_required');
+      const huge = await new Executions(b).answer(event.response_url, {
+        type: 'text',
+        text: 'x'.repeat(5 * 1024 * 1024),
+      });
+      expect(huge.status).toBe(413);
+      expect(huge.json).toEqual({ detail: expect.stringMatching(/at most 4,194,0\d\d characters/) });
+      expect((await new Executions(b).status(event.execution_id)).json).toMatchObject({
+        status: 'interaction_required',
+        interaction_id: event.interaction_id,
+      });
+      expect((await new Executions(b).answer(event.response_url, { type: 'text', text: 'Eve' })).status).toBe(
+        204,
+      );
+      await onA.end();
+      expect(valuesOf(onA)).toEqual(['before ', 'the ', 'question', 'after ', 'Eve', 'Hello Eve']);
+    });
+
     it('an unknown execution is 404 on every replica', async () => {
       for (const url of [a, b]) {
         const unknown = `${url}/executions/00000000-0000-4000-8000-000000000000`;

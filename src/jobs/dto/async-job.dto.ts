@@ -71,6 +71,11 @@ export class JobStatusDto {
   response_url?: string;
   @ApiPropertyOptional() auth_url?: string;
   @ApiPropertyOptional() oauth_state?: string;
+  @ApiPropertyOptional({
+    description:
+      'submitted: why the job has not started although a slot is free (its owner, or the anonymous callers, run their share of jobs)',
+  })
+  waiting_reason?: string;
 }
 
 export class JobListDto {

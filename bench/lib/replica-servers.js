@@ -1,0 +1,108 @@
+'use strict';
+/** Real `interlude serve` processes on the shared store, and what they keep in PostgreSQL and Redis. */
+const { spawn } = require('node:child_process');
+const path = require('node:path');
+const { send } = require('./clients');
+const { ROOT, SERVER_CORE, TASKSET, freePort } = require('./servers');
+
+const CLI = path.join(ROOT, 'dist', 'cli.js');
+
+async function startReplica(file, name) {
+  const port = await freePort();
+  const argv = [CLI, 'serve', '--config', file, '--host', '127.0.0.1', '--port', String(port)];
+  const [cmd, args] = TASKSET
+    ? [TASKSET, ['-c', SERVER_CORE, process.execPath, ...argv]]
+    : [process.execPath, argv];
+  const child = spawn(cmd, args, {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', NO_COLOR: '1' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-8000)));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`replica ${name} exited: ${stderr}`);
+    const ok = await send(undefined, port, 'GET', '/health/ready').then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (ok) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`replica ${name} not ready in 30 s: ${stderr}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    name,
+    port,
+    kill: (signal) => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+async function pgBytes(schema) {
+  const { Client } = require('pg');
+  const client = new Client({ connectionString: process.env.DATABASE_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `select coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint as bytes
+         from pg_class c join pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = $1 and c.relkind in ('r', 'm')`,
+      [schema],
+    );
+    return Number(rows[0].bytes);
+  } finally {
+    await client.end();
+  }
+}
+
+async function redisBytes(prefix) {
+  const { Redis } = require('ioredis');
+  const redis = new Redis(process.env.REDIS_URL, { lazyConnect: true });
+  let bytes = 0;
+  let keys = 0;
+  /** Bytes by kind of key: the key with its execution id (in braces, a hash tag) left out. */
+  const kinds = {};
+  try {
+    let cursor = '0';
+    do {
+      const [next, batch] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      for (const key of batch) {
+        const used = Number((await redis.memory('USAGE', key, 'SAMPLES', '0')) ?? 0);
+        const kind = `${key.slice(prefix.length).replace(/\{[^}]*\}/g, '{id}')} (${await redis.type(key)})`;
+        kinds[kind] = (kinds[kind] ?? 0) + used;
+        bytes += used;
+        keys++;
+      }
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+  return { bytes, keys, kinds };
+}
+
+async function cleanup(schema, prefix) {
+  const { Client } = require('pg');
+  const client = new Client({ connectionString: process.env.DATABASE_URL });
+  await client.connect();
+  await client.query(`drop schema if exists ${schema} cascade`);
+  await client.end();
+  const { Redis } = require('ioredis');
+  const redis = new Redis(process.env.REDIS_URL, { lazyConnect: true });
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) await redis.del(...keys);
+  } while (cursor !== '0');
+  redis.disconnect();
+}
+
+module.exports = { CLI, startReplica, pgBytes, redisBytes, cleanup };
