@@ -26,6 +26,18 @@ function skipReasons(test) {
  * tools read: "tests: N passed, N failed, N skipped".
  */
 class SummaryReporter {
+  constructor(globalConfig) {
+    this.namePattern = globalConfig.testNamePattern;
+  }
+
+  /** Why a test with no missing service named was skipped. */
+  unmarkedReason(test) {
+    if (test.status === 'todo') return 'it.todo';
+    if (this.namePattern)
+      return `not selected by --testNamePattern ${this.namePattern} (or .skip in the code)`;
+    return 'skipped in the code (.skip), not for a missing service';
+  }
+
   onRunComplete(_contexts, results) {
     const groups = new Map();
     for (const file of results.testResults) {
@@ -36,7 +48,9 @@ class SummaryReporter {
         const key =
           reasons.length > 0
             ? `${where} › ${path.join(' › ')}\0${reasons.join('; ')}`
-            : `${where} › ${[...test.ancestorTitles, test.title].join(' › ')}\0${test.status === 'todo' ? 'it.todo' : 'skipped in the code (.skip), not for a missing service'}`;
+            : this.namePattern
+              ? `${where}\0${this.unmarkedReason(test)}`
+              : `${where} › ${[...test.ancestorTitles, test.title].join(' › ')}\0${this.unmarkedReason(test)}`;
         groups.set(key, (groups.get(key) ?? 0) + 1);
       }
     }

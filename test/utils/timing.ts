@@ -39,3 +39,12 @@ export function growthOver4x<T>(size: (scale: 1 | 4) => T, run: (input: T) => un
 
 /** Well under quadratic (16) and safely over linear (4) with a machine's noise. */
 export const LINEAR = 10;
+
+/**
+ * How long a test waits for an event or a state before it fails (the default of `eventually`, of the SSE
+ * and WebSocket clients' waits, of the job and execution polls). It only detects what never happens: a
+ * test that passes never waits it out, so it is no speed bound, and it must outlast what a step takes on
+ * two cores running two full test runs at once (3 s did not: an OAuth round trip or an agent's second
+ * model call missed it).
+ */
+export const WAIT_MS = 15_000;
