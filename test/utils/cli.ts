@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
+import { START_MS } from './timing';
 
 // `npm test` builds first; run `npm run build` before `npx jest --selectProjects e2e`.
 export const ROOT = resolve(__dirname, '..', '..');
@@ -39,7 +40,7 @@ export function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Finish
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), START_MS);
     child.on('error', fail);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
@@ -81,10 +82,10 @@ export function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Serv
       () =>
         fail(
           new Error(
-            `serve printed no "Interlude serving" line in 15s.\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+            `serve printed no "Interlude serving" line in ${START_MS} ms.\nstdout:\n${stdout}\nstderr:\n${stderr}`,
           ),
         ),
-      15_000,
+      START_MS,
     );
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.stdout!.setEncoding('utf8').on('data', (d: string) => {

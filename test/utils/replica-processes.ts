@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { CLI, ROOT, cliEnv, freePort } from './cli';
 import { ReplicaServices } from './replica-services';
+import { START_MS } from './timing';
 
 /**
  * Several real `interlude serve` processes (`node dist/cli.js serve`) on one Postgres schema and one
@@ -55,7 +56,6 @@ process.once('exit', () => {
   for (const child of alive) child.kill('SIGKILL');
 });
 
-const STARTUP_MS = 30_000;
 /** Output kept per replica for failure messages (the tail). */
 const OUTPUT_LIMIT = 64 * 1024;
 
@@ -198,7 +198,7 @@ export class ReplicaProcesses {
         done({ code, signal });
       }),
     );
-    const deadline = Date.now() + STARTUP_MS;
+    const deadline = Date.now() + START_MS;
     for (;;) {
       if (!r.running) throw new Error(`replica ${i} exited while starting.\n${r.output}`);
       try {
@@ -209,7 +209,7 @@ export class ReplicaProcesses {
       }
       if (Date.now() > deadline) {
         child.kill('SIGKILL');
-        throw new Error(`replica ${i} was not ready in ${STARTUP_MS} ms.\n${r.output}`);
+        throw new Error(`replica ${i} was not ready in ${START_MS} ms.\n${r.output}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
