@@ -48,3 +48,27 @@ export const LINEAR = 10;
  * model call missed it).
  */
 export const WAIT_MS = 15_000;
+
+/**
+ * How long a test waits for a process it started (`interlude serve`, a worker, a replica) to be ready or
+ * to finish: a start costs about a second of CPU, which a loaded two-core machine stretches to tens.
+ * Less than Jest's test timeout (jest.config.js), so that the failure shows the process's output.
+ */
+export const START_MS = 45_000;
+
+/**
+ * What `promise` settled with, or 'timer' if a timer due in `ms` (set now) fired first. Timers of one
+ * event loop fire in the order they fall due whatever the load, so against a timer of an app in this
+ * process that was set later and is due no sooner, the outcome is fixed: "the cancelled run rejects
+ * before its 30 s sleep could end" holds on any machine.
+ */
+export function beforeTimer<T>(promise: Promise<T>, ms: number): Promise<PromiseSettledResult<T> | 'timer'> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise.then(
+      (value) => ({ status: 'fulfilled' as const, value }),
+      (reason: unknown) => ({ status: 'rejected' as const, reason }),
+    ),
+    new Promise<'timer'>((resolve) => (timer = setTimeout(() => resolve('timer'), ms))),
+  ]).finally(() => clearTimeout(timer));
+}
