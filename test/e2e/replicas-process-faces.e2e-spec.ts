@@ -125,8 +125,11 @@ requires('postgres')('The WebSocket and AG-UI faces on three server processes', 
       expect(textOf(first)).toBe('asking ');
       agent.agent.url = `${replicas.url(1)}/v1/ag-ui`;
       const done = await agent.resume({ [ask.id]: 'Ada' });
-      expect(textOf(done)).toContain('hello Ada (ada)');
-      expect(done.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
+      // the text and the run's last event together, so that a failure shows a RUN_ERROR's code and message
+      expect({ text: textOf(done), last: done.at(-1) }).toMatchObject({
+        text: expect.stringContaining('hello Ada (ada)'),
+        last: { type: 'RUN_FINISHED', outcome: { type: 'success' } },
+      });
       expect(agent.pendingInterrupts).toEqual([]);
     });
 
@@ -219,8 +222,11 @@ requires('postgres')('The WebSocket and AG-UI faces on three server processes', 
 
       agent.agent.url = `${replicas.url(2)}/v1/ag-ui`;
       const done = await agent.resume({ [ask.id]: 'Kai' });
-      expect(textOf(done)).toContain('hello Kai (kai)');
-      expect(done.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
+      // the text and the run's last event together, so that a failure shows a RUN_ERROR's code and message
+      expect({ text: textOf(done), last: done.at(-1) }).toMatchObject({
+        text: expect.stringContaining('hello Kai (kai)'),
+        last: { type: 'RUN_FINISHED', outcome: { type: 'success' } },
+      });
     });
   });
 });
