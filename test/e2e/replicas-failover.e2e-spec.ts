@@ -4,6 +4,7 @@ import { ReplicaProcesses, type Response } from '../utils/replica-processes';
 import { requires } from '../utils/requires';
 import { scriptedYaml } from '../utils/test-app';
 import { WAIT_MS } from '../utils/timing';
+import { holdMachineLock } from '../utils/machine-lock';
 
 /**
  * Durable waits across real server processes: a replica dies (SIGKILL) or is stopped (SIGTERM) while
@@ -84,6 +85,7 @@ function survivors(): () => number {
 }
 
 requires('postgres')('A replica killed with SIGKILL while executions wait on it', () => {
+  holdMachineLock('postgres-heavy');
   requires('redis')('with the shared store and leases', () => {
     let llm: FakeLlm;
     let scripted: ReplicaProcesses;
@@ -177,6 +179,7 @@ requires('postgres')('A replica killed with SIGKILL while executions wait on it'
 });
 
 requires('postgres')('A replica stopped with SIGTERM under load', () => {
+  holdMachineLock('postgres-heavy');
   requires('redis')('with the shared store and leases', () => {
     let set: ReplicaProcesses;
 

@@ -7,6 +7,7 @@ import { requires } from '../utils/requires';
 import { eventually, scriptedYaml } from '../utils/test-app';
 import { reply, userMessage, WsClient, type WsMessage } from '../utils/ws-client';
 import { RECHECK_INTERVAL_MS } from '../../src/oauth/flow-outcome-wait';
+import { holdMachineLock } from '../utils/machine-lock';
 
 /**
  * The WebSocket and AG-UI faces on three real `interlude serve` processes sharing one Postgres schema
@@ -38,6 +39,7 @@ const shownText = (messages: WsMessage[]) =>
     .join('');
 
 requires('postgres')('The WebSocket and AG-UI faces on three server processes', () => {
+  holdMachineLock('postgres-heavy');
   requires('redis')('with the shared store', () => {
     let replicas: ReplicaProcesses;
     const clients: WsClient[] = [];
@@ -235,6 +237,7 @@ const CLIENT_SECRET = 'faces-client-secret';
 const REDIRECT = 'http://interlude.test/auth/redirect';
 
 requires('postgres')('OAuth consent on three server processes', () => {
+  holdMachineLock('postgres-heavy');
   requires('redis')('with the shared store', () => {
     let auth: AuthServer;
     let replicas: ReplicaProcesses;

@@ -3,6 +3,7 @@ import { openStream } from '../utils/live-sse';
 import { ReplicaProcesses } from '../utils/replica-processes';
 import { requires } from '../utils/requires';
 import { scriptedYaml } from '../utils/test-app';
+import { holdMachineLock } from '../utils/machine-lock';
 
 /**
  * Three `interlude serve` processes on one Postgres schema and one Redis prefix, and a client that
@@ -40,6 +41,7 @@ async function inPool(count: number, width: number, fn: (i: number) => Promise<v
 }
 
 requires('postgres')('Three server processes, one store, a round-robin client', () => {
+  holdMachineLock('postgres-heavy');
   requires('redis')('with the shared store', () => {
     let replicas: ReplicaProcesses;
     jest.setTimeout(60_000);
@@ -221,6 +223,7 @@ requires('postgres')('Three server processes, one store, a round-robin client', 
 });
 
 requires('postgres')('Three server processes streaming one execution', () => {
+  holdMachineLock('postgres-heavy');
   requires('redis')('with the shared store', () => {
     let replicas: ReplicaProcesses;
 
