@@ -23,10 +23,14 @@ const common = {
 };
 module.exports = {
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],
-  // A whole app, real sockets and sometimes a browser per test: 30 s before a hung test fails, since a
-  // loaded two-core machine can take more than Jest's default 5 s to launch Chromium. (A global option:
-  // Jest ignores it in a project.)
-  testTimeout: 30_000,
+  // A whole app, real sockets, child processes and sometimes a browser per test: a minute before a hung
+  // test fails, since two full runs at once on two cores stretch a process start or a Chromium launch to
+  // tens of seconds. A passing test never waits it out. (A global option: Jest ignores it in a project.)
+  testTimeout: 60_000,
+  // Two workers on any machine: Jest's default on two cores is one (cores - 1), which runs the files one
+  // after another although most e2e time is spent waiting on sockets, timers and child processes. Two
+  // halved the unit project's time here; two full runs at once (four workers on two cores) still pass.
+  maxWorkers: 2,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },

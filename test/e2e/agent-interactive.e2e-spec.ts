@@ -326,5 +326,5 @@ describe('an interaction tool with timeout_seconds', () => {
       await t.close();
       await llm.close();
     }
-  }, 15_000);
+  });
 });

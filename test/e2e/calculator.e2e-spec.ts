@@ -20,23 +20,23 @@ describe('the calculator as a workflow: a bad expression never reaches the serve
 
   const calculate = (expression: string) => postJson(`${t.url}/v1/workflow`, { expression });
 
-  it('/health keeps answering quickly while an endless expression runs, which is then stopped', async () => {
+  it('/health keeps answering while an endless expression runs, which is then stopped', async () => {
+    await calculate('0'); // the worker has started: what follows runs in its time limit
     const running = calculate(FIBONACCI_40);
-    const latencies: number[] = [];
     let done = false;
     void running.finally(() => (done = true));
+    // Were the expression run on the event loop, no /health could be answered until it was stopped: every
+    // probe below is answered while it still runs (a whole second), however slow the machine; one that was
+    // in flight when a blocking run ended could be counted, never three.
+    let answeredWhileRunning = 0;
     while (!done) {
-      const started = performance.now();
       expect((await fetch(`${t.url}/health`)).status).toBe(200);
-      latencies.push(performance.now() - started);
+      if (!done) answeredWhileRunning++;
     }
     const res = await running;
     expect(res.status).toBe(422);
     expect(res.text).toContain('took longer than 1s');
-    // Were the expression run on the event loop, one /health would wait out its whole second. Under the
-    // load of a CI machine's other test files a probe may still wait a few hundred ms for a core.
-    expect(latencies.length).toBeGreaterThan(5);
-    expect(Math.max(...latencies)).toBeLessThan(800);
+    expect(answeredWhileRunning).toBeGreaterThanOrEqual(3);
   });
 
   it.each(BOMBS)('refuses %s, and then still computes', async (bomb) => {

@@ -122,5 +122,5 @@ describe('default_prompt_timeout_seconds', () => {
     } finally {
       await t.close();
     }
-  }, 12_000);
+  });
 });

@@ -8,10 +8,13 @@ import { crash, handOver, replicaOf, startReplicas, type Replicas } from '../uti
 import type { ReplicaServices } from '../utils/replica-services';
 import { requires } from '../utils/requires';
 import { eventually, scriptedYaml, type TestApp } from '../utils/test-app';
+import { WAIT_MS } from '../utils/timing';
 
 const LEASE_SECONDS = 2;
 /** A claim lands within the lease plus one scan (a quarter of the lease); this leaves room for a slow CI. */
 const CLAIM_WITHIN_MS = LEASE_SECONDS * 1000 + 2500;
+/** A lease far longer than a test: only a handover (or a release) can explain a claim before it lapses. */
+const LONG_LEASE_SECONDS = 60;
 
 /** The replica a durable execution's record names as running it (null: released). */
 async function ownerOf(services: ReplicaServices, id: string): Promise<string | null | undefined> {
@@ -35,12 +38,14 @@ async function pausedOn(app: TestApp, body: unknown): Promise<Pause> {
 }
 
 /** Waits until `app` has claimed the execution; returns how long that took. */
-async function claimedBy(replicas: Replicas, app: TestApp, id: string, since: number): Promise<number> {
-  await eventually(
-    async () => expect(await ownerOf(replicas.services, id)).toBe(replicaOf(app)),
-    CLAIM_WITHIN_MS,
-    50,
-  );
+async function claimedBy(
+  replicas: Replicas,
+  app: TestApp,
+  id: string,
+  since: number,
+  within = CLAIM_WITHIN_MS,
+): Promise<number> {
+  await eventually(async () => expect(await ownerOf(replicas.services, id)).toBe(replicaOf(app)), within, 50);
   return Date.now() - since;
 }
 
@@ -125,7 +130,7 @@ requires('postgres')('Durable waits', () => {
       it('a replica that stops gracefully hands its waiting execution over: another claims it at once and it completes', async () => {
         // A lease far longer than the test: only the handover can explain a quick claim.
         await replicas.close();
-        replicas = await startReplicas(2, YAML, { leaseSeconds: 60 });
+        replicas = await startReplicas(2, YAML, { leaseSeconds: LONG_LEASE_SECONDS });
         [a, b] = replicas.apps;
 
         const onA = await openStream(`${a.url}/v1/workflow/stream`, { body: { input_message: 'Eve' } });
@@ -144,7 +149,7 @@ requires('postgres')('Durable waits', () => {
         await closed;
         replicas.apps.splice(0, 1);
 
-        expect(await claimedBy(replicas, b, id, stopping)).toBeLessThan(1500);
+        expect(await claimedBy(replicas, b, id, stopping, WAIT_MS)).toBeLessThan(LONG_LEASE_SECONDS * 1000);
         expect((await new Executions(b.url).status(id)).json).toMatchObject({
           status: 'interaction_required',
           interaction_id: event.interaction_id,
@@ -164,7 +169,7 @@ requires('postgres')('Durable waits', () => {
       let replicas: Replicas;
       beforeAll(async () => {
         // A lease far longer than the test: only the release can explain a quick claim.
-        replicas = await startReplicas(2, YAML, { leaseSeconds: 60 });
+        replicas = await startReplicas(2, YAML, { leaseSeconds: LONG_LEASE_SECONDS });
       });
       afterAll(() => replicas.close());
 
@@ -173,7 +178,9 @@ requires('postgres')('Durable waits', () => {
         await handOver(a);
         const asked = Date.now();
         const pause = await pausedOn(a, { input_message: 'Flo' });
-        expect(await claimedBy(replicas, b, pause.execution_id, asked)).toBeLessThan(1500);
+        expect(await claimedBy(replicas, b, pause.execution_id, asked, WAIT_MS)).toBeLessThan(
+          LONG_LEASE_SECONDS * 1000,
+        );
         const answered = await new Executions(b.url).answer(pause.response_url, {
           type: 'text',
           text: 'Flo',

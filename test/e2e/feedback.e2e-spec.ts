@@ -300,10 +300,10 @@ describe('feedback webhook', () => {
     const receiver = await aReceiver(() => undefined);
     const t = await startApp(webhookYaml(receiver.url));
     try {
-      const started = Date.now();
       const res = await sendFeedback(t, { observability_trace_id: aTraceId(), reaction_type: '👍' });
       expect(res.status).toBe(200);
-      expect(Date.now() - started).toBeLessThan(900);
+      // answered while the webhook still waited: its time limit (1 s) had not run out yet
+      expect(warn).not.toHaveBeenCalledWith(expect.stringContaining('no answer within 1 s'));
       await eventually(
         () => expect(warn).toHaveBeenCalledWith(expect.stringContaining('no answer within 1 s')),
         4000,

@@ -37,7 +37,7 @@ describe('HITL lifecycle: prompt timeouts', () => {
     } finally {
       await t.close();
     }
-  }, 15_000);
+  });
 });
 
 describe('HITL lifecycle: finished executions are kept for execution_ttl_seconds', () => {
@@ -95,7 +95,7 @@ describe('HITL lifecycle: finished executions are kept for execution_ttl_seconds
     } finally {
       await t.close();
     }
-  }, 10_000);
+  });
 });
 
 describe('HITL limits: max_waiting_executions', () => {
@@ -177,5 +177,5 @@ describe('HITL concurrency', () => {
     } finally {
       await t.close();
     }
-  }, 30_000);
+  });
 });

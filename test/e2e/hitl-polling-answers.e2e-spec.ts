@@ -5,9 +5,11 @@ import { scriptedYaml, startApp, type TestApp } from '../utils/test-app';
 describe('HITL polling: statuses, answers and errors', () => {
   let t: TestApp;
   let ex: Executions;
+  // The sleep is the window in which a poll right after the first answer sees `running`: one request's
+  // round trip must fit in it on a loaded machine (0.2 s did not).
   const yaml = scriptedYaml(
     `- prompt: { input_type: text, text: 'Name?', save_as: name, error: 'Gone now' }
-- sleep: { seconds: 0.2 }
+- sleep: { seconds: 2 }
 - prompt: { input_type: checkbox, text: 'Pick', options: [{ id: a, label: A, value: va }, { id: b, label: B, value: vb }], save_as: picks }
 - prompt: { input_type: binary_choice, text: 'Really?', options: [{ id: y, label: Y, value: 'y' }, { id: n, label: N, value: 'n' }], save_as: sure }`,
     '{{name}}: {{picks}} {{sure}}',

@@ -137,25 +137,24 @@ describe('sync_timeout holds only its own request', () => {
   it('20 held waits leave other requests fast, and each answers 202 at its timeout', async () => {
     const jobs = jobsAt(t.url, '/v1/workflow', { authorization: `Bearer nvapi-${randomUUID()}` });
     const started = Date.now();
+    let answered = 0;
     const held = Array.from({ length: 20 }, (_, i) =>
-      jobs.submit({ input_message: 'x', job_id: `held-${i}`, sync_timeout: 2 }),
+      jobs.submit({ input_message: 'x', job_id: `held-${i}`, sync_timeout: 4 }).finally(() => answered++),
     );
     await jobs.until('held-19', ['submitted', 'running']);
-    const latencies: number[] = [];
+    // Other requests are answered while every held wait still waits (none answers before its 4 s: time
+    // enough for these on a loaded machine).
     for (let i = 0; i < 10; i++) {
-      const at = Date.now();
       const res = await fetch(`${t.url}/health`);
       expect(res.status).toBe(200);
-      latencies.push(Date.now() - at);
+      expect(answered).toBe(0);
     }
-    expect(Date.now() - started).toBeLessThan(1900);
-    expect(Math.max(...latencies)).toBeLessThan(250);
     const answers = await Promise.all(held);
     for (const a of answers) expect(a.status).toBe(202);
     // One user runs max_running_jobs_per_user (default 5) of the 10 slots: five ran, fifteen waited.
     const count = (status: string) => answers.filter((a) => a.body.status === status).length;
     expect([count('running'), count('submitted')]).toEqual([5, 15]);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4000);
     for (let i = 0; i < 20; i++) await jobs.cancel(`held-${i}`);
   });
 });

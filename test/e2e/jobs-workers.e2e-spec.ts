@@ -7,6 +7,7 @@ import { isolatedStores, runLog, startWorker, stopWorkers, type RunLog } from '.
 import { requires } from '../utils/requires';
 import { stopServersAfterEach } from '../utils/cli';
 import { eventually, startApp, type TestApp } from '../utils/test-app';
+import { holdMachineLock } from '../utils/machine-lock';
 
 /** The config the server and the workers share; each worker's WORKER_NAME shows in what it ran. */
 function workerYaml(
@@ -155,6 +156,7 @@ function scaleOut(queue: 'redis' | 'postgres') {
 }
 
 requires('postgres')('async jobs on interlude workers (PostgreSQL rows)', () => {
+  holdMachineLock('postgres-heavy');
   describe('BullMQ on its PostgreSQL backend', () => scaleOut('postgres'));
   requires('redis')('BullMQ on Redis', () => scaleOut('redis'));
 });

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { startAuthServer, type AuthServer } from '../utils/oidc-server';
 import { eventually } from '../utils/test-app';
+import { WAIT_MS } from '../utils/timing';
 
 const REDIRECT_URI = 'http://127.0.0.1:1/auth/redirect';
 
@@ -78,7 +79,6 @@ describe('oidc-server test harness (oidc-provider in-process)', () => {
   });
 
   it('runs the code flow with PKCE: code, tokens, resource, refresh, then skips consent the second time', async () => {
-    const started = Date.now();
     const { verifier, challenge } = pkcePair();
     const state = randomBytes(8).toString('hex');
     const redirect = new URL(
@@ -93,7 +93,6 @@ describe('oidc-server test harness (oidc-provider in-process)', () => {
         'alice',
       ),
     );
-    const flowMs = Date.now() - started;
     expect(`${redirect.origin}${redirect.pathname}`).toBe(REDIRECT_URI);
     expect(redirect.searchParams.get('state')).toBe(state);
     expect(redirect.searchParams.get('iss')).toBe(server.issuer);
@@ -146,7 +145,11 @@ describe('oidc-server test harness (oidc-provider in-process)', () => {
     expect(server.log.resourceCalls.at(-1)).toEqual({ token: 'not-a-token', sub: null });
 
     // The short TTL (2 s) lets the access token expire; the refresh token still works.
-    await eventually(async () => expect((await resource(server, accessToken)).status).toBe(401), 4000, 100);
+    await eventually(
+      async () => expect((await resource(server, accessToken)).status).toBe(401),
+      WAIT_MS,
+      100,
+    );
     const refreshed = await token(
       server,
       { grant_type: 'refresh_token', refresh_token: refreshToken },
@@ -194,7 +197,6 @@ describe('oidc-server test harness (oidc-provider in-process)', () => {
     );
     expect(replay).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     expect(server.log.tokenRequests.at(-1)).toMatchObject({ grant_type: 'authorization_code', status: 400 });
-    expect(flowMs).toBeLessThan(5000);
   });
 
   it('redirects with error=access_denied when the user denies consent', async () => {

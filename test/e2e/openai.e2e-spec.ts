@@ -163,7 +163,6 @@ describe.each(FAILURE_POINTS)('/v1/chat/completions when the workflow fails %s',
 
   it('the SDK raises UnprocessableEntityError once, without retrying', async () => {
     const { sdk, calls } = client(t);
-    const started = Date.now();
     const err = (await sdk.chat.completions
       .create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] })
       .then(
@@ -174,8 +173,8 @@ describe.each(FAILURE_POINTS)('/v1/chat/completions when the workflow fails %s',
     expect(err.status).toBe(422);
     expect(err.message).toContain('tool exploded');
     expect(err.type).toBe('workflow_error');
+    // one HTTP request: the SDK did not retry (nor wait its back-off before raising)
     expect(calls.count).toBe(1);
-    expect(Date.now() - started).toBeLessThan(400);
   });
 
   it('the SDK raises an APIError while iterating a failing stream', async () => {

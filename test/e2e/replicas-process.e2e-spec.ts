@@ -3,6 +3,7 @@ import { openStream } from '../utils/live-sse';
 import { ReplicaProcesses } from '../utils/replica-processes';
 import { requires } from '../utils/requires';
 import { scriptedYaml } from '../utils/test-app';
+import { holdMachineLock } from '../utils/machine-lock';
 
 /**
  * Three `interlude serve` processes on one Postgres schema and one Redis prefix, and a client that
@@ -40,6 +41,7 @@ async function inPool(count: number, width: number, fn: (i: number) => Promise<v
 }
 
 requires('postgres')('Three server processes, one store, a round-robin client', () => {
+  holdMachineLock('postgres-heavy');
   requires('redis')('with the shared store', () => {
     let replicas: ReplicaProcesses;
     jest.setTimeout(60_000);
@@ -221,6 +223,7 @@ requires('postgres')('Three server processes, one store, a round-robin client', 
 });
 
 requires('postgres')('Three server processes streaming one execution', () => {
+  holdMachineLock('postgres-heavy');
   requires('redis')('with the shared store', () => {
     let replicas: ReplicaProcesses;
 
@@ -255,7 +258,7 @@ requires('postgres')('Three server processes streaming one execution', () => {
       const laterOnA = onA.frames.filter((f) => f.id !== undefined && f.id > prompt.id!);
       expect(onB.frames.filter((f) => !f.comment).map((f) => f.raw)).toEqual(laterOnA.map((f) => f.raw));
       expect(new Set(ids).size).toBe(ids.length);
-    }, 30_000);
+    });
 
     it('re-attached on C after the end from an earlier id: the missed frames, once, then the end', async () => {
       const onA = await openStream(`${replicas.url(0)}/v1/workflow/stream`, {
@@ -276,6 +279,6 @@ requires('postgres')('Three server processes streaming one execution', () => {
       expect(ids[0]).toBe(prompt.id);
       expect(new Set(ids).size).toBe(ids.length);
       expect(valuesOf(resumed)).toEqual(['after ', 'Cy', 'Hello Cy']);
-    }, 30_000);
+    });
   });
 });

@@ -16,7 +16,7 @@ requires('chromium')('the page: accessibility (axe-core)', () => {
     t = await startApp(SCRIPTED_HITL);
     browser = await launchChromium();
     ({ page } = await openPage(browser, `${t.url}/`, { bypassCSP: true }));
-  }, 30_000);
+  });
   afterAll(async () => {
     await browser?.close();
     await t?.close();

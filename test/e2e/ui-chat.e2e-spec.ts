@@ -31,7 +31,7 @@ requires('chromium')('the page: chat over the WebSocket face', () => {
     browser = await launchChromium();
     ({ context, page, watch } = await openPage(browser, `${t.url}/`));
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
-  }, 30_000);
+  });
   afterAll(async () => {
     await browser?.close();
     await t?.close();
@@ -65,7 +65,7 @@ requires('chromium')('the page: chat over the WebSocket face', () => {
     await screenshot(page, 'chat');
     expect(watch.errors).toEqual([]);
     expect(watch.foreignRequests).toEqual([]);
-  }, 30_000);
+  });
 
   it('copies an answer, takes feedback on it (POST /feedback with its trace id) and retries it', async () => {
     const turn = page.locator('article.turn').last();
@@ -102,7 +102,7 @@ requires('chromium')('the page: chat over the WebSocket face', () => {
     expect(await page.locator('article.turn').nth(1).locator('.message.user').textContent()).toContain(
       'the sales data',
     );
-  }, 30_000);
+  });
 
   it('stop cancels the run on the server mid-stream and keeps what was streamed', async () => {
     await ask(page, 'a long story');
@@ -118,7 +118,7 @@ requires('chromium')('the page: chat over the WebSocket face', () => {
     expect(partial).not.toContain('Done with');
     expect(await page.getByRole('button', { name: 'Stop' }).isDisabled()).toBe(true);
     expect(await page.getByRole('button', { name: 'Send', exact: true }).isEnabled()).toBe(true);
-  }, 30_000);
+  });
 
   it('a new question while a run streams replaces it (the server cancels the old run, as NAT does)', async () => {
     const before = await page.locator('article.turn').count();
@@ -133,7 +133,7 @@ requires('chromium')('the page: chat over the WebSocket face', () => {
     await second.getByRole('button', { name: 'Copy answer' }).waitFor({ timeout: 15_000 });
     expect(await second.locator('.answer').textContent()).toContain('Done with second thoughts.');
     expect(await first.locator('.answer').textContent()).not.toContain('Done with');
-  }, 30_000);
+  });
 
   it('keeps conversations in the browser: listed, renamed and deleted by keyboard', async () => {
     const list = page.getByRole('complementary', { name: 'Conversations' });
@@ -156,7 +156,7 @@ requires('chromium')('the page: chat over the WebSocket face', () => {
     await page.keyboard.press('Enter');
     await expect(list.getByRole('button', { name: 'Sales', exact: true }).count()).resolves.toBe(0);
     await expect(page.locator('article.turn').count()).resolves.toBe(0);
-  }, 30_000);
+  });
 
   it('switches between light and dark themes and remembers the choice', async () => {
     expect(await page.evaluate('document.documentElement.dataset.theme')).toBe('light');
@@ -167,7 +167,7 @@ requires('chromium')('the page: chat over the WebSocket face', () => {
     await page.reload();
     await page.getByRole('button', { name: 'Switch to light theme' }).waitFor();
     expect(watch.errors).toEqual([]);
-  }, 30_000);
+  });
 });
 
 async function expectText(locator: import('playwright-core').Locator, text: string): Promise<void> {

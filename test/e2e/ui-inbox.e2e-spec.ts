@@ -74,7 +74,7 @@ requires('chromium')('the page: approvals inbox', () => {
 
     await inbox.getByRole('button', { name: 'Refresh' }).click();
     await inbox.getByRole('status').filter({ hasText: 'Nothing is waiting for you.' }).waitFor();
-  }, 30_000);
+  });
 
   it('an answer the server refuses is shown on the prompt', async () => {
     const id = await startOverHttp(session, 'order 43');
@@ -92,7 +92,7 @@ requires('chromium')('the page: approvals inbox', () => {
     await item.getByRole('radio', { name: 'Approve' }).check();
     await item.getByRole('button', { name: 'Send' }).click();
     await item.getByRole('alert').filter({ hasText: 'has already been resolved' }).waitFor();
-  }, 30_000);
+  });
 
   it('with an API key set in the settings, the page acts as that identity (kept for the tab only)', async () => {
     const keyed = await startOverHttp({ 'x-api-key': 'key-of-dana' }, 'order 44');
@@ -111,5 +111,5 @@ requires('chromium')('the page: approvals inbox', () => {
     await page.locator(`li[data-execution-id="${keyed}"]`).waitFor();
     expect(await page.locator('li.inbox-item').count()).toBe(1);
     expect(watch.errors.filter((e) => !e.includes('400'))).toEqual([]);
-  }, 30_000);
+  });
 });

@@ -39,7 +39,7 @@ requires('chromium')('the page: every prompt type as a form', () => {
     t = await startApp(SCRIPTED_HITL);
     browser = await launchChromium();
     ({ page, watch } = await openPage(browser, `${t.url}/`));
-  }, 30_000);
+  });
   afterAll(async () => {
     await browser?.close();
     await t?.close();

@@ -31,7 +31,7 @@ requires('chromium')('the page survives a reload', () => {
     t = await startApp(scriptedYaml(STEPS, 'Approved by {{who}}, send now: {{now}}'));
     browser = await launchChromium();
     ({ page, watch } = await openPage(browser, `${t.url}/`));
-  }, 30_000);
+  });
   afterAll(async () => {
     await browser?.close();
     await t?.close();
@@ -73,5 +73,5 @@ requires('chromium')('the page survives a reload', () => {
     await error.waitFor({ timeout: 10_000 });
     expect(await error.textContent()).toMatch(/^Error: .*timed out after 2s/);
     expect(watch.errors).toEqual([]);
-  }, 30_000);
+  });
 });

@@ -26,7 +26,7 @@ requires('chromium')('the page never runs what model output carries (XSS)', () =
     t = await startApp(scriptedYaml(STEPS));
     browser = await launchChromium();
     ({ page, watch } = await openPage(browser, `${t.url}/`));
-  }, 30_000);
+  });
   afterAll(async () => {
     await browser?.close();
     await t?.close();
@@ -58,7 +58,7 @@ requires('chromium')('the page never runs what model output carries (XSS)', () =
     // Chromium still logs CSP reports for the handlers DOMPurify meets while parsing its input in an
     // inert document; nothing runs them, and the CSP is only the second line: not asserted here.
     expect(watch.foreignRequests).toEqual([]);
-  }, 30_000);
+  });
 
   it('the page answers with a CSP that allows no inline script and no other host', async () => {
     const res = await fetch(`${t.url}/`);

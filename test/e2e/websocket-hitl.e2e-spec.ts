@@ -236,7 +236,7 @@ describe('WebSocket gateway: cancel, timeout, reconnect, identity', () => {
       ws.close();
       await t.close();
     }
-  }, 15_000);
+  });
 
   describe('reconnect', () => {
     let t: TestApp;

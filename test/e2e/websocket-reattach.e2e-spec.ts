@@ -84,5 +84,5 @@ describe('WebSocket gateway: a re-attacher that missed more than the event log k
     } finally {
       again.close();
     }
-  }, 20_000);
+  });
 });

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
+import { START_MS } from './timing';
 
 // `npm test` builds first; run `npm run build` before `npx jest --selectProjects e2e`.
 export const ROOT = resolve(__dirname, '..', '..');
@@ -40,7 +41,7 @@ export function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Finish
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), START_MS);
     child.on('error', fail);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
@@ -76,7 +77,7 @@ const servers = new Set<ChildProcess>();
 export interface ServeOptions {
   /** Where it runs (default: the repository). */
   cwd?: string;
-  /** How long it may take to listen before it is killed and the start fails (default 15 s). */
+  /** How long it may take to listen before it is killed and the start fails (default START_MS, test/utils/timing.ts). */
   timeoutMs?: number;
 }
 
@@ -86,7 +87,7 @@ export function serve(
   env: NodeJS.ProcessEnv = {},
   options: ServeOptions = {},
 ): Promise<Serving> {
-  const { cwd = ROOT, timeoutMs = 15_000 } = options;
+  const { cwd = ROOT, timeoutMs = START_MS } = options;
   const child = spawn(process.execPath, [CLI, 'serve', ...args], { cwd, env: cliEnv(env) });
   return served(child, timeoutMs);
 }
@@ -99,7 +100,7 @@ export function serve(
 export function serveOnTerminal(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Serving> {
   const command = `exec ${[process.execPath, CLI, 'serve', ...args].map((a) => JSON.stringify(a)).join(' ')}`;
   const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: ROOT, env: cliEnv(env) });
-  return served(child, 15_000);
+  return served(child, START_MS);
 }
 
 function served(child: ChildProcess, timeoutMs: number): Promise<Serving> {

@@ -1,4 +1,5 @@
 import { eventually, scriptedYaml } from './test-app';
+import { WAIT_MS } from './timing';
 
 export interface JsonResponse {
   status: number;
@@ -52,7 +53,7 @@ export class Executions {
   }
 
   /** Polls until the execution waits on an interaction other than `previous`. */
-  nextPause(id: string, previous?: string, timeoutMs = 3000): Promise<Pause> {
+  nextPause(id: string, previous?: string, timeoutMs = WAIT_MS): Promise<Pause> {
     return eventually(async () => {
       const { status, json } = await this.status(id);
       expect(status).toBe(200);
@@ -63,7 +64,7 @@ export class Executions {
   }
 
   /** Polls until the execution has ended (completed or failed) and returns its status body. */
-  ended(id: string, timeoutMs = 3000): Promise<Record<string, unknown>> {
+  ended(id: string, timeoutMs = WAIT_MS): Promise<Record<string, unknown>> {
     return eventually(async () => {
       const { json } = await this.status(id);
       expect(['completed', 'failed']).toContain(json.status);

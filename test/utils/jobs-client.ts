@@ -1,4 +1,5 @@
 import { eventually } from './test-app';
+import { WAIT_MS } from './timing';
 
 /** One HTTP answer, read as JSON. */
 export interface JsonAnswer {
@@ -37,7 +38,7 @@ export function jobsAt(server: string, base = '/v1/workflow', headers: Record<st
     cancel: (jobId: string) =>
       call('DELETE', `${server}${base}/async/job/${encodeURIComponent(jobId)}`, undefined, headers),
     /** Polls until the job has `status` (or one of them). */
-    until: (jobId: string, status: string | string[], timeoutMs = 5000) =>
+    until: (jobId: string, status: string | string[], timeoutMs = WAIT_MS) =>
       eventually(async () => {
         const res = await call(
           'GET',

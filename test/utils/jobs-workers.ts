@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import { CLI, cliEnv, ROOT } from './cli';
+import { START_MS } from './timing';
 
 /** One `interlude worker` child process. */
 export interface WorkerProcess {
@@ -27,7 +28,10 @@ export function startWorker(
   workers.add(child);
   let out = '';
   return new Promise((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`worker ${name} not ready in 20s:\n${out}`)), 20_000);
+    const timer = setTimeout(
+      () => fail(new Error(`worker ${name} not ready in ${START_MS} ms:\n${out}`)),
+      START_MS,
+    );
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.stdout!.setEncoding('utf8').on('data', (d: string) => {
       out += d;

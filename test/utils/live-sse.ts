@@ -1,6 +1,7 @@
 import { request, type IncomingHttpHeaders, type IncomingMessage, type ClientRequest } from 'node:http';
 import { createInterface } from 'node:readline';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { WAIT_MS } from './timing';
 
 /** One SSE frame as sent (the text between blank lines), with its fields split out. */
 export interface Frame {
@@ -105,7 +106,7 @@ export class LiveStream {
    * The next frame (after the ones already returned by `next`) that matches; waits for it. Fails if the
    * stream ends or `timeoutMs` passes first.
    */
-  async next(match: (f: Frame) => boolean = () => true, timeoutMs = 3000): Promise<Frame> {
+  async next(match: (f: Frame) => boolean = () => true, timeoutMs = WAIT_MS): Promise<Frame> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       while (this.cursor < this.frames.length) {
@@ -120,13 +121,13 @@ export class LiveStream {
   }
 
   /** The next `event: <name>` frame's data as JSON. */
-  async nextEvent<T = Record<string, unknown>>(name: string, timeoutMs = 3000): Promise<T> {
+  async nextEvent<T = Record<string, unknown>>(name: string, timeoutMs = WAIT_MS): Promise<T> {
     const frame = await this.next((f) => f.event === name, timeoutMs);
     return JSON.parse(frame.data!) as T;
   }
 
   /** Waits for the server to end the response. */
-  async end(timeoutMs = 3000): Promise<this> {
+  async end(timeoutMs = WAIT_MS): Promise<this> {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       this.ended,

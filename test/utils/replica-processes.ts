@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { CLI, ROOT, cliEnv, freePort } from './cli';
 import { ReplicaServices } from './replica-services';
+import { START_MS } from './timing';
 
 /**
  * Several real `interlude serve` processes (`node dist/cli.js serve`) on one Postgres schema and one
@@ -55,7 +57,6 @@ process.once('exit', () => {
   for (const child of alive) child.kill('SIGKILL');
 });
 
-const STARTUP_MS = 30_000;
 /** Output kept per replica for failure messages (the tail). */
 const OUTPUT_LIMIT = 64 * 1024;
 
@@ -127,26 +128,50 @@ export class ReplicaProcesses {
     throw new Error(`no replica is running.\n${this.output()}`);
   }
 
-  /** A request to replica `to` (an index), or to the next one in turn when `to` is undefined. */
+  /**
+   * A request to replica `to` (an index), or to the next one in turn when `to` is undefined. Each on a
+   * connection of its own: a replica closes an idle kept-alive connection after 5 s, and a loaded test
+   * process, its own idle timer late, would send the next request on it ("other side closed").
+   */
   async request(
     method: string,
     path: string,
     { body, headers = {}, to }: { body?: unknown; headers?: Record<string, string>; to?: number } = {},
   ): Promise<Response> {
     const replica = to ?? this.nextIndex();
-    const res = await fetch(`${this.url(replica)}${path}`, {
-      method,
-      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const res = await new Promise<IncomingMessage & { text: string }>((resolve, reject) => {
+      const req = httpRequest(
+        `${this.url(replica)}${path}`,
+        {
+          method,
+          agent: false,
+          headers: payload === undefined ? headers : { 'content-type': 'application/json', ...headers },
+        },
+        (incoming) => {
+          let text = '';
+          incoming.setEncoding('utf8');
+          incoming.on('data', (chunk: string) => (text += chunk));
+          incoming.on('end', () => resolve(Object.assign(incoming, { text })));
+          incoming.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
     });
-    const text = await res.text();
     let json: Record<string, unknown> = {};
     try {
-      json = JSON.parse(text) as Record<string, unknown>;
+      json = JSON.parse(res.text) as Record<string, unknown>;
     } catch {
       // 204 and other empty bodies
     }
-    return { status: res.status, headers: res.headers, text, json, replica };
+    const responseHeaders = new Headers();
+    for (const [name, value] of Object.entries(res.headers)) {
+      for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) {
+        responseHeaders.append(name, one);
+      }
+    }
+    return { status: res.statusCode!, headers: responseHeaders, text: res.text, json, replica };
   }
 
   /** Sends `signal` to replica `i` and waits for it to exit. */
@@ -198,7 +223,7 @@ export class ReplicaProcesses {
         done({ code, signal });
       }),
     );
-    const deadline = Date.now() + STARTUP_MS;
+    const deadline = Date.now() + START_MS;
     for (;;) {
       if (!r.running) throw new Error(`replica ${i} exited while starting.\n${r.output}`);
       try {
@@ -209,7 +234,7 @@ export class ReplicaProcesses {
       }
       if (Date.now() > deadline) {
         child.kill('SIGKILL');
-        throw new Error(`replica ${i} was not ready in ${STARTUP_MS} ms.\n${r.output}`);
+        throw new Error(`replica ${i} was not ready in ${START_MS} ms.\n${r.output}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

@@ -5,6 +5,12 @@ export type Requirement = 'chromium' | 'postgres' | 'redis';
 
 export const chromiumPath = () => process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
+/**
+ * How a suite skipped for a missing service is marked in its name: test/summary-reporter.js reads the
+ * reason back from there to say, for each skipped test, what it lacks (Jest gives a reporter nothing else).
+ */
+export const SKIP_MARK = ' [skipped: needs ';
+
 /** Why `need` cannot be used here, or null when it can. */
 function missing(need: Requirement): string | null {
   switch (need) {
@@ -21,12 +27,15 @@ function missing(need: Requirement): string | null {
 
 /**
  * `describe` for tests that need `need`. Without it they are skipped, so Jest counts them as skipped
- * rather than passed; under CI=true its absence is a failing test instead, since CI must run them all.
+ * rather than passed, and the run's summary names what they lack; under CI=true its absence is a
+ * failing test instead, since CI must run them all.
  */
 export function requires(need: Requirement): jest.Describe | ((name: string, fn: () => void) => void) {
   const why = missing(need);
   if (why === null) return describe;
-  if (process.env.CI !== 'true') return describe.skip;
+  if (process.env.CI !== 'true') {
+    return (name: string, fn: () => void) => describe.skip(`${name}${SKIP_MARK}${need}: ${why}]`, fn);
+  }
   return (name: string) =>
     describe(name, () => {
       it(`needs ${need}`, () => {

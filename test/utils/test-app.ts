@@ -3,6 +3,7 @@ import { parseConfig, type AppConfig } from '../../src/config/config.loader';
 import { createApp } from '../../src/main';
 import { builtinRegistry } from '../../src/runtime/builtin-functions';
 import type { FunctionRegistry } from '../../src/runtime/function-registry';
+import { WAIT_MS } from './timing';
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -54,19 +55,23 @@ ${output === undefined ? '' : `  output: ${JSON.stringify(output)}`}
 `;
 }
 
-/** Polls `check` until it returns without throwing, or fails after `timeoutMs`. */
+/**
+ * Polls `check` until it returns without throwing, or fails after `timeoutMs`. The pause between tries
+ * starts at `intervalMs` and grows to a quarter second: a state that comes at once is seen at once, one
+ * that takes seconds on a loaded machine costs a few requests rather than hundreds.
+ */
 export async function eventually<T>(
   check: () => T | Promise<T>,
-  timeoutMs = 3000,
+  timeoutMs = WAIT_MS,
   intervalMs = 20,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  for (let pause = intervalMs; ; pause = Math.min(pause * 1.5, Math.max(intervalMs, 250))) {
     try {
       return await check();
     } catch (err) {
       if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, intervalMs));
+      await new Promise((r) => setTimeout(r, pause));
     }
   }
 }

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { chromiumPath } from './requires';
+import { WAIT_MS } from './timing';
 
 const ROOT = join(__dirname, '..', '..');
 /** Where the tests leave screenshots of the page (docs/screenshots; only the two the README shows are kept in git). */
@@ -50,7 +51,7 @@ export async function openPage(
     bypassCSP: options.bypassCSP ?? false,
   });
   const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
+  page.setDefaultTimeout(WAIT_MS);
   const watch: PageWatch = { errors: [], foreignRequests: [], dialogs: [] };
   const origin = new URL(url).origin;
   page.on('pageerror', (err) => watch.errors.push(err.message));

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import WebSocket, { type ClientOptions } from 'ws';
+import { WAIT_MS } from './timing';
 
 /** A message from the server, as the NAT schema shapes it. */
 export type WsMessage = Record<string, unknown> & {
@@ -57,7 +58,7 @@ export class WsClient {
   }
 
   /** The next unread message (that matches `match`, skipping none: a mismatch fails the test). */
-  async next(timeoutMs = 5000): Promise<WsMessage> {
+  async next(timeoutMs = WAIT_MS): Promise<WsMessage> {
     const deadline = Date.now() + timeoutMs;
     while (this.read >= this.received.length) {
       const left = deadline - Date.now();
@@ -76,7 +77,7 @@ export class WsClient {
   }
 
   /** Reads messages up to and including the first that matches; returns all of them. */
-  async until(match: (m: WsMessage) => boolean, timeoutMs = 5000): Promise<WsMessage[]> {
+  async until(match: (m: WsMessage) => boolean, timeoutMs = WAIT_MS): Promise<WsMessage[]> {
     const seen: WsMessage[] = [];
     for (;;) {
       const message = await this.next(timeoutMs);
@@ -86,7 +87,7 @@ export class WsClient {
   }
 
   /** Reads one whole answer: up to the `complete` response and the trace message that follows it. */
-  async run(timeoutMs = 5000): Promise<WsMessage[]> {
+  async run(timeoutMs = WAIT_MS): Promise<WsMessage[]> {
     const seen = await this.until(isComplete, timeoutMs);
     seen.push(await this.next(timeoutMs));
     return seen;

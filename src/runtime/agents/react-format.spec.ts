@@ -1,3 +1,4 @@
+import { growthOver4x, LINEAR } from '../../../test/utils/timing';
 import { FinalAnswerStream, parseReAct, reactMessage } from './react-format';
 
 describe('reading a ReAct reply', () => {
@@ -68,50 +69,49 @@ describe('streaming a ReAct final answer', () => {
 });
 
 describe('reading adversarial replies in linear time', () => {
-  const spaces = ' '.repeat(100_000);
-  const fastEnough = (run: () => unknown) => {
-    const started = performance.now();
-    run();
-    return performance.now() - started;
-  };
+  // Each reply at 25k and at 100k characters: 4× the text must take well under 10× as long.
+  const spaces = (scale: number) => ' '.repeat(25_000 * scale);
 
-  it.each([
-    ['a code fence followed by spaces', `Action: calculator\nAction Input: \`\`\`${spaces}x`],
+  it.each<[string, (scale: 1 | 4) => string]>([
+    ['a code fence followed by spaces', (n) => `Action: calculator\nAction Input: \`\`\`${spaces(n)}x`],
     [
       'a fence closed after the spaces',
-      `Action: calculator\nAction Input: \`\`\`json${spaces}1${spaces}\`\`\``,
+      (n) => `Action: calculator\nAction Input: \`\`\`json${spaces(n)}1${spaces(n)}\`\`\``,
     ],
-    ['many Action labels on one line', `${'Action:'.repeat(15_000)}\n${spaces}`],
-    ['many Action lines without input', 'Action: a\n'.repeat(10_000) + spaces],
-    ['Observation words without a colon', `Action: a\nAction Input: ${'\n Observation'.repeat(8_000)}`],
-    ['blank lines after the input', `Action: a\nAction Input: 1${' \n'.repeat(50_000)}y`],
-    ['an Action label followed by spaces', `Action${spaces}`],
-  ])('parses %s (100k characters) in well under 100 ms', (_what, reply) => {
-    expect(fastEnough(() => parseReAct(reply))).toBeLessThan(100);
+    ['many Action labels on one line', (n) => `${'Action:'.repeat(3_750 * n)}\n${spaces(n)}`],
+    ['many Action lines without input', (n) => 'Action: a\n'.repeat(2_500 * n) + spaces(n)],
+    [
+      'Observation words without a colon',
+      (n) => `Action: a\nAction Input: ${'\n Observation'.repeat(2_000 * n)}`,
+    ],
+    ['blank lines after the input', (n) => `Action: a\nAction Input: 1${' \n'.repeat(12_500 * n)}y`],
+    ['an Action label followed by spaces', (n) => `Action${spaces(n)}`],
+  ])('parses %s in time linear in its length', (_what, reply) => {
+    expect(growthOver4x(reply, parseReAct)).toBeLessThan(LINEAR);
   });
 
   it('still reads the fenced input after 100k spaces', () => {
-    const reply = `Action: calculator\nAction Input: \`\`\`json${spaces}{"expression": "1"}${spaces}\`\`\``;
+    const reply = `Action: calculator\nAction Input: \`\`\`json${spaces(4)}{"expression": "1"}${spaces(4)}\`\`\``;
     expect(parseReAct(reply)).toEqual({ kind: 'action', tool: 'calculator', input: '{"expression": "1"}' });
   });
 
-  it('streams a final answer of 100k one-character pieces in well under 100 ms', () => {
-    let out = 0;
-    const stream = new FinalAnswerStream((t) => (out += t.length));
-    const took = fastEnough(() => {
+  it('streams a final answer of one-character pieces in time linear in their number', () => {
+    const answer = (pieces: number) => {
+      let out = 0;
+      const stream = new FinalAnswerStream((t) => (out += t.length));
       stream.push('Final Answer:');
-      for (let i = 0; i < 100_000; i++) stream.push(i % 2 ? ' ' : 'a');
-    });
-    expect(took).toBeLessThan(100);
-    expect(out).toBe(99_999);
+      for (let i = 0; i < pieces; i++) stream.push(i % 2 ? ' ' : 'a');
+      return out;
+    };
+    expect(growthOver4x((n) => 25_000 * n, answer)).toBeLessThan(LINEAR);
+    expect(answer(100_000)).toBe(99_999);
   });
 
-  it('streams 100k pieces before the marker in well under 100 ms', () => {
-    const stream = new FinalAnswerStream(() => undefined);
-    expect(
-      fastEnough(() => {
-        for (let i = 0; i < 100_000; i++) stream.push('Final Answer'.slice(i % 12, (i % 12) + 1));
-      }),
-    ).toBeLessThan(100);
+  it('streams pieces before the marker in time linear in their number', () => {
+    const beforeMarker = (pieces: number) => {
+      const stream = new FinalAnswerStream(() => undefined);
+      for (let i = 0; i < pieces; i++) stream.push('Final Answer'.slice(i % 12, (i % 12) + 1));
+    };
+    expect(growthOver4x((n) => 25_000 * n, beforeMarker)).toBeLessThan(LINEAR);
   });
 });

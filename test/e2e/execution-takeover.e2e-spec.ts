@@ -1,9 +1,9 @@
-import { Executions, call, type Pause } from '../../test/utils/hitl';
-import { valuesOf } from '../../test/utils/hitl-stream';
-import { openStream, type Frame } from '../../test/utils/live-sse';
-import { crash, startReplicas, type Replicas } from '../../test/utils/replica-apps';
-import { requires } from '../../test/utils/requires';
-import { eventually, scriptedYaml } from '../../test/utils/test-app';
+import { Executions, call, type Pause } from '../utils/hitl';
+import { valuesOf } from '../utils/hitl-stream';
+import { openStream, type Frame } from '../utils/live-sse';
+import { crash, startReplicas, type Replicas } from '../utils/replica-apps';
+import { requires } from '../utils/requires';
+import { eventually, scriptedYaml } from '../utils/test-app';
 
 const LEASE_SECONDS = 2;
 /** The lease, a scan, the replay and its sleep, with room for a slow CI. */
