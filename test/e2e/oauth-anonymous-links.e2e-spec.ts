@@ -1,8 +1,8 @@
-import { createServer } from 'node:net';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createApp } from '../../src/main';
 import { OAuthBrowser } from '../utils/oauth-browser';
 import { calendarWorkflowYaml, oauthProvider, startAuthServer, type AuthServer } from '../utils/oidc-server';
+import { freePort } from '../utils/cli';
 import { requires } from '../utils/requires';
 import { postJson } from '../utils/sse';
 import { configFrom, eventually, startApp, type TestApp } from '../utils/test-app';
@@ -153,18 +153,6 @@ ${calendarWorkflowYaml(auth, provider)}`);
     expect(await res.text()).not.toContain('<script>alert');
   });
 });
-
-/** A port free right now: the app must know its own address before it starts (the redirect URI). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 requires('chromium')('an anonymous flow in a real browser: confirm, consent, done', () => {
   let auth: AuthServer;

@@ -1,23 +1,11 @@
-import { createServer } from 'node:net';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Browser, Page } from 'playwright-core';
 import { createApp } from '../../src/main';
 import { calendarWorkflowYaml, oauthProvider, startAuthServer, type AuthServer } from '../utils/oidc-server';
+import { freePort } from '../utils/cli';
 import { requires } from '../utils/requires';
 import { configFrom } from '../utils/test-app';
 import { ask, lastAnswer, launchChromium, openPage } from '../utils/ui-page';
-
-/** A port free right now: the app must know its own address before it starts (the redirect URI). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 requires('chromium')('the page: OAuth consent in a popup (real authorization server)', () => {
   let auth: AuthServer;
