@@ -1,5 +1,4 @@
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { heldResponses } from '../utils/held-responses';
 import { ALICE, BOB, jobsAt, jsonCall } from '../utils/jobs-client';
 import { eventually, scriptedYaml, startApp, type TestApp } from '../utils/test-app';
 
@@ -40,33 +39,11 @@ describe('async jobs waiting for a person hold no slot', () => {
   });
 });
 
-/** An HTTP server whose answers wait until the test releases them, by the `i` query parameter. */
-async function gate() {
-  const held = new Map<string, ServerResponse>();
-  const server = createServer((req, res) => {
-    held.set(new URL(req.url ?? '/', 'http://x').searchParams.get('i') ?? '', res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    /** Whether a job with this input is running (its request arrived). */
-    has: (input: string) => held.has(input),
-    release: (input: string) => {
-      held.get(input)?.end('ok');
-      held.delete(input);
-    },
-    close: async () => {
-      for (const res of held.values()) res.end('ok');
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
-
 describe('a share of running jobs per user, and for anonymous callers together', () => {
   let t: TestApp;
-  let g: Awaited<ReturnType<typeof gate>>;
+  let g: Awaited<ReturnType<typeof heldResponses>>;
   beforeAll(async () => {
-    g = await gate();
+    g = await heldResponses();
     t = await startApp(
       scriptedYaml(
         `- fetch: { url: '${g.url}/run?i={{input}}' }`,

@@ -1,35 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { heldResponses } from '../utils/held-responses';
 import { ALICE, BOB, jobsAt, jsonCall } from '../utils/jobs-client';
 import { isolatedStores, startWorker, stopWorkers } from '../utils/jobs-workers';
 import { deleteKeys } from '../utils/replica-services';
 import { requires } from '../utils/requires';
 import { eventually, startApp, type TestApp } from '../utils/test-app';
-
-/** An HTTP server whose answers wait until the test releases them, by the `i` query parameter. */
-async function gate() {
-  const held = new Map<string, ServerResponse>();
-  const server = createServer((req, res) => {
-    held.set(new URL(req.url ?? '/', 'http://x').searchParams.get('i') ?? '', res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    has: (input: string) => held.has(input),
-    release: (input: string) => {
-      held.get(input)?.end('ok');
-      held.delete(input);
-    },
-    close: async () => {
-      for (const res of held.values()) res.end('ok');
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
 
 /**
  * A server and one `interlude worker` on the shared store (`general.executions.store: postgres`), so
@@ -40,11 +17,11 @@ requires('postgres')('async jobs on a worker, with the shared store', () => {
     let stores: ReturnType<typeof isolatedStores>;
     let dir: string;
     let t: TestApp | undefined;
-    let g: Awaited<ReturnType<typeof gate>>;
+    let g: Awaited<ReturnType<typeof heldResponses>>;
     beforeAll(async () => {
       stores = isolatedStores(process.env.DATABASE_URL!);
       dir = mkdtempSync(join(tmpdir(), 'interlude-worker-slots-'));
-      g = await gate();
+      g = await heldResponses();
     });
     afterEach(async () => {
       await stopWorkers();
