@@ -19,6 +19,7 @@ import { checkEvalSection, type CheckedEval } from './eval.schema';
 import { applyOverrides, type ConfigOverride } from './config-overrides';
 import { interpolate } from './env-interpolation';
 import { applyNatFields } from './nat-compat';
+import { buildGroup } from './function-groups';
 
 export type { ConfigOverride } from './config-overrides';
 
@@ -69,7 +70,7 @@ interface Built {
   perUser: boolean;
 }
 
-type Loc = (string | number)[];
+export type Loc = (string | number)[];
 
 export function formatPath(loc: Loc): string {
   return loc.reduce<string>(
@@ -284,46 +285,6 @@ function referenceProblems(
     const listed = known.length ? `; ${section}: ${known.join(', ')}` : `, and ${section}: declares none`;
     return [{ loc, message: `no entry "${name}" in ${section}${listed}` }];
   });
-}
-
-function buildGroup(
-  loc: Loc,
-  component: unknown,
-  registry: FunctionRegistry,
-  context: BuildContext,
-  found: { loc: Loc; message: string }[],
-): BuiltFunctionGroup | undefined {
-  const typeName = (component as { _type?: unknown } | null)?._type;
-  if (component === null || typeof component !== 'object' || typeof typeName !== 'string') {
-    found.push({ loc, message: 'must be a mapping with a _type' });
-    return undefined;
-  }
-  const type = registry.getGroup(typeName);
-  if (!type) {
-    found.push({
-      loc: [...loc, '_type'],
-      message: `unknown function group _type "${typeName}"; known types: ${registry.knownGroups().join(', ')}`,
-    });
-    return undefined;
-  }
-  const checked = validatePlain(type.config, component, loc, { forbidUnknown: true });
-  if (!checked.ok) {
-    found.push(...checked.issues.map((i) => ({ loc: i.loc, message: i.msg })));
-    return undefined;
-  }
-  const problems = type.check?.(checked.value) ?? [];
-  for (const p of problems) found.push({ loc: [...loc, ...p.loc], message: p.message });
-  return problems.length ? undefined : type.build(checked.value, context);
-}
-
-/**
- * Connects every function group (an MCP client lists its server's tools), all at once; rejects with
- * every failure, each naming its group and server. A server that never answers fails after its timeout.
- */
-export async function connectGroups(config: AppConfig): Promise<void> {
-  const results = await Promise.allSettled([...config.groups.values()].map((g) => g.connect()));
-  const failures = results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).message] : []));
-  if (failures.length) throw new Error(failures.join('; '));
 }
 
 function checkAuthProvider(loc: Loc, entry: Record<string, unknown>, found: { loc: Loc; message: string }[]) {

@@ -1,5 +1,5 @@
 import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { connectGroups } from '../config/config.loader';
+import { connectGroups } from '../config/function-groups';
 import { ServerConfig } from '../config/server-config';
 import type { Identity } from '../core/identity/identity';
 import { isMcpClientGroup } from '../runtime/mcp/mcp-client-group';

@@ -1,0 +1,45 @@
+import { validatePlain } from '../core/validation/validation-issues';
+import type { BuildContext, BuiltFunctionGroup } from '../runtime/function-type';
+import type { FunctionRegistry } from '../runtime/function-registry';
+import type { AppConfig, Loc } from './config.loader';
+
+/** A `function_groups:` entry, validated and built but not connected (see `connectGroups`). */
+export function buildGroup(
+  loc: Loc,
+  component: unknown,
+  registry: FunctionRegistry,
+  context: BuildContext,
+  found: { loc: Loc; message: string }[],
+): BuiltFunctionGroup | undefined {
+  const typeName = (component as { _type?: unknown } | null)?._type;
+  if (component === null || typeof component !== 'object' || typeof typeName !== 'string') {
+    found.push({ loc, message: 'must be a mapping with a _type' });
+    return undefined;
+  }
+  const type = registry.getGroup(typeName);
+  if (!type) {
+    found.push({
+      loc: [...loc, '_type'],
+      message: `unknown function group _type "${typeName}"; known types: ${registry.knownGroups().join(', ')}`,
+    });
+    return undefined;
+  }
+  const checked = validatePlain(type.config, component, loc, { forbidUnknown: true });
+  if (!checked.ok) {
+    found.push(...checked.issues.map((i) => ({ loc: i.loc, message: i.msg })));
+    return undefined;
+  }
+  const problems = type.check?.(checked.value) ?? [];
+  for (const p of problems) found.push({ loc: [...loc, ...p.loc], message: p.message });
+  return problems.length ? undefined : type.build(checked.value, context);
+}
+
+/**
+ * Connects every function group (an MCP client lists its server's tools), all at once; rejects with
+ * every failure, each naming its group and server. A server that never answers fails after its timeout.
+ */
+export async function connectGroups(config: AppConfig): Promise<void> {
+  const results = await Promise.allSettled([...config.groups.values()].map((g) => g.connect()));
+  const failures = results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).message] : []));
+  if (failures.length) throw new Error(failures.join('; '));
+}
