@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Logger } from '@nestjs/common';
 import type BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Dialect } from 'kysely';
+import { Kysely, Migrator, SqliteDialect, sql, type Dialect } from 'kysely';
 import type { Pool } from 'pg';
 import {
   parseDatabaseUrl,
@@ -11,6 +11,7 @@ import {
   type DatabaseTarget,
 } from '../config/database-url';
 import { InCodeMigrationProvider } from './migrations';
+import { OwnSchemaPostgresDialect } from './own-schema-introspector';
 import type { Tables } from './tables';
 
 export type DatabaseDialect = DatabaseTarget['dialect'];
@@ -40,7 +41,7 @@ function postgresDialect(connectionString: string, schema: string | undefined): 
     // Every connection resolves unqualified table names in our schema only.
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
-  return new PostgresDialect({ pool });
+  return new OwnSchemaPostgresDialect({ pool });
 }
 
 /**

@@ -1,0 +1,58 @@
+import { Client } from 'pg';
+import { requires } from '../../test/utils/requires';
+import { ReplicaServices } from '../../test/utils/replica-services';
+
+requires('postgres')('Database on PostgreSQL beside other schemas', () => {
+  const services = new ReplicaServices();
+  const neighbour = `neighbour_${services.tag}`;
+  let admin: Client;
+
+  beforeAll(async () => {
+    admin = new Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    await admin.query(`create schema ${neighbour}`);
+    await admin.query(`create table ${neighbour}.kysely_migration (name text primary key)`);
+    await admin.query(`create table ${neighbour}.feedback (id int)`);
+  });
+
+  afterAll(async () => {
+    await admin.query(`drop schema if exists ${neighbour} cascade`);
+    await admin.end();
+    await services.cleanup();
+  });
+
+  it('sees only its own schema: another server’s tables are not its tables', async () => {
+    const database = await services.database();
+    const tables = await database.db.introspection.getTables();
+    expect(tables.length).toBeGreaterThan(0);
+    expect(new Set(tables.map((t) => t.schema))).toEqual(new Set([services.schema]));
+    const schemas = await database.db.introspection.getSchemas();
+    expect(schemas.map((s) => s.name)).toEqual([services.schema]);
+  });
+
+  it('opens and migrates while other schemas are created and dropped around it', async () => {
+    let churning = true;
+    const churn = (async () => {
+      for (let i = 0; churning; i++) {
+        const name = `${neighbour}_${i}`;
+        await admin.query(`create schema ${name}; create table ${name}.t (id int)`);
+        await admin.query(`drop schema ${name} cascade`);
+      }
+    })();
+    try {
+      for (let i = 0; i < 15; i++) {
+        const round = new ReplicaServices();
+        try {
+          const database = await round.database();
+          const names = (await database.db.introspection.getTables()).map((t) => t.name);
+          expect(names).toContain('feedback');
+        } finally {
+          await round.cleanup();
+        }
+      }
+    } finally {
+      churning = false;
+      await churn;
+    }
+  });
+});
