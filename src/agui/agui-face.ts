@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { SseWriter } from '../core/http/sse-writer';
-import { FaceRenderers } from '../executions/face-renderers';
+import { FaceRenderers } from '../executions/rendering/face-renderers';
 import type { SseFaceRenderer } from '../http-executions/sse-face';
 import { answerText } from '../runtime/output-text';
 import { RunRenderer } from './run-renderer';

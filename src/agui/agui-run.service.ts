@@ -13,9 +13,9 @@ import {
   type ObservabilityTrace,
 } from '../core/tracing/observability-trace';
 import { ServerConfig } from '../config/server-config';
-import type { Execution } from '../executions/execution';
-import { ExecutionService } from '../executions/execution.service';
-import type { ExecutionRecord } from '../executions/execution-record';
+import type { Execution } from '../executions/model/execution';
+import { ExecutionService } from '../executions/engine/execution.service';
+import type { ExecutionRecord } from '../executions/model/execution-record';
 import { AguiThreads, type AguiThread } from './agui-threads';
 import { AGUI_FACE } from './agui-face';
 import { answerFor, type PendingInterrupt } from './interrupts';

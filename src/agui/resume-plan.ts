@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ExecutionRecord } from '../executions/execution-record';
+import type { ExecutionRecord } from '../executions/model/execution-record';
 import type { AguiThread } from './agui-threads';
 import { payloadProblem, type PendingInterrupt } from './interrupts';
 import type { ResumeEntry, RunInput } from './run-input';

@@ -1,4 +1,4 @@
-import type { Execution } from '../executions/execution';
+import type { Execution } from '../executions/model/execution';
 import type { RunInput } from './run-input';
 
 /**

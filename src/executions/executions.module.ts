@@ -4,12 +4,12 @@ import { RedisModule } from '../db/redis.module';
 import { InteractionsModule } from '../interactions/interactions.module';
 import { OAuthModule } from '../oauth/oauth.module';
 import { executionAdapters } from './execution-adapters';
-import { ExecutionService } from './execution.service';
-import { ExecutionStore } from './execution.store';
-import { FaceRenderers } from './face-renderers';
-import { TraceOwnerRetention } from './trace-owner-retention';
-import { TraceOwners } from './trace-owners';
-import { WorkflowInstances } from './workflow-instances';
+import { ExecutionService } from './engine/execution.service';
+import { ExecutionStore } from './store/execution.store';
+import { FaceRenderers } from './rendering/face-renderers';
+import { TraceOwnerRetention } from './store/trace-owner-retention';
+import { TraceOwners } from './store/trace-owners';
+import { WorkflowInstances } from './engine/workflow-instances';
 
 /** The engine: runs workflows, owns their state, keeps their events; faces register renderers here. */
 @Module({

@@ -5,7 +5,7 @@ import { isAdmin } from '../core/identity/admins';
 import type { Identity } from '../core/identity/identity';
 import { Database } from '../db/database';
 import { isoTimestamp } from '../db/tables';
-import { TraceOwners } from '../executions/trace-owners';
+import { TraceOwners } from '../executions/store/trace-owners';
 import { FeedbackWebhook } from './feedback-webhook';
 
 /** One feedback as stored, listed and forwarded. */

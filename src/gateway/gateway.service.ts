@@ -12,7 +12,7 @@ import { IdentityResolver } from '../core/identity/identity.resolver';
 import { activeOtelTraceId } from '../core/tracing/otel';
 import { observabilityTrace } from '../core/tracing/observability-trace';
 import { ServerConfig } from '../config/server-config';
-import { ExecutionService } from '../executions/execution.service';
+import { ExecutionService } from '../executions/engine/execution.service';
 import { StepAdaptor } from '../runtime/step-adaptor';
 import type { InvalidFrame } from './interlude-ws.adapter';
 import { ConversationRuns } from './conversation-runs';

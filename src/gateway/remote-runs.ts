@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Identity } from '../core/identity/identity';
 import { ServerConfig } from '../config/server-config';
-import type { Execution } from '../executions/execution';
-import { ExecutionService } from '../executions/execution.service';
-import { isTerminalStatus } from '../executions/execution-state';
+import type { Execution } from '../executions/model/execution';
+import { ExecutionService } from '../executions/engine/execution.service';
+import { isTerminalStatus } from '../executions/model/execution-state';
 import { StepAdaptor } from '../runtime/step-adaptor';
 import { ConversationLinks, type ConversationLink, type LinkProgress } from './conversation-links';
 import { remoteRunOf } from './remote-waits';

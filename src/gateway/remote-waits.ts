@@ -1,4 +1,4 @@
-import type { ExecutionRecord } from '../executions/execution-record';
+import type { ExecutionRecord } from '../executions/model/execution-record';
 import { DEFAULT_PROMPT_ERROR, PROMPT_GRACE_SECONDS } from '../runtime/prompts';
 
 /** A prompt (or OAuth consent) a run waits on, as the shared record has it. */

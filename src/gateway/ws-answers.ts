@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { lastUserText } from '../runtime/chat-input';
 import { AppError } from '../core/errors/app-error';
-import { ExecutionService } from '../executions/execution.service';
+import { ExecutionService } from '../executions/engine/execution.service';
 import { AnswerMismatch, type Prompt } from '../runtime/prompts';
 import { ConversationRuns } from './conversation-runs';
 import { answerFromText } from './text-answer';

@@ -1,6 +1,6 @@
-import type { Execution } from '../executions/execution';
+import type { Execution } from '../executions/model/execution';
 import type { ExecutionEvent } from '../runtime/execution-event';
-import { ExecutionEventLog } from '../executions/execution-event-log';
+import { ExecutionEventLog } from '../executions/event-log/execution-event-log';
 import { StepAdaptor } from '../runtime/step-adaptor';
 import { oauthConsent, type RemoteRun } from './remote-waits';
 import { ReplyMessages, type ServerMessage } from './ws-messages';

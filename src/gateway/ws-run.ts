@@ -1,5 +1,5 @@
 import type { ExecutionEvent } from '../runtime/execution-event';
-import type { Execution } from '../executions/execution';
+import type { Execution } from '../executions/model/execution';
 import type { Prompt } from '../runtime/prompts';
 import type { StepAdaptor } from '../runtime/step-adaptor';
 import { oauthConsent, type RecordedWait, type RemoteRun } from './remote-waits';

@@ -2,9 +2,9 @@ import type { ServerResponse } from 'node:http';
 import { isTerminal, type ExecutionEvent } from '../runtime/execution-event';
 import { SseWriter } from '../core/http/sse-writer';
 import type { Prompt } from '../runtime/prompts';
-import type { Execution } from '../executions/execution';
+import type { Execution } from '../executions/model/execution';
 import type { ExecutionUrls } from './execution-urls';
-import { followExecution } from '../executions/follow-execution';
+import { followExecution } from '../executions/rendering/follow-execution';
 
 export type Render = (event: ExecutionEvent) => void;
 

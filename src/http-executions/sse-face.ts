@@ -1,5 +1,5 @@
 import type { SseWriter } from '../core/http/sse-writer';
-import type { FaceRenderer, FaceRenderers } from '../executions/face-renderers';
+import type { FaceRenderer, FaceRenderers } from '../executions/rendering/face-renderers';
 
 /** An HTTP face's renderer: bodies for results, and SSE streams written to the response's writer. */
 export type SseFaceRenderer<Options> = FaceRenderer<SseWriter, Options>;

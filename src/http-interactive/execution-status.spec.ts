@@ -2,7 +2,7 @@ import type { ExecutionEvent } from '../runtime/execution-event';
 import { SseWriter } from '../core/http/sse-writer';
 import { pausedBody, writeInteractiveEvent } from '../http-executions/execution-stream';
 import { statusBody } from './execution-status';
-import type { ExecutionRecord } from '../executions/execution-record';
+import type { ExecutionRecord } from '../executions/model/execution-record';
 import { ExecutionUrls } from '../http-executions/execution-urls';
 
 const urls = new ExecutionUrls('');

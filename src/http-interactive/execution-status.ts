@@ -1,4 +1,4 @@
-import type { ExecutionRecord } from '../executions/execution-record';
+import type { ExecutionRecord } from '../executions/model/execution-record';
 import type { ExecutionUrls } from '../http-executions/execution-urls';
 
 /** `GET /executions/{id}`: the status and what goes with it; every body carries `execution_id`. */

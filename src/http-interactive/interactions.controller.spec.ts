@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { ExecutionService } from '../executions/execution.service';
-import type { MemoryExecutionStore } from '../executions/memory-execution.store';
+import { ExecutionService } from '../executions/engine/execution.service';
+import type { MemoryExecutionStore } from '../executions/store/memory-execution.store';
 import type { InteractionService } from '../interactions/interaction.service';
 import { LazyAbort } from '../runtime/lazy-abort';
 import type { Prompt, PromptAnswer } from '../runtime/prompts';

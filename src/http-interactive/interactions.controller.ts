@@ -13,7 +13,7 @@ import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
 import { InteractionResponseDto } from './dto/interaction-response.dto';
-import { ExecutionService } from '../executions/execution.service';
+import { ExecutionService } from '../executions/engine/execution.service';
 
 @ApiTags('Executions')
 @Controller('executions/:id/interactions/:interactionId/response')

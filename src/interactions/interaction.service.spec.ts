@@ -1,6 +1,6 @@
 import { AppError, ErrorCode } from '../core/errors/app-error';
-import type { ExecutionService } from '../executions/execution.service';
-import type { MemoryExecutionStore } from '../executions/memory-execution.store';
+import type { ExecutionService } from '../executions/engine/execution.service';
+import type { MemoryExecutionStore } from '../executions/store/memory-execution.store';
 import { LazyAbort } from '../runtime/lazy-abort';
 import { PromptTimeoutError, type Prompt, type PromptAnswer } from '../runtime/prompts';
 import {

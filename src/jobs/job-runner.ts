@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { ServerConfig } from '../config/server-config';
-import type { Execution } from '../executions/execution';
-import { ExecutionService } from '../executions/execution.service';
-import type { FaceRef } from '../executions/face-renderers';
+import type { Execution } from '../executions/model/execution';
+import { ExecutionService } from '../executions/engine/execution.service';
+import type { FaceRef } from '../executions/model/execution-record';
 import { ExecutionUrls } from '../http-executions/execution-urls';
 import type { ExecutionEvent, TerminalEvent } from '../runtime/execution-event';
 import type { Prompt } from '../runtime/prompts';

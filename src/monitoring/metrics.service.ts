@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { ConnectionCount } from '../core/connection-count';
-import { ExecutionService } from '../executions/execution.service';
-import { ExecutionStore } from '../executions/execution.store';
+import { ExecutionService } from '../executions/engine/execution.service';
+import { ExecutionStore } from '../executions/store/execution.store';
 import { OAuthService } from '../oauth/oauth.service';
 
 /**

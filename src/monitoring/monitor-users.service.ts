@@ -1,6 +1,6 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { ExecutionStore } from '../executions/execution.store';
-import { WorkflowInstances } from '../executions/workflow-instances';
+import { ExecutionStore } from '../executions/store/execution.store';
+import { WorkflowInstances } from '../executions/engine/workflow-instances';
 import type { MonitorUserDto, MonitorUsersDto } from './dto/monitor-users.dto';
 import { mergeActivity, PUBLISH_EVERY_MS, ReplicaActivity, type ReplicaUser } from './replica-activity';
 import { UserActivityService } from './user-activity.service';

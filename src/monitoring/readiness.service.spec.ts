@@ -1,6 +1,6 @@
 import { BackingRedis } from '../db/backing-redis';
 import { Database } from '../db/database';
-import { MemoryExecutionStore } from '../executions/memory-execution.store';
+import { MemoryExecutionStore } from '../executions/store/memory-execution.store';
 import { ReadinessService } from './readiness.service';
 
 describe('ReadinessService', () => {

@@ -2,7 +2,7 @@ import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { sql } from 'kysely';
 import { BackingRedis } from '../db/backing-redis';
 import { Database } from '../db/database';
-import { ExecutionStore } from '../executions/execution.store';
+import { ExecutionStore } from '../executions/store/execution.store';
 
 export type ReadinessCheck = () => Promise<void>;
 

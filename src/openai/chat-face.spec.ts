@@ -1,6 +1,6 @@
 import { parseConfig } from '../config/config.loader';
 import { ServerConfig } from '../config/server-config';
-import { FaceRenderers } from '../executions/face-renderers';
+import { FaceRenderers } from '../executions/rendering/face-renderers';
 import { builtinRegistry } from '../runtime/builtin-functions';
 import { CHAT_FACE, ChatFace, type ChatFaceRenderOptions } from './chat-face';
 

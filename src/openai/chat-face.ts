@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { ServerConfig } from '../config/server-config';
-import { FaceRenderers } from '../executions/face-renderers';
+import { FaceRenderers } from '../executions/rendering/face-renderers';
 import { ExecutionUrls } from '../http-executions/execution-urls';
 import type { SseFaceRenderer } from '../http-executions/sse-face';
 import type { StreamErrorStyle } from '../http-executions/stream-error';

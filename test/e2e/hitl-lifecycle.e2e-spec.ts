@@ -1,4 +1,4 @@
-import { ExecutionService } from '../../src/executions/execution.service';
+import { ExecutionService } from '../../src/executions/engine/execution.service';
 import { alreadyResolved, call, Executions, NAME_YAML, type Pause } from '../utils/hitl';
 import { user } from '../utils/chat';
 import { postJson } from '../utils/sse';

@@ -4,7 +4,7 @@ import { postJson } from '../utils/sse';
 import { startApp, type TestApp } from '../utils/test-app';
 import { whoamiRegistry } from '../utils/whoami-function';
 import { natUserId } from '../../src/core/identity/user-id';
-import { WorkflowInstances } from '../../src/executions/workflow-instances';
+import { WorkflowInstances } from '../../src/executions/engine/workflow-instances';
 
 const SECRET = 'a-shared-secret-of-at-least-32-bytes!!';
 const COUNTER = 'workflow:\n  _type: per_user_counter\n  per_user: true\n';

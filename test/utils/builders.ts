@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { parseConfig } from '../../src/config/config.loader';
 import { ServerConfig } from '../../src/config/server-config';
 import type { Identity } from '../../src/core/identity/identity';
-import { MemoryEventLogs } from '../../src/executions/execution-event-log';
-import type { ExecutionRecord } from '../../src/executions/execution-record';
-import { ExecutionService } from '../../src/executions/execution.service';
-import type { ExecutionStore } from '../../src/executions/execution.store';
-import { MemoryExecutionStore } from '../../src/executions/memory-execution.store';
-import { WorkflowInstances } from '../../src/executions/workflow-instances';
+import { MemoryEventLogs } from '../../src/executions/event-log/execution-event-log';
+import type { ExecutionRecord } from '../../src/executions/model/execution-record';
+import { ExecutionService } from '../../src/executions/engine/execution.service';
+import type { ExecutionStore } from '../../src/executions/store/execution.store';
+import { MemoryExecutionStore } from '../../src/executions/store/memory-execution.store';
+import { WorkflowInstances } from '../../src/executions/engine/workflow-instances';
 import {
   InProcessInteractionBroker,
   type InteractionBroker,

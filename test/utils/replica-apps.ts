@@ -1,5 +1,5 @@
-import { DurableRuns } from '../../src/executions/durable-runs';
-import { ExecutionService } from '../../src/executions/execution.service';
+import { DurableRuns } from '../../src/executions/durability/durable-runs';
+import { ExecutionService } from '../../src/executions/engine/execution.service';
 import { ReplicaServices } from './replica-services';
 import { startApp, type TestApp } from './test-app';
 

@@ -4,7 +4,7 @@ import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { DEFAULT_EVAL_OUTPUT_DIR } from '../../config/eval.schema';
 import { ServerConfig } from '../../config/server-config';
 import { OutboundPolicy } from '../../core/outbound/outbound-policy';
-import { ExecutionService } from '../../executions/execution.service';
+import { ExecutionService } from '../../executions/engine/execution.service';
 import { builtinRegistry } from '../../runtime/builtin-functions';
 import type { RequestMetadata } from '../../runtime/workflow-context';
 import { mapBounded } from './bounded';

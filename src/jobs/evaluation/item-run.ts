@@ -1,8 +1,8 @@
 import type { Identity } from '../../core/identity/identity';
 import { validatePlain } from '../../core/validation/validation-issues';
-import type { ExecutionService } from '../../executions/execution.service';
-import type { Execution } from '../../executions/execution';
-import { followExecution } from '../../executions/follow-execution';
+import type { ExecutionService } from '../../executions/engine/execution.service';
+import type { Execution } from '../../executions/model/execution';
+import { followExecution } from '../../executions/rendering/follow-execution';
 import type { ExecutionEvent, TerminalEvent } from '../../runtime/execution-event';
 import type { BuiltFunction } from '../../runtime/function-type';
 import type { IntermediateStep, IntermediateStepType } from '../../runtime/intermediate-step';

@@ -1,0 +1,147 @@
+import { Logger } from '@nestjs/common';
+import { internalErrorMessage, isExposed, WorkflowError } from '../../core/errors/app-error';
+import type { OAuthService } from '../../oauth/oauth.service';
+import type { ExecutionEventBody } from '../../runtime/execution-event';
+import { ExecutionCancelled } from '../model/execution';
+import type { Ending, Entry } from './execution-entry';
+import { wasStored } from './deferred-record';
+import type { ExecutionStore } from '../store/execution.store';
+import type { Journal } from '../durability/journal';
+import type { WorkflowInstances } from './workflow-instances';
+
+export interface EndingDeps {
+  store: ExecutionStore;
+  oauth: OAuthService;
+  instances: WorkflowInstances;
+  ttlSeconds: number;
+  /** Durable runs' journal, forgotten once the end is recorded. */
+  journal?: Journal;
+}
+
+/** How the executions this process runs end: their terminal event, their record, what they held. */
+export class ExecutionEndings {
+  private readonly logger = new Logger('ExecutionService');
+  /** Since start-up, for /metrics. */
+  readonly counts = { started: 0, completed: 0, failed: 0, cancelled: 0 };
+
+  constructor(
+    private readonly entries: Map<string, Entry>,
+    private readonly deps: EndingDeps,
+  ) {}
+
+  /**
+   * Turns the workflow's outcome into its terminal event and record (unless it was cancelled first).
+   * Not an async function: a waiting execution holds one reaction on its run, no suspended frame.
+   */
+  settle(entry: Entry, run: Promise<unknown>): void {
+    run.then(
+      (result) => this.completed(entry, result),
+      (err: unknown) => this.failed(entry, err),
+    );
+  }
+
+  private completed(entry: Entry, result: unknown): Promise<void> | undefined {
+    this.releaseInstance(entry);
+    if (entry.ended) return;
+    entry.span.end({ kind: 'completed' });
+    this.counts.completed++;
+    const terminal: ExecutionEventBody = { kind: 'completed', result, streamed: entry.streamed };
+    return this.ended(entry, { kind: 'completed', result }, terminal);
+  }
+
+  private failed(entry: Entry, err: unknown): Promise<void> | undefined {
+    this.releaseInstance(entry);
+    if (entry.ended) return;
+    const failure = WorkflowError.from(err);
+    const type = failure.extra.errorType ?? 'Error';
+    let message = failure.message;
+    if (!isExposed(err)) {
+      // The record and every face carry the stable message (anonymous callers read them too).
+      const { id, traceId } = entry.execution;
+      message = internalErrorMessage(traceId);
+      this.logger.error(
+        `Execution ${id} failed (trace ${traceId}): ${type}: ${failure.message}`,
+        err instanceof Error ? err.stack : undefined,
+      );
+    }
+    const error = { message, type };
+    entry.span.end({ kind: 'failed', ...error });
+    this.counts.failed++;
+    return this.ended(entry, { kind: 'failed', error }, { kind: 'failed', error });
+  }
+
+  private ended(entry: Entry, end: Ending, terminal: ExecutionEventBody): Promise<void> {
+    entry.ended = true;
+    // Anything the workflow left waiting (a prompt raced by a parallel branch) is closed with it.
+    if (entry.waiting > 0) entry.abort.abort(new ExecutionCancelled('execution ended'));
+    return this.finish(entry, end, terminal);
+  }
+
+  /** Ends an execution this process could not run (a takeover it cannot replay). */
+  async refuse(id: string, error: { message: string; type: string }): Promise<void> {
+    const expiresAt = Date.now() + this.deps.ttlSeconds * 1000;
+    await this.deps.store.apply(id, { kind: 'failed', error, expiresAt });
+    this.counts.failed++;
+  }
+
+  releaseInstance(entry: Entry): void {
+    if (entry.holder) this.deps.instances.release(entry.holder);
+    entry.holder = undefined;
+  }
+
+  async cancel(entry: Entry, reason: string): Promise<void> {
+    if (entry.ended) return;
+    entry.ended = true;
+    entry.abort.abort(new ExecutionCancelled(reason));
+    entry.execution.events.append({ kind: 'cancelled', reason });
+    entry.span.end({ kind: 'cancelled', reason });
+    this.counts.cancelled++;
+    await this.finish(entry, {
+      kind: 'failed',
+      error: { message: 'Execution cancelled', type: 'ExecutionCancelled' },
+    });
+  }
+
+  /**
+   * Records the end; `terminal` (unless already appended) ends the stream only once the record says
+   * so, so a client that polls when its stream ends sees the end whichever replica it asks.
+   */
+  private async finish(entry: Entry, end: Ending, terminal?: ExecutionEventBody): Promise<void> {
+    const { id, events } = entry.execution;
+    const { store } = this.deps;
+    this.deps.oauth.forgetExecution(id);
+    try {
+      if (!entry.exposed) {
+        if (terminal) events.append(terminal);
+        this.entries.delete(id);
+        events.dispose();
+        // A deferred record never written has nothing to delete (deferred-record.ts).
+        if (wasStored(entry)) {
+          await entry.storing;
+          await store.delete(id);
+        }
+      } else {
+        entry.expiresAt = Date.now() + this.deps.ttlSeconds * 1000;
+        await entry.storing;
+        await store.apply(id, { ...end, expiresAt: entry.expiresAt });
+      }
+      // After the end is recorded: until then a replica taking over still needs it.
+      if (entry.journal) await this.deps.journal?.delete(id);
+    } catch (err) {
+      this.logger.error(`Could not record the end of execution ${id}: ${(err as Error).message}`);
+    } finally {
+      if (terminal && entry.exposed) events.append(terminal);
+    }
+  }
+
+  /** Evicts expired records and the event logs kept for them. */
+  async sweep(now: number): Promise<void> {
+    await this.deps.store.evictExpired(now);
+    for (const [id, entry] of this.entries) {
+      if (entry.expiresAt !== undefined && entry.expiresAt <= now) {
+        this.entries.delete(id);
+        entry.execution.events.dispose();
+      }
+    }
+  }
+}

@@ -1,0 +1,216 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Logger } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import type { BackingRedis } from '../../db/backing-redis';
+import { isTerminal, type ExecutionEvent, type TerminalEvent } from '../../runtime/execution-event';
+import { EventLog, type EventListener } from './event-log';
+import { decode, runAfter, type StoredEvent } from './redis-log-entry';
+
+export interface StreamKeys {
+  /** The Stream of every event, entry id `<seq>-0`. */
+  events: string;
+  /**
+   * The prompts alone, kept when the events around them are trimmed: a sorted set (score = seq), which
+   * Redis keeps in a few hundred bytes, where a second Stream took as much as the log (~4.7 KB each).
+   */
+  pins: string;
+}
+
+/** How long one XREAD waits before the follower checks the log still exists. */
+const BLOCK_MS = 5000;
+const BATCH = 500;
+/** Reads that may fail in a row (Redis restarting) before a follower gives up, a second apart. */
+const MAX_FAILURES = 60;
+const RETRY_MS = 1000;
+const logger = new Logger('RedisEventFollower');
+
+type Entry = [id: string, fields: string[]];
+
+/** A stand-in read back as the event it stands for (its bulk read from the execution's record). */
+export type Restore = (event: StoredEvent) => Promise<ExecutionEvent>;
+
+/**
+ * An execution's log as another replica sees it: read from its Redis Stream. Each subscriber has a
+ * connection of its own blocked in XREAD after the last seq it got, so it gets every later event once,
+ * in order (a merged run of text chunks as one event, from the chunk after that seq); events trimmed
+ * before it resumed, or too large to keep, are announced with one `events_dropped` (prompts are kept
+ * aside and still replayed). This replica does not run the execution, so it never appends.
+ */
+export class RedisEventFollower extends EventLog {
+  private final: TerminalEvent | undefined;
+  private readonly settled: Promise<TerminalEvent>;
+  private resolveSettled!: (event: TerminalEvent) => void;
+  private watching = false;
+  private readonly stops = new Set<() => void>();
+
+  private constructor(
+    private readonly redis: BackingRedis,
+    private readonly keys: StreamKeys,
+    /** The seq of the last event when attached. */
+    private readonly lastSeq: number,
+    private readonly restore: Restore,
+  ) {
+    super();
+    this.settled = new Promise((resolve) => (this.resolveSettled = resolve));
+  }
+
+  /**
+   * The log of an execution another replica writes; undefined when Redis has none for it, unless it
+   * is `live` (still running: its first event may not be written yet).
+   */
+  static async attach(
+    redis: BackingRedis,
+    keys: StreamKeys,
+    live: boolean,
+    restore: Restore,
+  ): Promise<RedisEventFollower | undefined> {
+    const [last] = await redis.client.xrevrange(keys.events, '+', '-', 'COUNT', 1);
+    if (!last && !live) return undefined;
+    const event = last && decode(last);
+    const follower = new RedisEventFollower(redis, keys, event ? event.seq : 0, restore);
+    if (event && isTerminal(event)) follower.end((await restore(event)) as TerminalEvent);
+    return follower;
+  }
+
+  append(): undefined {
+    return undefined;
+  }
+
+  get done(): Promise<TerminalEvent> {
+    if (!this.final && !this.watching) {
+      this.watching = true;
+      this.subscribe(() => undefined, Math.max(0, this.lastSeq - 1));
+    }
+    return this.settled;
+  }
+
+  get terminal(): TerminalEvent | undefined {
+    return this.final;
+  }
+
+  subscribe(listener: EventListener, afterSeq = 0): () => void {
+    if (this.final && this.final.seq <= afterSeq) return () => undefined;
+    const connection = this.redis.connection();
+    let stopped = false;
+    const stop = () => {
+      if (stopped) return;
+      stopped = true;
+      this.stops.delete(stop);
+      this.redis.release(connection);
+    };
+    this.stops.add(stop);
+    this.follow(connection, listener, afterSeq, () => stopped)
+      .catch((err: Error) => logger.warn(`${this.keys.events}: following stopped: ${err.message}`))
+      .finally(stop);
+    return stop;
+  }
+
+  dispose(): void {
+    for (const stop of [...this.stops]) stop();
+  }
+
+  private async follow(
+    connection: Redis,
+    listener: EventListener,
+    afterSeq: number,
+    stopped: () => boolean,
+  ): Promise<void> {
+    let last = afterSeq;
+    let seen = this.lastSeq > 0;
+    let failures = 0;
+    try {
+      while (!stopped()) {
+        let reply: [stream: string, entries: Entry[]][] | null;
+        try {
+          // A connection lost under this read is opened again and the read sent again by ioredis, so
+          // it still asks for what follows `last`.
+          reply = await connection.xread(
+            'COUNT',
+            BATCH,
+            'BLOCK',
+            BLOCK_MS,
+            'STREAMS',
+            this.keys.events,
+            `${last}-0`,
+          );
+          failures = 0;
+        } catch (err) {
+          // Redis stayed away longer than a command waits (maxRetriesPerRequest): read again after `last`.
+          // A connection closed for good (BackingRedis closing) ends the follower at once.
+          if (stopped() || connection.status === 'end' || ++failures > MAX_FAILURES) throw err;
+          await sleep(RETRY_MS);
+          continue;
+        }
+        if (reply === null) {
+          // Nothing new for a while: a log that expired or was deleted has nothing more to give.
+          if (seen && (await connection.exists(this.keys.events)) === 0) return;
+          continue;
+        }
+        seen = true;
+        const [[, entries]] = reply;
+        const missed = new Missed(listener);
+        for (const entry of entries) {
+          const stored = decode(entry);
+          if (!stored || stored.seq <= last || stopped()) continue;
+          const first = stored.from ?? stored.seq;
+          if (first > last + 1) await this.replayTrimmed(connection, missed, last, first);
+          if (stored.kind === 'events_dropped') {
+            missed.add(stored.count, stored.seq);
+            last = stored.seq;
+            continue;
+          }
+          missed.tell();
+          const event = runAfter(await this.restore(stored), last);
+          last = stored.seq;
+          listener(event);
+          if (isTerminal(event)) {
+            this.end(event);
+            return;
+          }
+        }
+        missed.tell();
+      }
+    } catch (err) {
+      // A stop (or BackingRedis closing) closes the connection under a pending read; anything else
+      // ends this follower too.
+      if (!stopped() && connection.status !== 'end') throw err;
+    }
+  }
+
+  /** Events between `last` and `next` were trimmed: count them, and replay the prompts among them. */
+  private async replayTrimmed(connection: Redis, missed: Missed, last: number, next: number): Promise<void> {
+    const range = await connection.zrangebyscore(this.keys.pins, last + 1, next - 1, 'WITHSCORES');
+    const pins: ExecutionEvent[] = [];
+    for (let i = 0; i < range.length; i += 2) {
+      const pin = decode([`${range[i + 1]}-0`, ['e', range[i]]]);
+      if (pin) pins.push(await this.restore(pin));
+    }
+    missed.add(next - last - 1 - pins.length, next - 1);
+    if (pins.length === 0) return;
+    missed.tell();
+    for (const pin of pins) missed.listener(pin);
+  }
+
+  private end(event: TerminalEvent): void {
+    this.final ??= event;
+    this.resolveSettled(this.final);
+  }
+}
+
+/** Events a follower could not have, told as one `events_dropped` before the next it gets. */
+class Missed {
+  private count = 0;
+  private through = 0;
+
+  constructor(readonly listener: EventListener) {}
+
+  add(count: number, through: number): void {
+    this.count += count;
+    this.through = through;
+  }
+
+  tell(): void {
+    if (this.count > 0) this.listener({ kind: 'events_dropped', count: this.count, seq: this.through });
+    this.count = 0;
+  }
+}

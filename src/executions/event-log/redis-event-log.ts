@@ -1,0 +1,296 @@
+import { Logger } from '@nestjs/common';
+import type { BackingRedis } from '../../db/backing-redis';
+import type { ExecutionEvent, ExecutionEventBody, TerminalEvent } from '../../runtime/execution-event';
+import type { SheddableLog } from './event-log-budget';
+import { EventLog, EventLogs, type EventListener, type OpenOptions } from './event-log';
+import {
+  ExecutionEventLog,
+  segmentCharsOf,
+  type EventLogLimits,
+  type MergedRun,
+} from './execution-event-log';
+import { RedisEventFollower, type StreamKeys } from './redis-event-follower';
+import {
+  chunksOf,
+  decode,
+  restore,
+  serialize,
+  standIn,
+  type RecordReader,
+  type StoredEvent,
+} from './redis-log-entry';
+import { StreamWindow } from './stream-window';
+
+export interface RedisEventLogOptions {
+  /** Entries kept per execution. */
+  maxEvents: number;
+  /** How long a log stays after its last event, seconds. */
+  retentionSeconds: number;
+  /** The bounds of the local copy the writing replica serves its own subscribers from. */
+  local: EventLogLimits;
+  /**
+   * The bounds of what this replica keeps in Redis: bytes per execution (also the most one event
+   * may take there) and, through the budget, of all the logs it writes together.
+   */
+  shared: EventLogLimits;
+  /** Where an event too large for the log is read from: the execution's record. */
+  records?: RecordReader;
+  /** How long the text chunks of a long log are gathered before they go out as one entry (ms). */
+  mergeMs?: number;
+}
+
+/** XADD's refusal of an id at or below the stream's last one. */
+const ALREADY_ADDED = /equal or smaller than the target stream top item/;
+
+/** Prompts kept aside per execution, so a re-attacher can answer even once its events were trimmed. */
+const MAX_PINS = 1000;
+/** What Redis spends on an entry besides its JSON (id, field name, listpack headers), roughly. */
+const ENTRY_BYTES = 16;
+/** Past its bound a log is trimmed to this share of it, so a full log is not trimmed on every event. */
+const TRIM_TO = 0.9;
+/** Short logs are written event for event; past this many entries, text chunks are merged. */
+const MERGE_PAST = 128;
+const MERGE_MS = 50;
+
+/**
+ * The log of an execution this replica runs: numbered here (this replica is its only writer), served
+ * to local subscribers from a local copy, and written through, in order, to a Redis Stream whose entry
+ * ids are the sequence numbers, so a replica following it resumes at any `seq` with XREAD. What the
+ * Stream holds is bounded as the local copy is: text chunks of a long log merged, an event larger
+ * than the per-execution bound kept as a stand-in, the oldest entries trimmed past the bound.
+ */
+export class RedisEventLog extends EventLog implements SheddableLog {
+  private static readonly logger = new Logger('RedisEventLog');
+  private readonly local: ExecutionEventLog;
+  private readonly window = new StreamWindow();
+  /** Text chunks gathered into one entry, written when the next event comes or `mergeMs` passed. */
+  private run?: MergedRun;
+  private runTimer?: NodeJS.Timeout;
+  private readonly segmentChars: number;
+  private expiresSetAt = 0;
+  private failed = false;
+
+  constructor(
+    private readonly redis: BackingRedis,
+    private readonly keys: StreamKeys,
+    private readonly options: RedisEventLogOptions,
+    afterSeq = 0,
+    /** Kept to the local copy until `publish()`: nothing is written to Redis before. */
+    private held = false,
+  ) {
+    super();
+    this.local = new ExecutionEventLog(options.local);
+    this.local.continueAfter(afterSeq);
+    this.segmentChars = segmentCharsOf(options.shared.maxBytes);
+  }
+
+  append(body: ExecutionEventBody): ExecutionEvent | undefined {
+    const event = this.local.append(body);
+    if (event && !this.held) this.write(event);
+    return event;
+  }
+
+  override publish(): void {
+    if (!this.held) return;
+    this.held = false;
+    this.local.replayKept((event, run) => this.write(event, run));
+  }
+
+  subscribe(listener: EventListener, afterSeq?: number): () => void {
+    return this.local.subscribe(listener, afterSeq);
+  }
+
+  get done(): Promise<TerminalEvent> {
+    return this.local.done;
+  }
+
+  override get appendedSeq(): number {
+    return this.local.appendedSeq;
+  }
+
+  get terminal(): TerminalEvent | undefined {
+    return this.local.terminal;
+  }
+
+  /** Bytes its Stream holds (an estimate). */
+  get keptBytes(): number {
+    return this.window.bytes;
+  }
+
+  /** Entries already in the Stream (a log taken over), oldest first: counted against the bounds. */
+  seed(seq: number, bytes: number): void {
+    this.window.push(seq, bytes);
+    this.options.shared.budget?.charge(this, bytes);
+  }
+
+  shed(bytes: number): number {
+    return this.trim(Math.max(0, this.window.bytes - bytes), Number.POSITIVE_INFINITY);
+  }
+
+  dispose(): void {
+    this.local.dispose();
+    this.options.shared.budget?.release(this);
+    this.window.clear();
+    this.run = undefined;
+    clearTimeout(this.runTimer);
+    if (!this.held) this.send(this.redis.client.del(this.keys.events, this.keys.pins));
+  }
+
+  private write(event: ExecutionEvent, merged?: MergedRun): void {
+    if (merged) {
+      this.flushRun();
+      return this.add(runEvent(merged));
+    }
+    const text = event.kind === 'output' && typeof event.value === 'string' ? event.value : undefined;
+    if (text !== undefined && text.length <= this.segmentChars && this.window.count >= MERGE_PAST) {
+      return this.gather(event.seq, text);
+    }
+    this.flushRun();
+    this.add(event);
+  }
+
+  private gather(seq: number, text: string): void {
+    const run = this.run;
+    if (run && run.value.length + text.length <= this.segmentChars) {
+      run.value += text;
+      run.seq = seq;
+      run.lengths.push(text.length);
+      return;
+    }
+    this.flushRun();
+    this.run = { value: text, seq, from: seq, lengths: [text.length] };
+    this.runTimer = setTimeout(() => this.flushRun(), this.options.mergeMs ?? MERGE_MS);
+    this.runTimer.unref();
+  }
+
+  private flushRun(): void {
+    const run = this.run;
+    if (!run) return;
+    this.run = undefined;
+    clearTimeout(this.runTimer);
+    this.add(runEvent(run));
+  }
+
+  private add(event: StoredEvent): void {
+    const { events, pins } = this.keys;
+    const { shared, maxEvents, retentionSeconds: ttl } = this.options;
+    let data = serialize(event);
+    let bytes = Buffer.byteLength(data) + ENTRY_BYTES;
+    // An OAuth wait is never left out: it is small, and without it nobody could authorize.
+    if (bytes > shared.maxBytes && event.kind !== 'oauth_required') {
+      data = serialize(standIn(event));
+      bytes = Buffer.byteLength(data) + ENTRY_BYTES;
+    }
+    const client = this.redis.client;
+    // One connection sends commands in order, so the stream gets the events in their order.
+    this.send(client.xadd(events, `${event.seq}-0`, 'e', data));
+    const pinned = event.kind === 'interaction_required' || event.kind === 'oauth_required';
+    if (pinned) {
+      this.send(client.zadd(pins, event.seq, data));
+      this.send(client.zremrangebyrank(pins, 0, -(MAX_PINS + 1)));
+    }
+    const now = Date.now();
+    if (pinned || this.local.terminal || now - this.expiresSetAt > (ttl * 1000) / 10) {
+      this.expiresSetAt = now;
+      this.send(client.expire(events, ttl));
+      this.send(client.expire(pins, ttl));
+    }
+    this.window.push(event.seq, bytes);
+    shared.budget?.charge(this, bytes);
+    if (this.window.bytes > shared.maxBytes || this.window.count > maxEvents) {
+      this.trim(Math.floor(shared.maxBytes * TRIM_TO), Math.floor(maxEvents * TRIM_TO));
+    }
+  }
+
+  /** Trims the oldest entries (never the last) to at most `bytes` and `count`; returns the bytes freed. */
+  private trim(bytes: number, count: number): number {
+    const before = this.window.bytes;
+    const oldest = this.window.dropUntil(bytes, count);
+    if (oldest === undefined) return 0;
+    // Exact, not `~`: Redis would otherwise keep whole nodes of entries past the bound.
+    this.send(this.redis.client.xtrim(this.keys.events, 'MINID', `${oldest}-0`));
+    const freed = before - this.window.bytes;
+    this.options.shared.budget?.credit(this, freed);
+    return freed;
+  }
+
+  /**
+   * Watches a write nobody awaits: the first failure is logged. ioredis sends a command again when the
+   * connection dropped before its reply: an XADD that had run is then refused for its id, and that is
+   * no failure (the event is there).
+   */
+  private send(reply: Promise<unknown>): void {
+    reply.catch((err: Error) => {
+      if (ALREADY_ADDED.test(err.message) || this.failed) return;
+      this.failed = true;
+      RedisEventLog.logger.warn(
+        `${this.keys.events}: events are not reaching Redis, other replicas miss them: ${err.message}`,
+      );
+    });
+  }
+}
+
+/** A run of one chunk is that chunk; longer ones say which chunks they hold. */
+function runEvent({ value, seq, from, lengths }: MergedRun): StoredEvent {
+  return lengths.length > 1 ? { kind: 'output', value, seq, from, lengths } : { kind: 'output', value, seq };
+}
+
+/** Stream entries read at once when a log taken over is measured. */
+const PAGE = 500;
+
+/** The Redis adapter of the event-log port: Streams any replica can follow. */
+export class RedisEventLogs extends EventLogs {
+  constructor(
+    private readonly redis: BackingRedis,
+    private readonly options: RedisEventLogOptions,
+  ) {
+    super();
+  }
+
+  open(executionId: string, options?: OpenOptions): EventLog {
+    return new RedisEventLog(this.redis, this.keysOf(executionId), this.options, 0, options?.held);
+  }
+
+  /** Goes on after the last entry there, counting what the Stream holds against this replica's bounds. */
+  override async resume(executionId: string): Promise<EventLog> {
+    const keys = this.keysOf(executionId);
+    const entries: [seq: number, bytes: number][] = [];
+    for (let start = '-'; ;) {
+      const page = await this.redis.client.xrange(keys.events, start, '+', 'COUNT', PAGE);
+      for (const [id, fields] of page) {
+        entries.push([Number.parseInt(id, 10), Buffer.byteLength(String(fields[1])) + ENTRY_BYTES]);
+      }
+      if (page.length < PAGE) break;
+      start = `(${page[page.length - 1][0]}`;
+    }
+    const afterSeq = entries.length > 0 ? entries[entries.length - 1][0] : 0;
+    const log = new RedisEventLog(this.redis, keys, this.options, afterSeq);
+    for (const [seq, bytes] of entries) log.seed(seq, bytes);
+    return log;
+  }
+
+  override async readAfter(executionId: string, afterSeq: number): Promise<ExecutionEvent[]> {
+    const entries = await this.redis.client.xrange(this.keysOf(executionId).events, `${afterSeq + 1}-0`, '+');
+    const events: ExecutionEvent[] = [];
+    for (const entry of entries) {
+      const stored = decode(entry);
+      if (!stored) continue;
+      for (const event of chunksOf(await restore(stored, executionId, this.options.records))) {
+        if (event.seq > afterSeq) events.push(event);
+      }
+    }
+    return events;
+  }
+
+  async attach(executionId: string, live: boolean): Promise<EventLog | undefined> {
+    const records = this.options.records;
+    return RedisEventFollower.attach(this.redis, this.keysOf(executionId), live, (event) =>
+      restore(event, executionId, records),
+    );
+  }
+
+  private keysOf(executionId: string): StreamKeys {
+    const events = `${this.redis.prefix}events:{${executionId}}`;
+    return { events, pins: `${events}:pinned` };
+  }
+}

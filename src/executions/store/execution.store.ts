@@ -1,0 +1,48 @@
+import type { ExecutionRecord } from '../model/execution-record';
+import type { RunSpec } from '../model/run-spec';
+import type { ExecutionStatus, ExecutionTransition, TransitionOutcome } from '../model/execution-state';
+
+/** A page of one owner's executions: newest first, strictly after the cursor `(createdAt, id)`. */
+export interface OwnerExecutionsQuery {
+  statuses: readonly ExecutionStatus[];
+  limit: number;
+  after?: { createdAt: number; id: string };
+}
+
+/**
+ * Where executions live between a workflow and the faces that poll it. Abstract class so it is also
+ * the DI token; memory now, Redis or Postgres for scale-out. `execution-store.contract.ts` holds the
+ * tests every adapter passes.
+ */
+/** A durable execution's owner replica and what re-running it takes (ignored by the memory store). */
+export interface DurableRun {
+  /** The replica that runs it; null: released, for any replica to claim. */
+  replica: string | null;
+  spec: RunSpec;
+}
+
+export abstract class ExecutionStore {
+  abstract create(record: ExecutionRecord, durable?: DurableRun): Promise<void>;
+  abstract get(id: string): Promise<ExecutionRecord | undefined>;
+  /**
+   * The record to read and not change (status polls are hot): an adapter that keeps records in
+   * memory hands out the one it keeps instead of a copy. By default, `get`.
+   */
+  peek(id: string): Promise<Readonly<ExecutionRecord> | undefined> {
+    return this.get(id);
+  }
+  /**
+   * Applies one transition atomically with `applyTransition` (so closing an interaction is a
+   * compare-and-set: the first answer, timeout or cancel wins). `not_found` for an unknown id.
+   */
+  abstract apply(id: string, transition: ExecutionTransition): Promise<TransitionOutcome>;
+  abstract delete(id: string): Promise<void>;
+  /** Executions waiting for a person (interaction or OAuth): all of them, or one owner's. */
+  abstract countWaiting(ownerId?: string | null): Promise<number>;
+  /** Executions waiting for a person that were started from one client address. */
+  abstract countWaitingFrom(clientAddress: string): Promise<number>;
+  /** One owner's executions in the given statuses (the approvals inbox), newest first. */
+  abstract listOwned(ownerId: string, query: OwnerExecutionsQuery): Promise<ExecutionRecord[]>;
+  /** Removes finished records whose `expiresAt` has passed; returns their ids. */
+  abstract evictExpired(now: number): Promise<string[]>;
+}
