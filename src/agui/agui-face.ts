@@ -1,7 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { SseWriter } from '../core/http/sse-writer';
 import { FaceRenderers } from '../executions/rendering/face-renderers';
-import type { SseFaceRenderer } from '../http-executions/sse-face';
+import type { SseFaceRenderer } from '../http-responders/sse-face';
 import { answerText } from '../runtime/output-text';
 import { RunRenderer } from './run-renderer';
 

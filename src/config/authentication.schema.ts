@@ -9,7 +9,7 @@ import {
   Min,
   ValidateIf,
 } from 'class-validator';
-import { Optional } from '../core/validation/optional.decorator';
+import { IfPresent } from '../core/validation/if-present.decorator';
 
 const HTTP_URL = /^https?:\/\/[^\s]+$/;
 const url = (field: string) => ({ message: `${field} must be an http(s) URL` });
@@ -22,7 +22,7 @@ export class OAuth2AuthCodeFlowConfig {
   @IsString() _type!: string;
   @IsString() client_id!: string;
   /** Leave out for a public client (then `token_endpoint_auth_method` is `none`). */
-  @Optional() @IsString() client_secret?: string;
+  @IfPresent() @IsString() client_secret?: string;
   @ValidateIf((o: OAuth2AuthCodeFlowConfig) => o.issuer === undefined)
   @IsString()
   @Matches(HTTP_URL, url('authorization_url'))
@@ -31,18 +31,18 @@ export class OAuth2AuthCodeFlowConfig {
   @IsString()
   @Matches(HTTP_URL, url('token_url'))
   token_url?: string;
-  @Optional() @IsString() @Matches(HTTP_URL, url('issuer')) issuer?: string;
-  @Optional() @IsArray() @IsString({ each: true }) scopes: string[] = [];
+  @IfPresent() @IsString() @Matches(HTTP_URL, url('issuer')) issuer?: string;
+  @IfPresent() @IsArray() @IsString({ each: true }) scopes: string[] = [];
   /** Default: `general.front_end.public_base_url` + `oauth2_callback_path`. */
-  @Optional() @IsString() @Matches(HTTP_URL, url('redirect_uri')) redirect_uri?: string;
-  @Optional() @IsBoolean() use_pkce = true;
-  @Optional()
+  @IfPresent() @IsString() @Matches(HTTP_URL, url('redirect_uri')) redirect_uri?: string;
+  @IfPresent() @IsBoolean() use_pkce = true;
+  @IfPresent()
   @IsIn(['client_secret_basic', 'client_secret_post', 'none'])
   token_endpoint_auth_method?: 'client_secret_basic' | 'client_secret_post' | 'none';
   /** Extra query parameters for the authorization request (e.g. `{access_type: offline, prompt: consent}`). */
-  @Optional() @IsObject() authorization_kwargs: Record<string, string> = {};
-  @Optional() @Min(1) @IsInt() auth_timeout_seconds = 300;
-  @Optional() @IsString() description?: string;
+  @IfPresent() @IsObject() authorization_kwargs: Record<string, string> = {};
+  @IfPresent() @Min(1) @IsInt() auth_timeout_seconds = 300;
+  @IfPresent() @IsString() description?: string;
 }
 
 export const AUTH_PROVIDER_TYPES = ['oauth2_auth_code_flow'];

@@ -16,7 +16,7 @@ import {
 } from 'class-validator';
 import { IsRoutePath } from './route-path';
 import { IsDuration } from '../core/validation/duration';
-import { Optional } from '../core/validation/optional.decorator';
+import { IfPresent } from '../core/validation/if-present.decorator';
 import { IsDatabaseUrl } from './database-url';
 import { ExecutionsConfig } from './executions.schema';
 import { NatFrontEndFields, NatTelemetryConfig } from './nat-front-end.schema';
@@ -34,7 +34,7 @@ const nullable = (o: object, key: string) => (o as Record<string, unknown>)[key]
 
 /** Route paths; each may be set to null to remove that route. */
 export class WorkflowRoutesConfig {
-  @Optional() @IsIn(['POST']) method = 'POST';
+  @IfPresent() @IsIn(['POST']) method = 'POST';
   @ValidateIf((o: object) => nullable(o, 'path')) @IsString() @IsRoutePath() path: string | null =
     '/v1/workflow';
   @ValidateIf((o: object) => nullable(o, 'websocket_path'))
@@ -57,88 +57,88 @@ export class WorkflowRoutesConfig {
   @IsString()
   @IsRoutePath()
   legacy_openai_api_path: string | null = '/chat';
-  @Optional() @IsString() description?: string;
+  @IfPresent() @IsString() description?: string;
 }
 
 export class StepAdaptorConfig {
-  @Optional() @IsIn(STEP_ADAPTOR_MODES as unknown as string[]) mode: StepAdaptorMode = 'default';
-  @Optional() @IsArray() @IsString({ each: true }) custom_event_types: string[] = [];
+  @IfPresent() @IsIn(STEP_ADAPTOR_MODES as unknown as string[]) mode: StepAdaptorMode = 'default';
+  @IfPresent() @IsArray() @IsString({ each: true }) custom_event_types: string[] = [];
 }
 
 export const FRONT_END_TYPES = ['http', 'fastapi'];
 
 export class FrontEndConfig extends NatFrontEndFields {
-  @Optional()
+  @IfPresent()
   @IsIn(FRONT_END_TYPES, { message: `_type must be one of: ${FRONT_END_TYPES.join(', ')}` })
   _type = 'http';
-  @Optional() @IsString() host = 'localhost';
+  @IfPresent() @IsString() host = 'localhost';
   /** How browsers reach this server (OAuth redirect URIs); default `http://<host>:<port>`. */
-  @Optional()
+  @IfPresent()
   @IsString()
   @Matches(/^https?:\/\/[^\s]+[^/]$/, {
     message: 'public_base_url must be an http(s) URL without a trailing slash',
   })
   public_base_url?: string;
-  @Optional() @Min(0) @Max(65535) @IsInt() port = 8000;
+  @IfPresent() @Min(0) @Max(65535) @IsInt() port = 8000;
   /**
    * Host names clients reach this server by, besides localhost, IP addresses, `host` and
    * `public_base_url`'s; any other `Host` gets 421 (DNS rebinding). `.example.com` names a domain and
    * its subdomains; `*` accepts any. Bound to every interface (0.0.0.0) with none listed: any is served,
    * and start-up warns.
    */
-  @Optional() @IsHostPatterns() @IsArray() allowed_hosts: string[] = [];
-  @Optional()
+  @IfPresent() @IsHostPatterns() @IsArray() allowed_hosts: string[] = [];
+  @IfPresent()
   @IsString()
   @ValidateIf((o: FrontEndConfig) => o.root_path !== '')
   @IsRoutePath()
   root_path = '';
-  @Optional() @ValidateNested() @Type(() => WorkflowRoutesConfig) workflow = new WorkflowRoutesConfig();
-  @Optional() @IsBoolean() disable_legacy_routes = false;
-  @Optional() @IsBoolean() enable_interactive_extensions = false;
-  @Optional() @IsString() @IsRoutePath() oauth2_callback_path = '/auth/redirect';
+  @IfPresent() @ValidateNested() @Type(() => WorkflowRoutesConfig) workflow = new WorkflowRoutesConfig();
+  @IfPresent() @IsBoolean() disable_legacy_routes = false;
+  @IfPresent() @IsBoolean() enable_interactive_extensions = false;
+  @IfPresent() @IsString() @IsRoutePath() oauth2_callback_path = '/auth/redirect';
   /** Where the built-in page (chat, prompts, approvals inbox) is served; null turns it off. */
   @ValidateIf((o: object) => nullable(o, 'ui_path')) @IsString() @IsRoutePath() ui_path: string | null = '/';
-  @Optional() @ValidateNested() @Type(() => CorsConfig) cors = new CorsConfig();
-  @Optional() @Min(1) @IsInt() max_body_bytes = 10 * 1024 * 1024;
+  @IfPresent() @ValidateNested() @Type(() => CorsConfig) cors = new CorsConfig();
+  @IfPresent() @Min(1) @IsInt() max_body_bytes = 10 * 1024 * 1024;
   /** The body limit of streaming routes (`/stream`, `/full`, streamed chat completions). */
-  @Optional() @Min(1) @IsInt() max_stream_body_bytes = 1024 * 1024;
-  @Optional() @ValidateNested() @Type(() => StepAdaptorConfig) step_adaptor = new StepAdaptorConfig();
+  @IfPresent() @Min(1) @IsInt() max_stream_body_bytes = 1024 * 1024;
+  @IfPresent() @ValidateNested() @Type(() => StepAdaptorConfig) step_adaptor = new StepAdaptorConfig();
   /** Seconds of silence on an SSE stream before a `: keep-alive` comment. */
-  @Optional() @Min(1) @IsInt() sse_keepalive_seconds = 15;
+  @IfPresent() @Min(1) @IsInt() sse_keepalive_seconds = 15;
   /**
    * What a dropped interactive stream does to its execution: `continue` (the client can re-attach with
    * Last-Event-ID) or `cancel` (NeMo Agent Toolkit's behaviour). Non-interactive streams always cancel.
    */
-  @Optional() @IsIn(['continue', 'cancel']) on_disconnect: 'continue' | 'cancel' = 'continue';
+  @IfPresent() @IsIn(['continue', 'cancel']) on_disconnect: 'continue' | 'cancel' = 'continue';
   /** The largest WebSocket message accepted; a bigger one closes the socket with 1009. */
-  @Optional() @Min(1024) @IsInt() websocket_max_message_bytes = 1024 * 1024;
+  @IfPresent() @Min(1024) @IsInt() websocket_max_message_bytes = 1024 * 1024;
   /** Seconds between WebSocket pings; a socket that has not answered the previous ping is closed. */
-  @Optional() @Min(1) @IsInt() websocket_ping_seconds = 30;
+  @IfPresent() @Min(1) @IsInt() websocket_ping_seconds = 30;
   /** Open WebSocket connections one address may hold; more are refused at the handshake (429). */
-  @Optional() @Min(1) @IsInt() websocket_max_connections_per_address = 1000;
+  @IfPresent() @Min(1) @IsInt() websocket_max_connections_per_address = 1000;
   /**
    * Bytes of messages not yet complete that one address may have sent over all its WebSockets; the
    * socket that passes it is closed with 1009. Never below one websocket_max_message_bytes message.
    */
-  @Optional() @Min(1024) @IsInt() websocket_max_buffered_bytes_per_address = 16 * 1024 * 1024;
+  @IfPresent() @Min(1024) @IsInt() websocket_max_buffered_bytes_per_address = 16 * 1024 * 1024;
   /** Open SSE streams one address may hold; more get 429. */
-  @Optional() @Min(1) @IsInt() max_streams_per_address = 100;
+  @IfPresent() @Min(1) @IsInt() max_streams_per_address = 100;
   /** Streams re-attached to one execution (`GET /executions/{id}/stream`) at a time; more get 429. */
-  @Optional() @Min(1) @IsInt() max_reattached_streams_per_execution = 10;
+  @IfPresent() @Min(1) @IsInt() max_reattached_streams_per_execution = 10;
   /**
    * Proxies whose X-Forwarded-For names the client (addresses, CIDR ranges, `loopback`, `linklocal`,
    * `uniquelocal`). Empty: the socket's peer is the client, whatever the header says.
    */
-  @Optional() @IsArray() @IsString({ each: true }) trust_proxy: string[] = [];
+  @IfPresent() @IsArray() @IsString({ each: true }) trust_proxy: string[] = [];
   /** The AG-UI endpoint (`POST`, and `GET …/capabilities`); null removes it. */
   @ValidateIf((o: object) => nullable(o, 'ag_ui_path'))
   @IsString()
   @IsRoutePath()
   ag_ui_path: string | null = '/v1/ag-ui';
   /** AG-UI threads one identity may hold at once; the least recently used idle one goes first. */
-  @Optional() @Min(1) @IsInt() ag_ui_max_threads_per_user = 1000;
+  @IfPresent() @Min(1) @IsInt() ag_ui_max_threads_per_user = 1000;
   /** Seconds an AG-UI thread is remembered after its last run (its pending interrupts with it). */
-  @Optional() @Min(1) @IsInt() ag_ui_thread_ttl_seconds = 3600;
+  @IfPresent() @Min(1) @IsInt() ag_ui_thread_ttl_seconds = 3600;
 }
 
 /** What happens to each feedback besides being stored. */
@@ -150,63 +150,63 @@ export class FeedbackConfig {
   @Matches(/^https?:\/\//, { message: 'webhook_url must be an http(s) URL' })
   webhook_url?: string | null;
   /** Extra headers for the webhook call (e.g. Authorization); string values. */
-  @Optional() @IsObject() webhook_headers: Record<string, string> = {};
+  @IfPresent() @IsObject() webhook_headers: Record<string, string> = {};
   /** Signs each delivery as `general.async.webhook_secret` does (Standard Webhooks). */
   @IsOptional() @IsString() webhook_secret?: string;
-  @Optional() @Min(1) @IsInt() webhook_timeout_seconds = 5;
+  @IfPresent() @Min(1) @IsInt() webhook_timeout_seconds = 5;
   /**
    * Days the owner of an identified trace is kept (0: forever). Feedback may come long after the
    * answer; past this the trace is unknown and, like an anonymous one, takes anyone's feedback.
    */
-  @Optional() @Min(0) @IsInt() trace_owner_retention_days = 90;
+  @IfPresent() @Min(0) @IsInt() trace_owner_retention_days = 90;
 }
 
 export class GeneralConfig {
-  @Optional() @ValidateNested() @Type(() => AuthConfig) auth = new AuthConfig();
+  @IfPresent() @ValidateNested() @Type(() => AuthConfig) auth = new AuthConfig();
   /** Idle time after which a user's per-user workflow instance is dropped (seconds, "30m", "PT30M"…). */
-  @Optional() @IsDuration() per_user_workflow_timeout: number | string = 1800;
+  @IfPresent() @IsDuration() per_user_workflow_timeout: number | string = 1800;
   /** How often idle per-user workflow instances are looked for. */
-  @Optional() @IsDuration() per_user_workflow_cleanup_interval: number | string = 300;
-  @Optional() @ValidateNested() @Type(() => FrontEndConfig) front_end = new FrontEndConfig();
-  @Optional() @IsBoolean() enable_per_user_monitoring = false;
+  @IfPresent() @IsDuration() per_user_workflow_cleanup_interval: number | string = 300;
+  @IfPresent() @ValidateNested() @Type(() => FrontEndConfig) front_end = new FrontEndConfig();
+  @IfPresent() @IsBoolean() enable_per_user_monitoring = false;
   /** /monitor/users forgets a user idle this long (seconds)… */
-  @Optional() @Min(1) @IsInt() monitor_user_idle_seconds = 3600;
+  @IfPresent() @Min(1) @IsInt() monitor_user_idle_seconds = 3600;
   /** …and lists at most this many (the least recently active idle ones are dropped first). */
-  @Optional() @Min(1) @IsInt() monitor_max_users = 10_000;
-  @Optional() @ValidateNested() @Type(() => ExecutionsConfig) executions = new ExecutionsConfig();
+  @IfPresent() @Min(1) @IsInt() monitor_max_users = 10_000;
+  @IfPresent() @ValidateNested() @Type(() => ExecutionsConfig) executions = new ExecutionsConfig();
   /** Seconds a finished execution stays readable before it is evicted. */
-  @Optional() @Min(1) @IsInt() execution_ttl_seconds = 600;
+  @IfPresent() @Min(1) @IsInt() execution_ttl_seconds = 600;
   /** Bytes of events one execution keeps for re-attaching clients (text chunks merged; older dropped). */
-  @Optional() @Min(1024) @IsInt() max_event_log_bytes_per_execution = 1024 * 1024;
+  @IfPresent() @Min(1024) @IsInt() max_event_log_bytes_per_execution = 1024 * 1024;
   /** Bytes of events all executions keep together; past it the oldest executions' oldest go first. */
-  @Optional() @Min(1024) @IsInt() max_event_log_bytes = 64 * 1024 * 1024;
+  @IfPresent() @Min(1024) @IsInt() max_event_log_bytes = 64 * 1024 * 1024;
   /** Beyond these, new interactive requests get 429 with Retry-After. */
-  @Optional() @Min(1) @IsInt() max_waiting_executions = 10_000;
-  @Optional() @Min(1) @IsInt() max_waiting_executions_per_user = 100;
+  @IfPresent() @Min(1) @IsInt() max_waiting_executions = 10_000;
+  @IfPresent() @Min(1) @IsInt() max_waiting_executions_per_user = 100;
   /** Anonymous callers together wait on at most this many; the rest stays for identified users. */
-  @Optional() @Min(0) @IsInt() max_anonymous_waiting_executions = 1000;
+  @IfPresent() @Min(0) @IsInt() max_anonymous_waiting_executions = 1000;
   /** Waiting executions started from one client address, whoever the caller claims to be. */
-  @Optional() @Min(1) @IsInt() max_waiting_executions_per_address = 100;
+  @IfPresent() @Min(1) @IsInt() max_waiting_executions_per_address = 100;
   /** How long a prompt written without a timeout waits for its answer (seconds). */
-  @Optional() @Min(1) @IsInt() default_prompt_timeout_seconds = 3600;
+  @IfPresent() @Min(1) @IsInt() default_prompt_timeout_seconds = 3600;
   /**
    * On SIGTERM, how long the server may take to stop: streams are ended, durable executions handed to
    * another replica, connections drained (seconds; keep it under Kubernetes' terminationGracePeriodSeconds).
    */
-  @Optional() @Min(1) @Max(3600) @IsInt() shutdown_grace_seconds = 25;
+  @IfPresent() @Min(1) @Max(3600) @IsInt() shutdown_grace_seconds = 25;
   /**
    * `sqlite:<file>`, `sqlite::memory:` or `postgres://…[?schema=name]`. Only this decides: DATABASE_URL
    * is used when the file says so (`db_url: ${DATABASE_URL:-sqlite:./data/interlude.db}`).
    */
-  @Optional() @IsDatabaseUrl() db_url = 'sqlite::memory:';
-  @Optional() @ValidateNested() @Type(() => FeedbackConfig) feedback = new FeedbackConfig();
-  @Optional() @ValidateNested() @Type(() => OutboundConfig) outbound = new OutboundConfig();
-  @Optional() @ValidateNested() @Type(() => AsyncConfig) async = new AsyncConfig();
-  @Optional() @ValidateNested() @Type(() => EvaluationConfig) evaluation = new EvaluationConfig();
-  @Optional() @ValidateNested() @Type(() => SandboxConfig) sandbox = new SandboxConfig();
+  @IfPresent() @IsDatabaseUrl() db_url = 'sqlite::memory:';
+  @IfPresent() @ValidateNested() @Type(() => FeedbackConfig) feedback = new FeedbackConfig();
+  @IfPresent() @ValidateNested() @Type(() => OutboundConfig) outbound = new OutboundConfig();
+  @IfPresent() @ValidateNested() @Type(() => AsyncConfig) async = new AsyncConfig();
+  @IfPresent() @ValidateNested() @Type(() => EvaluationConfig) evaluation = new EvaluationConfig();
+  @IfPresent() @ValidateNested() @Type(() => SandboxConfig) sandbox = new SandboxConfig();
   // Accepted for NeMo Agent Toolkit config compatibility; they configure nothing here yet.
   @IsOptional() @IsBoolean() use_uvloop?: boolean;
-  @Optional() @ValidateNested() @Type(() => NatTelemetryConfig) telemetry = new NatTelemetryConfig();
+  @IfPresent() @ValidateNested() @Type(() => NatTelemetryConfig) telemetry = new NatTelemetryConfig();
 }
 
 /** A named component (`llms`, `functions`, `authentication`, `workflow`): `_type` picks its schema. */
@@ -217,7 +217,7 @@ export class ComponentConfig {
 
 /** The YAML file, as NeMo Agent Toolkit lays it out. */
 export class ConfigFile {
-  @Optional() @ValidateNested() @Type(() => GeneralConfig) general = new GeneralConfig();
+  @IfPresent() @ValidateNested() @Type(() => GeneralConfig) general = new GeneralConfig();
   @IsOptional() @IsObject() llms: Record<string, ComponentConfig> = {};
   @IsOptional() @IsObject() functions: Record<string, ComponentConfig> = {};
   @IsOptional() @IsObject() authentication: Record<string, ComponentConfig> = {};

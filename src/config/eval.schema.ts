@@ -14,7 +14,7 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
-import { Optional } from '../core/validation/optional.decorator';
+import { IfPresent } from '../core/validation/if-present.decorator';
 import { validatePlain } from '../core/validation/validation-issues';
 import { INTERMEDIATE_STEP_TYPES, type IntermediateStepType } from '../runtime/intermediate-step';
 
@@ -31,35 +31,35 @@ export type DatasetType = (typeof DATASET_TYPES)[number];
 
 /** NAT's dataset `structure`: which keys hold what. */
 export class EvalDatasetStructureConfig {
-  @Optional() @IsString() question_key = 'question';
-  @Optional() @IsString() answer_key = 'answer';
+  @IfPresent() @IsString() question_key = 'question';
+  @IfPresent() @IsString() answer_key = 'answer';
   /** The key of the workflow's answer in workflow_output.json. */
-  @Optional() @IsString() generated_answer_key = 'generated_answer';
+  @IfPresent() @IsString() generated_answer_key = 'generated_answer';
   /** The key of the run's intermediate steps in workflow_output.json. */
-  @Optional() @IsString() trajectory_key = 'intermediate_steps';
+  @IfPresent() @IsString() trajectory_key = 'intermediate_steps';
   /** A dataset column with the tools the workflow should call (a list, or `a,b` in CSV). */
-  @Optional() @IsString() expected_trajectory_key = 'expected_intermediate_steps';
+  @IfPresent() @IsString() expected_trajectory_key = 'expected_intermediate_steps';
 }
 
 export class EvalDatasetConfig {
   @IsDefined() @IsIn(DATASET_TYPES as unknown as string[]) _type!: DatasetType;
   /** Relative to the evaluation file's folder, and inside it. */
   @IsDefined() @IsString() @MinLength(1) file_path!: string;
-  @Optional() @IsString() id_key = 'id';
-  @Optional() @ValidateNested() @Type(() => EvalDatasetStructureConfig) structure =
+  @IfPresent() @IsString() id_key = 'id';
+  @IfPresent() @ValidateNested() @Type(() => EvalDatasetStructureConfig) structure =
     new EvalDatasetStructureConfig();
   /** A bigger file is refused before it is read. */
-  @Optional() @Max(100 * 1024 * 1024) @Min(1) @IsInt() max_bytes = 10 * 1024 * 1024;
+  @IfPresent() @Max(100 * 1024 * 1024) @Min(1) @IsInt() max_bytes = 10 * 1024 * 1024;
   /** A dataset with more rows is refused. */
-  @Optional() @Max(100_000) @Min(1) @IsInt() max_items = 10_000;
+  @IfPresent() @Max(100_000) @Min(1) @IsInt() max_items = 10_000;
 }
 
 export class EvalOutputConfig {
   /** NAT's `output.dir`; the server writes each job under its own output root instead (docs/jobs-and-evaluation.md). */
-  @Optional() @IsString() dir?: string;
-  @Optional() @IsBoolean() cleanup = true;
+  @IfPresent() @IsString() dir?: string;
+  @IfPresent() @IsBoolean() cleanup = true;
   /** Step types kept in workflow_output.json (default: all but LLM_NEW_TOKEN and SPAN_CHUNK). */
-  @Optional()
+  @IfPresent()
   @IsArray()
   @IsIn(INTERMEDIATE_STEP_TYPES as unknown as string[], { each: true })
   workflow_output_step_filter?: IntermediateStepType[];
@@ -69,20 +69,20 @@ export const DEFAULT_EVAL_OUTPUT_DIR = './.tmp/interlude/eval';
 
 export class EvalGeneralConfig {
   /** Dataset items run at once. */
-  @Optional() @Max(64) @Min(1) @IsInt() max_concurrency = 8;
+  @IfPresent() @Max(64) @Min(1) @IsInt() max_concurrency = 8;
   /**
    * In the served config: the folder every evaluation job writes under (`<output_dir>/<job_id>/`).
    * In an evaluation file it is accepted for NAT compatibility and not used by the server.
    */
-  @Optional() @IsString() @MinLength(1) output_dir = DEFAULT_EVAL_OUTPUT_DIR;
-  @Optional() @ValidateNested() @Type(() => EvalOutputConfig) output?: EvalOutputConfig;
-  @Optional() @ValidateNested() @Type(() => EvalDatasetConfig) dataset?: EvalDatasetConfig;
+  @IfPresent() @IsString() @MinLength(1) output_dir = DEFAULT_EVAL_OUTPUT_DIR;
+  @IfPresent() @ValidateNested() @Type(() => EvalOutputConfig) output?: EvalOutputConfig;
+  @IfPresent() @ValidateNested() @Type(() => EvalDatasetConfig) dataset?: EvalDatasetConfig;
   /**
    * A config file whose workflow each item runs through (relative to the evaluation file's folder,
    * and inside it). Default: the evaluation file's own `workflow:` if it has one, else the served one.
    */
-  @Optional() @IsString() @MinLength(1) workflow_config_file?: string;
-  @Optional() @IsString() workflow_alias?: string;
+  @IfPresent() @IsString() @MinLength(1) workflow_config_file?: string;
+  @IfPresent() @IsString() workflow_alias?: string;
 }
 
 export const EVALUATOR_TYPES = ['exact_match', 'contains', 'regex', 'trajectory', 'llm_judge'] as const;
@@ -91,15 +91,15 @@ export type EvaluatorType = (typeof EVALUATOR_TYPES)[number];
 /** The output text equals the expected answer. */
 export class ExactMatchConfig {
   @IsDefined() @IsIn(['exact_match']) _type!: 'exact_match';
-  @Optional() @IsBoolean() case_sensitive = true;
+  @IfPresent() @IsBoolean() case_sensitive = true;
   /** Trim both texts and collapse runs of white space before comparing. */
-  @Optional() @IsBoolean() normalize_whitespace = true;
+  @IfPresent() @IsBoolean() normalize_whitespace = true;
 }
 
 /** The output text contains the expected answer (each of them, when it is a list). */
 export class ContainsConfig {
   @IsDefined() @IsIn(['contains']) _type!: 'contains';
-  @Optional() @IsBoolean() case_sensitive = false;
+  @IfPresent() @IsBoolean() case_sensitive = false;
 }
 
 export const MAX_REGEX_PATTERN = 1000;
@@ -107,15 +107,15 @@ export const MAX_REGEX_PATTERN = 1000;
 /** The output text matches a pattern: `pattern`, or the item's expected answer read as one. */
 export class RegexConfig {
   @IsDefined() @IsIn(['regex']) _type!: 'regex';
-  @Optional() @IsString() @MaxLength(MAX_REGEX_PATTERN) @MinLength(1) pattern?: string;
-  @Optional()
+  @IfPresent() @IsString() @MaxLength(MAX_REGEX_PATTERN) @MinLength(1) pattern?: string;
+  @IfPresent()
   @IsString()
   @Matches(/^[imsu]{0,4}$/, { message: 'flags may be i, m, s and u' })
   flags = '';
   /** A longer output is an error for that item, not matched. */
-  @Optional() @Max(1_000_000) @Min(1) @IsInt() max_input_chars = 20_000;
+  @IfPresent() @Max(1_000_000) @Min(1) @IsInt() max_input_chars = 20_000;
   /** A match that takes longer is stopped (its worker is restarted) and the item gets an error. */
-  @Optional() @Max(60_000) @Min(10) @IsInt() timeout_ms = 1000;
+  @IfPresent() @Max(60_000) @Min(10) @IsInt() timeout_ms = 1000;
 }
 
 export const TRAJECTORY_ORDERS = ['exact', 'in_order', 'any_order'] as const;
@@ -128,9 +128,9 @@ export class TrajectoryConfig {
    * `exact`: the same tools in the same order, nothing else. `in_order`: the expected tools in that
    * order, others allowed between. `any_order`: each expected tool called. Partial credit for the last two.
    */
-  @Optional() @IsIn(TRAJECTORY_ORDERS as unknown as string[]) order: TrajectoryOrder = 'in_order';
+  @IfPresent() @IsIn(TRAJECTORY_ORDERS as unknown as string[]) order: TrajectoryOrder = 'in_order';
   /** The expected tools for every item; default: the item's expected trajectory from the dataset. */
-  @Optional() @IsArray() @IsString({ each: true }) expected_tools?: string[];
+  @IfPresent() @IsArray() @IsString({ each: true }) expected_tools?: string[];
 }
 
 /** A configured model scores the answer against the reference with a rubric. */
@@ -138,9 +138,9 @@ export class LlmJudgeConfig {
   @IsDefined() @IsIn(['llm_judge']) _type!: 'llm_judge';
   /** An entry of `llms:` (the evaluation file's, then the served config's). */
   @IsDefined() @IsString() llm_name!: string;
-  @Optional() @IsString() @MaxLength(8000) rubric?: string;
+  @IfPresent() @IsString() @MaxLength(8000) rubric?: string;
   /** Texts longer than this are cut (with a note to the judge) before they are sent. */
-  @Optional() @Max(200_000) @Min(100) @IsInt() max_chars = 8000;
+  @IfPresent() @Max(200_000) @Min(100) @IsInt() max_chars = 8000;
 }
 
 export type EvaluatorConfig =
@@ -156,8 +156,8 @@ const EVALUATOR_SCHEMAS: Record<EvaluatorType, new () => EvaluatorConfig> = {
 
 /** The section as validated: general settings and the evaluators by name. */
 export class EvalSection {
-  @Optional() @ValidateNested() @Type(() => EvalGeneralConfig) general = new EvalGeneralConfig();
-  @Optional() @IsObject() evaluators: Record<string, unknown> = {};
+  @IfPresent() @ValidateNested() @Type(() => EvalGeneralConfig) general = new EvalGeneralConfig();
+  @IfPresent() @IsObject() evaluators: Record<string, unknown> = {};
 }
 
 export interface CheckedEval {

@@ -1,5 +1,5 @@
 import { IsIn, IsInt, IsString, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
-import { Optional } from '../core/validation/optional.decorator';
+import { IfPresent } from '../core/validation/if-present.decorator';
 
 /** Where the engine keeps what a second process would need to see. */
 export const EXECUTION_STORES = ['memory', 'postgres'] as const;
@@ -12,7 +12,7 @@ export class ExecutionsConfig {
    * process. `postgres`: records and OAuth flows in `general.db_url` (a postgres:// URL), event logs
    * and wake-ups in Redis at `redis_url`, so several replicas serve the same executions.
    */
-  @Optional()
+  @IfPresent()
   @IsIn(EXECUTION_STORES, { message: `store must be one of: ${EXECUTION_STORES.join(', ')}` })
   store: ExecutionStoreDriver = 'memory';
   /** `redis://[user:password@]host:port[/db]` or `rediss://…`; required with `store: postgres`. */
@@ -21,23 +21,23 @@ export class ExecutionsConfig {
   @Matches(/^rediss?:\/\/\S+$/, { message: 'redis_url must be redis://host:port or rediss://host:port' })
   redis_url?: string;
   /** Every Redis key and channel starts with this, so several deployments can share one Redis. */
-  @Optional() @IsString() @MaxLength(64) @Matches(/^[A-Za-z0-9:_.-]*$/) redis_key_prefix = 'interlude:';
+  @IfPresent() @IsString() @MaxLength(64) @Matches(/^[A-Za-z0-9:_.-]*$/) redis_key_prefix = 'interlude:';
   /**
    * The environment variable holding the key that seals OAuth tokens at rest (AES-256-GCM) with
    * `store: postgres`: 32 bytes, as 64 hex digits or base64. Required there once an `authentication`
    * provider is configured; start-up fails naming the variable when it is missing.
    */
-  @Optional()
+  @IfPresent()
   @IsString()
   @Matches(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, { message: 'token_key_env must name an environment variable' })
   token_key_env = 'INTERLUDE_TOKEN_KEY';
   /** How long an execution's event log stays in Redis after its last event (seconds). */
-  @Optional() @IsInt() @Min(60) @Max(30 * 24 * 3600) event_log_retention_seconds = 24 * 3600;
+  @IfPresent() @IsInt() @Min(60) @Max(30 * 24 * 3600) event_log_retention_seconds = 24 * 3600;
   /** Events kept per execution in Redis; a client resuming before the oldest is told how many it missed. */
-  @Optional() @IsInt() @Min(100) @Max(10_000_000) event_log_max_events = 100_000;
+  @IfPresent() @IsInt() @Min(100) @Max(10_000_000) event_log_max_events = 100_000;
   /**
    * Durable waits (`store: postgres`): a replica that stops renewing its liveness for this long is
    * presumed dead and its executions are claimed by another one (seconds).
    */
-  @Optional() @IsInt() @Min(2) @Max(3600) lease_seconds = 10;
+  @IfPresent() @IsInt() @Min(2) @Max(3600) lease_seconds = 10;
 }

@@ -1,6 +1,6 @@
 import { IsArray, IsInt, IsNumber, IsString, Min } from 'class-validator';
 import { DEFAULT_OUTBOUND, type OutboundSettings } from '../core/outbound/outbound-policy';
-import { Optional } from '../core/validation/optional.decorator';
+import { IfPresent } from '../core/validation/if-present.decorator';
 
 /**
  * `general.outbound`: requests made by tools (`http_request`), scripted `fetch` steps and the feedback
@@ -9,8 +9,8 @@ import { Optional } from '../core/validation/optional.decorator';
  */
 export class OutboundConfig implements OutboundSettings {
   /** Host names (`*.corp.example` for subdomains), IP addresses or CIDRs (`10.0.0.0/8`) allowed anyway. */
-  @Optional() @IsArray() @IsString({ each: true }) allow_hosts: string[] = [...DEFAULT_OUTBOUND.allow_hosts];
+  @IfPresent() @IsArray() @IsString({ each: true }) allow_hosts: string[] = [...DEFAULT_OUTBOUND.allow_hosts];
   /** A response is read up to this many bytes (http_request cuts it there, a scripted fetch fails). */
-  @Optional() @Min(1) @IsInt() max_response_bytes = DEFAULT_OUTBOUND.max_response_bytes;
-  @Optional() @Min(0.001) @IsNumber() timeout_seconds = DEFAULT_OUTBOUND.timeout_seconds;
+  @IfPresent() @Min(1) @IsInt() max_response_bytes = DEFAULT_OUTBOUND.max_response_bytes;
+  @IfPresent() @Min(0.001) @IsNumber() timeout_seconds = DEFAULT_OUTBOUND.timeout_seconds;
 }

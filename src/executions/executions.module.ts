@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '../db/database.module';
-import { RedisModule } from '../db/redis.module';
+import { RedisModule } from '../redis/redis.module';
 import { InteractionsModule } from '../interactions/interactions.module';
 import { OAuthModule } from '../oauth/oauth.module';
 import { executionAdapters } from './execution-adapters';

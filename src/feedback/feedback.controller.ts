@@ -8,7 +8,7 @@ import {
   ApiTags,
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
-import { ValidationErrorBodyDto } from '../http-executions/dto/responses.dto';
+import { ValidationErrorBodyDto } from '../http-responders/dto/responses.dto';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { JsonBody } from '../core/http/json-body';

@@ -1,4 +1,4 @@
-import { BackingRedis } from '../db/backing-redis';
+import { BackingRedis } from '../redis/backing-redis';
 import { deleteKeys } from '../../test/utils/replica-services';
 import { requires } from '../../test/utils/requires';
 import { MemoryConversationLinks, type ConversationLink, type ConversationLinks } from './conversation-links';

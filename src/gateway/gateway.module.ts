@@ -2,7 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { ExecutionsModule } from '../executions/executions.module';
 import { pickAdapter } from '../core/adapters';
 import { ServerConfig } from '../config/server-config';
-import { BackingRedis } from '../db/backing-redis';
+import { BackingRedis } from '../redis/backing-redis';
 import { ConversationLinks, MemoryConversationLinks } from './conversation-links';
 import { ConversationRuns } from './conversation-runs';
 import { RedisConversationLinks } from './redis-conversation-links';

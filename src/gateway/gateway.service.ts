@@ -4,7 +4,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { WebSocket } from 'ws';
 import { ConnectionCount } from '../core/connection-count';
 import { lastUserText, messageText } from '../runtime/chat-input';
-import { type ChatRequestDto } from '../http-executions/dto/chat-request.dto';
+import { type ChatRequestDto } from '../http-responders/dto/chat-request.dto';
 import { AppError, internalErrorMessage, isExposed } from '../core/errors/app-error';
 import { HttpSettings } from '../core/http/http-pipeline';
 import { ANONYMOUS, type Identity } from '../core/identity/identity';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { BackingRedis } from '../db/backing-redis';
+import type { BackingRedis } from '../redis/backing-redis';
 import {
   ConversationLinks,
   LINK_TTL_MS,

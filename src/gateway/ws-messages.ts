@@ -11,7 +11,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ChatMessageInput } from '../runtime/functions/chat-message';
-import { Optional } from '../core/validation/optional.decorator';
+import { IfPresent } from '../core/validation/if-present.decorator';
 
 /**
  * NeMo Agent Toolkit's WebSocket message schema (websocket-message-schema.txt). Client messages keep
@@ -57,7 +57,7 @@ export class UserMessageDto {
     message: `schema_type should be one of ${SCHEMA_TYPES.join(', ')}`,
   })
   schema_type!: SchemaType;
-  @Optional() @IsString() id?: string;
+  @IfPresent() @IsString() id?: string;
   @ValidateIf((_o, v) => v !== undefined && v !== null) @IsString() conversation_id?: string | null;
   @IsDefined()
   @IsObject()
@@ -67,18 +67,18 @@ export class UserMessageDto {
 }
 
 export class UserInteractionContentDto {
-  @Optional()
+  @IfPresent()
   @IsArray()
   @ValidateNested({ each: true })
   @Type(() => ChatMessageInput)
   messages?: ChatMessageInput[];
   /** Beyond NAT: declines a prompt that has `allow_cancel`. */
-  @Optional() @IsBoolean() cancel?: boolean;
+  @IfPresent() @IsBoolean() cancel?: boolean;
 }
 
 /** `user_interaction_message`: a person's answer to a `system_interaction_message`. */
 export class UserInteractionMessageDto {
-  @Optional() @IsString() id?: string;
+  @IfPresent() @IsString() id?: string;
   @ValidateIf((_o, v) => v !== undefined && v !== null) @IsString() thread_id?: string | null;
   @ValidateIf((_o, v) => v !== undefined && v !== null) @IsString() parent_id?: string | null;
   @ValidateIf((_o, v) => v !== undefined && v !== null) @IsString() conversation_id?: string | null;
@@ -104,7 +104,7 @@ export class AuthPayloadDto {
 
 /** `auth_message`: identifies the connection for the runs that follow. */
 export class AuthMessageDto {
-  @Optional() @IsString() id?: string;
+  @IfPresent() @IsString() id?: string;
   @IsDefined() @IsObject() @ValidateNested() @Type(() => AuthPayloadDto) payload!: AuthPayloadDto;
 }
 

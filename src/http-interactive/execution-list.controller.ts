@@ -2,7 +2,7 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
-import { DetailBodyDto } from '../http-executions/dto/responses.dto';
+import { DetailBodyDto } from '../http-responders/dto/responses.dto';
 import { ExecutionListDto } from './dto/execution-list.dto';
 import { ExecutionList, MAX_LIST_LIMIT, type ListQuery } from './execution-list';
 

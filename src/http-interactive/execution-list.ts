@@ -4,7 +4,7 @@ import type { Identity } from '../core/identity/identity';
 import { ServerConfig } from '../config/server-config';
 import type { ExecutionStatus } from '../executions/model/execution-state';
 import { ExecutionStore } from '../executions/store/execution.store';
-import { ExecutionUrls } from '../http-executions/execution-urls';
+import { ExecutionUrls } from '../http-responders/execution-urls';
 import type { ExecutionListDto, WaitingExecutionDto } from './dto/execution-list.dto';
 import { statusBody } from './execution-status';
 

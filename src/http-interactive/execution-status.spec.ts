@@ -1,9 +1,9 @@
 import type { ExecutionEvent } from '../runtime/execution-event';
 import { SseWriter } from '../core/http/sse-writer';
-import { pausedBody, writeInteractiveEvent } from '../http-executions/execution-stream';
+import { pausedBody, writeInteractiveEvent } from '../http-responders/execution-stream';
 import { statusBody } from './execution-status';
 import type { ExecutionRecord } from '../executions/model/execution-record';
-import { ExecutionUrls } from '../http-executions/execution-urls';
+import { ExecutionUrls } from '../http-responders/execution-urls';
 
 const urls = new ExecutionUrls('');
 const oauthEvent: ExecutionEvent = {

@@ -1,5 +1,5 @@
 import type { ExecutionRecord } from '../executions/model/execution-record';
-import type { ExecutionUrls } from '../http-executions/execution-urls';
+import type { ExecutionUrls } from '../http-responders/execution-urls';
 
 /** `GET /executions/{id}`: the status and what goes with it; every body carries `execution_id`. */
 export function statusBody(

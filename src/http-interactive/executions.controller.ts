@@ -10,7 +10,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ExecutionStatusDto, DetailBodyDto, SSE_RESPONSE } from '../http-executions/dto/responses.dto';
+import { ExecutionStatusDto, DetailBodyDto, SSE_RESPONSE } from '../http-responders/dto/responses.dto';
 import { AppError, ErrorCode } from '../core/errors/app-error';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
@@ -18,10 +18,10 @@ import { ServerConfig } from '../config/server-config';
 import type { SseWriter } from '../core/http/sse-writer';
 import { ExecutionService } from '../executions/engine/execution.service';
 import { FaceRenderers } from '../executions/rendering/face-renderers';
-import { sseRendererOf } from '../http-executions/sse-face';
+import { sseRendererOf } from '../http-responders/sse-face';
 import { statusBody } from './execution-status';
-import { streamExecution } from '../http-executions/execution-stream';
-import { ExecutionUrls } from '../http-executions/execution-urls';
+import { streamExecution } from '../http-responders/execution-stream';
+import { ExecutionUrls } from '../http-responders/execution-urls';
 
 @ApiTags('Executions')
 @ApiParam({ name: 'id', description: 'The execution id from a 202 body or an X-Execution-Id header' })

@@ -1,7 +1,7 @@
 import type { Provider } from '@nestjs/common';
 import { pickAdapter } from '../core/adapters';
 import { ServerConfig } from '../config/server-config';
-import { BackingRedis } from '../db/backing-redis';
+import { BackingRedis } from '../redis/backing-redis';
 import { InProcessInteractionBroker, InteractionBroker } from './interaction.broker';
 import { RedisInteractionBroker } from './redis-interaction.broker';
 

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { RedisModule } from '../db/redis.module';
+import { RedisModule } from '../redis/redis.module';
 import { interactionAdapters } from './interaction-adapters';
 import { InteractionService } from './interaction.service';
 

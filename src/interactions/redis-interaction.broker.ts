@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import type { BackingRedis } from '../db/backing-redis';
-import { RedisChannel, type RedisChannelOptions } from '../db/redis-channel';
+import type { BackingRedis } from '../redis/backing-redis';
+import { RedisChannel, type RedisChannelOptions } from '../redis/redis-channel';
 import type { PromptAnswer } from '../runtime/prompts';
 import { InProcessInteractionBroker, InteractionBroker, type AnswerWaiter } from './interaction.broker';
 

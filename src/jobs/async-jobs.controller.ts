@@ -17,8 +17,8 @@ import { requestMetadata } from '../core/http/request-metadata';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import type { Identity } from '../core/identity/identity';
 import { validatePlain } from '../core/validation/validation-issues';
-import { ChatRequestDto } from '../http-executions/dto/chat-request.dto';
-import { DetailBodyDto, ValidationErrorBodyDto } from '../http-executions/dto/responses.dto';
+import { ChatRequestDto } from '../http-responders/dto/chat-request.dto';
+import { DetailBodyDto, ValidationErrorBodyDto } from '../http-responders/dto/responses.dto';
 import { AsyncJobsService, DEFAULT_EXPIRY_SECONDS } from './async-jobs.service';
 import {
   ASYNC_FIELDS,

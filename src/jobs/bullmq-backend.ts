@@ -1,7 +1,7 @@
 import type { Job, Processor, Queue } from 'bullmq';
 import type { AsyncConfig } from '../config/async.schema';
 import { parseDatabaseUrl } from '../config/database-url';
-import { checkRedisUrl } from '../db/redis-url';
+import { checkRedisUrl } from '../redis/redis-url';
 import type { JobTicket } from './job-record';
 
 /** What the server and the workers share of BullMQ: one queue, whichever backend holds it. */

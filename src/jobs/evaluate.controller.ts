@@ -14,7 +14,7 @@ import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
 import { requestMetadata } from '../core/http/request-metadata';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import type { Identity } from '../core/identity/identity';
-import { DetailBodyDto, ValidationErrorBodyDto } from '../http-executions/dto/responses.dto';
+import { DetailBodyDto, ValidationErrorBodyDto } from '../http-responders/dto/responses.dto';
 import { AsyncJobsService, DEFAULT_EXPIRY_SECONDS } from './async-jobs.service';
 import { JobSubmittedDto } from './dto/async-job.dto';
 import { EvaluateRequestDto, EvaluationJobStatusDto } from './dto/evaluate.dto';

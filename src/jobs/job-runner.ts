@@ -3,7 +3,7 @@ import { ServerConfig } from '../config/server-config';
 import type { Execution } from '../executions/model/execution';
 import { ExecutionService } from '../executions/engine/execution.service';
 import type { FaceRef } from '../executions/model/execution-record';
-import { ExecutionUrls } from '../http-executions/execution-urls';
+import { ExecutionUrls } from '../http-responders/execution-urls';
 import type { ExecutionEvent, TerminalEvent } from '../runtime/execution-event';
 import type { Prompt } from '../runtime/prompts';
 import { evaluationConfigOfJob } from './evaluation-config-path';

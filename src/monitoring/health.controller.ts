@@ -1,7 +1,7 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { HealthDto, ReadinessDto } from '../http-executions/dto/responses.dto';
+import { HealthDto, ReadinessDto } from '../http-responders/dto/responses.dto';
 import { ReadinessService } from './readiness.service';
 
 @ApiTags('Health')

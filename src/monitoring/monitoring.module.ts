@@ -11,7 +11,7 @@ import { MonitorController } from './monitor.controller';
 import { MonitorUsersService } from './monitor-users.service';
 import { NoReplicaActivity, RedisReplicaActivity, ReplicaActivity } from './replica-activity';
 import { pickAdapter } from '../core/adapters';
-import { BackingRedis } from '../db/backing-redis';
+import { BackingRedis } from '../redis/backing-redis';
 import { closeConnectionsWhileStopping, ConnectionDrain } from './draining';
 import { ReadinessService } from './readiness.service';
 import { requestTracking } from './request-tracking';

@@ -1,4 +1,4 @@
-import { BackingRedis } from '../db/backing-redis';
+import { BackingRedis } from '../redis/backing-redis';
 import { Database } from '../db/database';
 import { MemoryExecutionStore } from '../executions/store/memory-execution.store';
 import { ReadinessService } from './readiness.service';

@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { sql } from 'kysely';
-import { BackingRedis } from '../db/backing-redis';
+import { BackingRedis } from '../redis/backing-redis';
 import { Database } from '../db/database';
 import { ExecutionStore } from '../executions/store/execution.store';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { BackingRedis } from '../db/backing-redis';
+import type { BackingRedis } from '../redis/backing-redis';
 import type { UserActivity } from './user-activity.service';
 
 /** One user's activity on one replica, with that replica's per-user workflow instances. */

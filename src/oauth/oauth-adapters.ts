@@ -1,7 +1,7 @@
 import type { Provider } from '@nestjs/common';
 import { pickAdapter } from '../core/adapters';
 import { ServerConfig } from '../config/server-config';
-import { BackingRedis } from '../db/backing-redis';
+import { BackingRedis } from '../redis/backing-redis';
 import { Database } from '../db/database';
 import { MemoryOAuthTokens, OAuthTokens } from './oauth-tokens';
 import { MemoryOAuthWakeups, OAuthWakeups } from './oauth-wakeups';

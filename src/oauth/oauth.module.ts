@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '../db/database.module';
-import { RedisModule } from '../db/redis.module';
+import { RedisModule } from '../redis/redis.module';
 import { oauthAdapters } from './oauth-adapters';
 import { OAuthService } from './oauth.service';
 

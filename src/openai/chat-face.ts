@@ -1,9 +1,9 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { ServerConfig } from '../config/server-config';
 import { FaceRenderers } from '../executions/rendering/face-renderers';
-import { ExecutionUrls } from '../http-executions/execution-urls';
-import type { SseFaceRenderer } from '../http-executions/sse-face';
-import type { StreamErrorStyle } from '../http-executions/stream-error';
+import { ExecutionUrls } from '../http-responders/execution-urls';
+import type { SseFaceRenderer } from '../http-responders/sse-face';
+import type { StreamErrorStyle } from '../http-responders/stream-error';
 import { StepAdaptor } from '../runtime/step-adaptor';
 import { ChunkFactory, completionFor, type CompletionIdentity } from './chat-output';
 import { chatStreamRenderer } from './chat-sse.renderer';

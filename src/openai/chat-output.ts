@@ -1,5 +1,5 @@
 import { messageText } from '../runtime/chat-input';
-import { type ChatRequestDto } from '../http-executions/dto/chat-request.dto';
+import { type ChatRequestDto } from '../http-responders/dto/chat-request.dto';
 import type { BuiltFunction } from '../runtime/function-type';
 import {
   chatCompletion,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { ChatRequestDto } from '../http-executions/dto/chat-request.dto';
+import type { ChatRequestDto } from '../http-responders/dto/chat-request.dto';
 import { ServerConfig } from '../config/server-config';
-import type { Face } from '../http-executions/execution-responder';
+import type { ExecutionRoute } from '../http-responders/execution-responder';
 import { CHAT_FACE, type ChatFaceRenderOptions } from './chat-face';
 import { modelOf, newCompletionIdentity, promptText, wantsUsage } from './chat-output';
 
@@ -23,7 +23,7 @@ export class ChatService {
     return this.config.workflow.fromChat(request);
   }
 
-  face(request: ChatRequestDto, options: ChatFaceOptions): Face {
+  face(request: ChatRequestDto, options: ChatFaceOptions): ExecutionRoute {
     const render: ChatFaceRenderOptions = {
       model: modelOf(request, this.config.workflow),
       includeUsage: wantsUsage(request),

@@ -10,12 +10,12 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ChatRequestDto } from '../http-executions/dto/chat-request.dto';
-import { ChatCompletionDto, OpenAiErrorDto, TRACE_HEADER_DOC } from '../http-executions/dto/responses.dto';
+import { ChatRequestDto } from '../http-responders/dto/chat-request.dto';
+import { ChatCompletionDto, OpenAiErrorDto, TRACE_HEADER_DOC } from '../http-responders/dto/responses.dto';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
-import { ExecutionResponder } from '../http-executions/execution-responder';
+import { ExecutionResponder } from '../http-responders/execution-responder';
 import { ChatRoute } from './chat-route';
 import { ChatService, type ChatFaceOptions } from './chat.service';
 import { OpenAiExceptionFilter } from './openai-exception.filter';

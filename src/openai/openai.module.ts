@@ -3,7 +3,7 @@ import type { AppConfig } from '../config/config.loader';
 import { mountAt, mounted, type RouteMount } from '../core/http/route-mount';
 import type { Routes } from '../core/http/route-paths';
 import { ExecutionsModule } from '../executions/executions.module';
-import { HttpExecutionsModule } from '../http-executions/http-executions.module';
+import { HttpRespondersModule } from '../http-responders/http-responders.module';
 import { ChatFace } from './chat-face';
 import { ChatRoute } from './chat-route';
 import { ChatController, LegacyChatController } from './chat.controller';
@@ -12,7 +12,7 @@ import { CompletionsController } from './completions.controller';
 
 function chatMount(path: string, name: string, controller: Type, route: ChatRoute): RouteMount {
   return mountAt(path, name, {
-    imports: [HttpExecutionsModule],
+    imports: [HttpRespondersModule],
     controllers: [controller],
     providers: [ChatService, { provide: ChatRoute, useValue: route }],
   });

@@ -10,7 +10,7 @@ export type Ctor<T = object> = new () => T;
 /**
  * What a function accepts: an OpenAI chat request, or the fields a plain class describes and checks
  * (class-validator rules, no HTTP or OpenAPI types). Faces validate with it and document it with DTOs
- * of their own (http-executions/dto/function-input.dto.ts).
+ * of their own (http-responders/dto/function-input.dto.ts).
  */
 export type WorkflowInput = { kind: 'chat' } | { kind: 'schema'; dto: Ctor };
 

@@ -11,7 +11,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { Optional } from '../core/validation/optional.decorator';
+import { IfPresent } from '../core/validation/if-present.decorator';
 
 export const PROMPT_TYPES = [
   'text',
@@ -66,7 +66,7 @@ export class PromptOptionConfig {
   @IsDefined() @IsString() id!: string;
   @IsDefined() @IsString() label!: string;
   @IsDefined() @IsString() value!: string;
-  @Optional() @IsString() description?: string;
+  @IfPresent() @IsString() description?: string;
 }
 
 /** A prompt as a workflow (or the scripted config) defines it; validated before anyone is asked. */
@@ -74,9 +74,9 @@ export class PromptConfig {
   @IsDefined() @IsIn(PROMPT_TYPES as unknown as string[]) input_type!: PromptType;
   @IsDefined() @IsString() text!: string;
   @ValidateIf((_o, v) => v !== undefined && v !== null) @IsNumber() @Min(0.001) timeout?: number | null;
-  @Optional() @IsString() error?: string;
-  @Optional() @IsString() placeholder?: string;
-  @Optional() @IsBoolean() required?: boolean;
+  @IfPresent() @IsString() error?: string;
+  @IfPresent() @IsString() placeholder?: string;
+  @IfPresent() @IsBoolean() required?: boolean;
   @ValidateIf((o: PromptConfig) => CHOICE_TYPES.includes(o.input_type))
   @IsDefined({ message: 'choice prompts need options' })
   @IsArray()
@@ -84,8 +84,8 @@ export class PromptConfig {
   @ValidateNested({ each: true })
   @Type(() => PromptOptionConfig)
   options?: PromptOptionConfig[];
-  @Optional() @IsBoolean() allow_free_text?: boolean;
-  @Optional() @IsBoolean() allow_cancel?: boolean;
+  @IfPresent() @IsBoolean() allow_free_text?: boolean;
+  @IfPresent() @IsBoolean() allow_cancel?: boolean;
 }
 
 /** Problems that span fields; empty when the prompt can be asked. */

@@ -1,7 +1,7 @@
 import { Injectable, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
 import { checkedInput } from '../core/http/json-body';
-import { functionInputDto } from '../http-executions/dto/function-input.dto';
-import type { Face } from '../http-executions/execution-responder';
+import { functionInputDto } from '../http-responders/dto/function-input.dto';
+import type { ExecutionRoute } from '../http-responders/execution-responder';
 import type { BuiltFunction, Ctor } from '../runtime/function-type';
 import { GENERATE_FACE, type GenerateFaceOptions } from './generate-face';
 
@@ -28,7 +28,7 @@ export class GenerateRoute {
   }
 
   /** How the execution started at `suffix` (`/`, `/stream`, `/full`) is shown. */
-  face(suffix: string, steps: GenerateFaceOptions['steps'] = { raw: 'all' }): Face {
+  face(suffix: string, steps: GenerateFaceOptions['steps'] = { raw: 'all' }): ExecutionRoute {
     const options: GenerateFaceOptions = {
       steps,
       errors: this.versioned ? 'event' : 'bare',

@@ -1,8 +1,8 @@
 import type { ExecutionEvent } from '../runtime/execution-event';
 import type { SseWriter } from '../core/http/sse-writer';
-import { writeInteractiveEvent } from '../http-executions/execution-stream';
-import type { ExecutionUrls } from '../http-executions/execution-urls';
-import { writeStreamError, type StreamErrorStyle } from '../http-executions/stream-error';
+import { writeInteractiveEvent } from '../http-responders/execution-stream';
+import type { ExecutionUrls } from '../http-responders/execution-urls';
+import { writeStreamError, type StreamErrorStyle } from '../http-responders/stream-error';
 import { rawStep, type StepAdaptor } from '../runtime/step-adaptor';
 import { valueItem } from './generate-output';
 

@@ -20,11 +20,11 @@ import {
   SSE_RESPONSE,
   TRACE_HEADER_DOC,
   ValidationErrorBodyDto,
-} from '../http-executions/dto/responses.dto';
+} from '../http-responders/dto/responses.dto';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { JsonBody } from '../core/http/json-body';
-import { ExecutionResponder } from '../http-executions/execution-responder';
+import { ExecutionResponder } from '../http-responders/execution-responder';
 import { GenerateInputPipe, GenerateRoute } from './generate-route';
 import { parseStepFilter } from './generate-sse.renderer';
 

@@ -3,7 +3,7 @@ import type { AppConfig } from '../config/config.loader';
 import { mountAt, mounted, type RouteMount } from '../core/http/route-mount';
 import type { Routes } from '../core/http/route-paths';
 import { ExecutionsModule } from '../executions/executions.module';
-import { HttpExecutionsModule } from '../http-executions/http-executions.module';
+import { HttpRespondersModule } from '../http-responders/http-responders.module';
 import { ENDPOINT_CONTROLLERS } from './endpoint.controller';
 import { GenerateDocs, type GenerateMountDocs } from './generate-docs';
 import { GenerateFace } from './generate-face';
@@ -24,7 +24,7 @@ function generateMount(
 ): GenerateMount {
   return {
     mount: mountAt(route.base, name, {
-      imports: [HttpExecutionsModule],
+      imports: [HttpRespondersModule],
       controllers: [controller],
       providers: [{ provide: GenerateRoute, useValue: route }],
     }),

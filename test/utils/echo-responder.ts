@@ -1,7 +1,7 @@
 import type { DynamicModule, Provider } from '@nestjs/common';
 import type { Response } from 'express';
-import { ExecutionResponder } from '../../src/http-executions/execution-responder';
-import { HttpExecutionsModule } from '../../src/http-executions/http-executions.module';
+import { ExecutionResponder } from '../../src/http-responders/execution-responder';
+import { HttpRespondersModule } from '../../src/http-responders/http-responders.module';
 
 /**
  * Stands in for the engine behind a face: records what a route handed over and answers as the echo
@@ -27,15 +27,15 @@ class EchoResponderModule {}
 
 /**
  * An EchoResponder where the faces expect the engine's responder: as a provider, and as the module
- * that replaces HttpExecutionsModule (`slimApp({ replace })`) for controllers mounted under a path.
+ * that replaces HttpRespondersModule (`slimApp({ replace })`) for controllers mounted under a path.
  */
 export function echoResponder(): {
   responder: EchoResponder;
   provider: Provider;
-  replace: [typeof HttpExecutionsModule, DynamicModule];
+  replace: [typeof HttpRespondersModule, DynamicModule];
 } {
   const responder = new EchoResponder();
   const provider = { provide: ExecutionResponder, useValue: responder };
   const module = { module: EchoResponderModule, providers: [provider], exports: [ExecutionResponder] };
-  return { responder, provider, replace: [HttpExecutionsModule, module] };
+  return { responder, provider, replace: [HttpRespondersModule, module] };
 }

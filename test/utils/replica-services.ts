@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
-import { BackingRedis } from '../../src/db/backing-redis';
+import { BackingRedis } from '../../src/redis/backing-redis';
 import { Database } from '../../src/db/database';
 
 /**

@@ -1,9 +1,9 @@
 import { IsArray, IsBoolean, IsInt, IsOptional, IsString, Min, ValidateBy } from 'class-validator';
-import { Optional } from '../validation/optional.decorator';
+import { IfPresent } from '../validation/if-present.decorator';
 
 /** `general.front_end.cors` of the config file: declared here, where CORS is answered. */
 export class CorsConfig {
-  @Optional()
+  @IfPresent()
   @ValidateBy({
     name: 'noWildcardWithCredentials',
     validator: {
@@ -17,9 +17,9 @@ export class CorsConfig {
   @IsString({ each: true })
   allow_origins: string[] = [];
   @IsOptional() @IsString() allow_origin_regex: string | null = null;
-  @Optional() @IsArray() @IsString({ each: true }) allow_methods: string[] = ['GET', 'POST', 'OPTIONS'];
-  @Optional() @IsArray() @IsString({ each: true }) allow_headers: string[] = ['*'];
-  @Optional() @IsBoolean() allow_credentials = false;
-  @Optional() @IsArray() @IsString({ each: true }) expose_headers: string[] = [];
-  @Optional() @Min(0) @IsInt() max_age = 600;
+  @IfPresent() @IsArray() @IsString({ each: true }) allow_methods: string[] = ['GET', 'POST', 'OPTIONS'];
+  @IfPresent() @IsArray() @IsString({ each: true }) allow_headers: string[] = ['*'];
+  @IfPresent() @IsBoolean() allow_credentials = false;
+  @IfPresent() @IsArray() @IsString({ each: true }) expose_headers: string[] = [];
+  @IfPresent() @Min(0) @IsInt() max_age = 600;
 }

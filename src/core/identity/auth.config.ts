@@ -10,7 +10,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { Optional } from '../validation/optional.decorator';
+import { IfPresent } from '../validation/if-present.decorator';
 import { IsStringOrList } from '../validation/string-or-list';
 
 // `general.auth` of the config file: declared here, where identity is resolved, and validated with the rest.
@@ -34,22 +34,22 @@ export const JWT_ALGORITHMS = [
 /** How Bearer JWTs are verified. Exactly one key source, unless `verify: false` (decode only). */
 export class JwtConfig {
   /** A shared secret for HS256/384/512. */
-  @Optional() @IsString() secret?: string;
+  @IfPresent() @IsString() secret?: string;
   /** A PEM public key (SPKI) for RS*, PS*, ES* or EdDSA. */
-  @Optional() @IsString() public_key?: string;
+  @IfPresent() @IsString() public_key?: string;
   /** A JWKS endpoint; keys are cached and re-fetched when a token names an unknown key. */
-  @Optional()
+  @IfPresent()
   @IsString()
   @Matches(/^https?:\/\//, { message: 'jwks_url must be an http(s) URL' })
   jwks_url?: string;
   /** One accepted issuer or a list of them. */
-  @Optional() @IsStringOrList() issuer?: string | string[];
+  @IfPresent() @IsStringOrList() issuer?: string | string[];
   /** One accepted audience or a list of them. */
-  @Optional() @IsStringOrList() audience?: string | string[];
-  @Optional() @IsArray() @IsIn(JWT_ALGORITHMS, { each: true }) algorithms?: string[];
-  @Optional() @Min(0) @IsInt() clock_tolerance_seconds = 30;
+  @IfPresent() @IsStringOrList() audience?: string | string[];
+  @IfPresent() @IsArray() @IsIn(JWT_ALGORITHMS, { each: true }) algorithms?: string[];
+  @IfPresent() @Min(0) @IsInt() clock_tolerance_seconds = 30;
   /** false: decode without verifying (what NeMo Agent Toolkit does). Only for trusted gateways. */
-  @Optional() @IsBoolean() verify = true;
+  @IfPresent() @IsBoolean() verify = true;
 }
 
 /** An API key the server accepts, stored as its SHA-256 so the config holds no usable secret. */
@@ -60,7 +60,7 @@ export class ApiKeyConfig {
   hash!: string;
   /** The user id the key identifies (used as is, e.g. in general.auth.admin). */
   @IsDefined() @IsString() @Matches(/\S/, { message: 'user_id must not be empty' }) user_id!: string;
-  @Optional() @IsArray() @IsString({ each: true }) roles: string[] = [];
+  @IfPresent() @IsArray() @IsString({ each: true }) roles: string[] = [];
 }
 
 /** A user the server accepts with `Authorization: Basic`; the password is stored as an scrypt hash. */
@@ -76,8 +76,8 @@ export class BasicUserConfig {
   })
   password_hash!: string;
   /** The user id the user is known by; default: the username. */
-  @Optional() @IsString() user_id?: string;
-  @Optional() @IsArray() @IsString({ each: true }) roles: string[] = [];
+  @IfPresent() @IsString() user_id?: string;
+  @IfPresent() @IsArray() @IsString({ each: true }) roles: string[] = [];
 }
 
 /**
@@ -87,58 +87,58 @@ export class BasicUserConfig {
  */
 export class BasicLimitsConfig {
   /** Checks hashing at once (libuv has 4 threads unless UV_THREADPOOL_SIZE says more). */
-  @Optional() @Min(1) @IsInt() max_concurrent_checks = 2;
+  @IfPresent() @Min(1) @IsInt() max_concurrent_checks = 2;
   /** Checks waiting for one of those; past it a request gets 429 with Retry-After. */
-  @Optional() @Min(0) @IsInt() max_waiting_checks = 8;
+  @IfPresent() @Min(0) @IsInt() max_waiting_checks = 8;
   /** Checks one client address may have running or waiting; past it that address gets 429. */
-  @Optional() @Min(1) @IsInt() max_checks_per_address = 2;
+  @IfPresent() @Min(1) @IsInt() max_checks_per_address = 2;
   /** Failed checks one client address may make in the window; past it its Basic credentials get 429. */
-  @Optional() @Min(1) @IsInt() max_failures_per_address = 10;
+  @IfPresent() @Min(1) @IsInt() max_failures_per_address = 10;
   /** Failed checks against one user name in the window, from anywhere; past it that name gets 429. */
-  @Optional() @Min(1) @IsInt() max_failures_per_username = 10;
+  @IfPresent() @Min(1) @IsInt() max_failures_per_username = 10;
   /** The sliding window the failure limits count in, in seconds: how long a lock lasts at most. */
-  @Optional() @Min(1) @IsInt() failure_window_seconds = 60;
+  @IfPresent() @Min(1) @IsInt() failure_window_seconds = 60;
   /** A credential that just failed is refused again without hashing for this long (seconds; 0: never). */
-  @Optional() @Min(0) @IsInt() failure_cache_seconds = 30;
+  @IfPresent() @Min(0) @IsInt() failure_cache_seconds = 30;
 }
 
 export const IDENTITY_SOURCES = ['cookie', 'jwt', 'api_key', 'basic'] as const;
 export type IdentitySource = (typeof IDENTITY_SOURCES)[number];
 
 export class AuthConfig {
-  @Optional() @ValidateNested() @Type(() => JwtConfig) jwt?: JwtConfig;
+  @IfPresent() @ValidateNested() @Type(() => JwtConfig) jwt?: JwtConfig;
   /** Anonymous requests get 401. */
-  @Optional() @IsBoolean() require_identity = false;
+  @IfPresent() @IsBoolean() require_identity = false;
   /**
    * Who may read /monitor/users and all feedback: user ids, or `role:<name>` for a role from a JWT
    * (roles, groups) or from api_keys / basic_users. Unset: nobody.
    */
-  @Optional() @IsArray() @IsString({ each: true }) admin?: string[];
+  @IfPresent() @IsArray() @IsString({ each: true }) admin?: string[];
   /**
    * Which credentials identify a caller. Default: every source when nothing is verified (asserted
    * identity, as NeMo Agent Toolkit), only the verified ones when a JWT key, api_keys or basic_users are set.
    */
-  @Optional() @IsArray() @IsIn(IDENTITY_SOURCES, { each: true }) sources?: IdentitySource[];
+  @IfPresent() @IsArray() @IsIn(IDENTITY_SOURCES, { each: true }) sources?: IdentitySource[];
   /**
    * Whether an anonymous caller's workflow may ask for an OAuth authorization (its consent link then
    * opens only after a confirmation page). Default: on under asserted identity, off when a credential
    * is verified (JWT key, api_keys or basic_users): there, only a caller the server knows may.
    */
-  @Optional() @IsBoolean() anonymous_oauth?: boolean;
+  @IfPresent() @IsBoolean() anonymous_oauth?: boolean;
   /** Session cookie names, in order: the first present wins (the NAT UI uses nemo-agent-toolkit-session). */
-  @Optional()
+  @IfPresent()
   @IsArray()
   @IsString({ each: true })
   session_cookies: string[] = ['nat-session', 'nemo-agent-toolkit-session'];
-  @Optional()
+  @IfPresent()
   @ValidateNested({ each: true })
   @IsArray()
   @Type(() => ApiKeyConfig)
   api_keys: ApiKeyConfig[] = [];
-  @Optional()
+  @IfPresent()
   @ValidateNested({ each: true })
   @IsArray()
   @Type(() => BasicUserConfig)
   basic_users: BasicUserConfig[] = [];
-  @Optional() @ValidateNested() @Type(() => BasicLimitsConfig) basic_limits = new BasicLimitsConfig();
+  @IfPresent() @ValidateNested() @Type(() => BasicLimitsConfig) basic_limits = new BasicLimitsConfig();
 }

@@ -1,5 +1,5 @@
 import { IsInt, Max, Min } from 'class-validator';
-import { Optional } from '../validation/optional.decorator';
+import { IfPresent } from '../validation/if-present.decorator';
 
 /**
  * `general.sandbox`: the worker threads that run what may not run on the event loop (the calculator's
@@ -10,9 +10,9 @@ import { Optional } from '../validation/optional.decorator';
  */
 export class SandboxConfig {
   /** Worker threads per sandbox; a caller may use all but one of them at a time. */
-  @Optional() @Min(1) @Max(64) @IsInt() workers = 2;
+  @IfPresent() @Min(1) @Max(64) @IsInt() workers = 2;
   /** Tasks waiting for a worker, all callers together. */
-  @Optional() @Min(0) @IsInt() max_queue = 8;
+  @IfPresent() @Min(0) @IsInt() max_queue = 8;
   /** Tasks one caller may have waiting (besides the one running). */
-  @Optional() @Min(0) @IsInt() max_queued_per_caller = 1;
+  @IfPresent() @Min(0) @IsInt() max_queued_per_caller = 1;
 }

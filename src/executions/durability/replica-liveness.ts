@@ -1,4 +1,4 @@
-import type { BackingRedis } from '../../db/backing-redis';
+import type { BackingRedis } from '../../redis/backing-redis';
 
 /**
  * A replica's lease, in Redis: a key per replica whose TTL its heartbeat renews. A replica whose key

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import type { BackingRedis } from '../../db/backing-redis';
-import { RedisChannel } from '../../db/redis-channel';
+import type { BackingRedis } from '../../redis/backing-redis';
+import { RedisChannel } from '../../redis/redis-channel';
 
 export type CancelHandler = (executionId: string, reason: string) => void;
 

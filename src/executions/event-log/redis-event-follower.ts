@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import type { BackingRedis } from '../../db/backing-redis';
+import type { BackingRedis } from '../../redis/backing-redis';
 import { isTerminal, type ExecutionEvent, type TerminalEvent } from '../../runtime/execution-event';
 import { EventLog, type EventListener } from './event-log';
 import { decode, runAfter, type StoredEvent } from './redis-log-entry';

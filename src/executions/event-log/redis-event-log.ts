@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { BackingRedis } from '../../db/backing-redis';
+import type { BackingRedis } from '../../redis/backing-redis';
 import type { ExecutionEvent, ExecutionEventBody, TerminalEvent } from '../../runtime/execution-event';
 import type { SheddableLog } from './event-log-budget';
 import { EventLog, EventLogs, type EventListener, type OpenOptions } from './event-log';

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ExecutionStatusDto } from '../../http-executions/dto/responses.dto';
+import { ExecutionStatusDto } from '../../http-responders/dto/responses.dto';
 
 /** One execution waiting for its owner, with what is needed to answer it in place. */
 export class WaitingExecutionDto extends ExecutionStatusDto {

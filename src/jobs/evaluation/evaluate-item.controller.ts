@@ -14,7 +14,7 @@ import { JsonBody, ValidateBodyPipe } from '../../core/http/json-body';
 import { callerKey } from '../../core/identity/caller-key';
 import { CurrentIdentity } from '../../core/identity/current-identity.decorator';
 import type { Identity } from '../../core/identity/identity';
-import { DetailBodyDto, ValidationErrorBodyDto } from '../../http-executions/dto/responses.dto';
+import { DetailBodyDto, ValidationErrorBodyDto } from '../../http-responders/dto/responses.dto';
 import { EvaluateItemRequestDto, EvaluateItemResponseDto } from './dto/evaluate-item.dto';
 import { ServedEvaluators, type EvaluateItemResult } from './served-evaluators';
 

@@ -1,5 +1,5 @@
 import { IsArray, IsBoolean, IsDefined, IsInt, IsString, Min } from 'class-validator';
-import { Optional } from '../../core/validation/optional.decorator';
+import { IfPresent } from '../../core/validation/if-present.decorator';
 
 /** What both agents accept (NeMo Agent Toolkit's field names). */
 export class AgentConfig {
@@ -10,15 +10,15 @@ export class AgentConfig {
    */
   @IsDefined() @IsString({ each: true }) llm_name!: string | string[];
   /** `functions:` entries the agent may call. */
-  @Optional() @IsArray() @IsString({ each: true }) tool_names: string[] = [];
-  @Optional() @IsString() description?: string;
-  @Optional() @IsString() system_prompt?: string;
+  @IfPresent() @IsArray() @IsString({ each: true }) tool_names: string[] = [];
+  @IfPresent() @IsString() description?: string;
+  @IfPresent() @IsString() system_prompt?: string;
   /** Appended to the system prompt. */
-  @Optional() @IsString() additional_instructions?: string;
+  @IfPresent() @IsString() additional_instructions?: string;
   /** Calls to the model before the run fails for want of a final answer. */
-  @Optional() @Min(1) @IsInt() max_iterations = 15;
+  @IfPresent() @Min(1) @IsInt() max_iterations = 15;
   /** A failing tool's error goes back to the model as its answer (else the run fails). */
-  @Optional() @IsBoolean() handle_tool_errors = true;
+  @IfPresent() @IsBoolean() handle_tool_errors = true;
   // Accepted for NeMo Agent Toolkit config compatibility; steps are always reported as intermediate steps.
-  @Optional() @IsBoolean() verbose?: boolean;
+  @IfPresent() @IsBoolean() verbose?: boolean;
 }

@@ -1,5 +1,5 @@
 import { IsInt, Min } from 'class-validator';
-import { Optional } from '../../core/validation/optional.decorator';
+import { IfPresent } from '../../core/validation/if-present.decorator';
 import type { ModelMessage } from '../llm/llm-client';
 import { callModel } from '../llm/llm-call';
 import { AgentConfig } from './agent.config';
@@ -14,7 +14,7 @@ import {
 
 export class ReActAgentConfig extends AgentConfig {
   /** Replies in a row the model may get wrong (told what is wrong each time) before the run fails. */
-  @Optional() @Min(0) @IsInt() max_retries = 1;
+  @IfPresent() @Min(0) @IsInt() max_retries = 1;
 }
 
 /** The model kept answering in a form the ReAct loop cannot read. */

@@ -1,5 +1,5 @@
 import { IsBoolean, IsDefined, IsString } from 'class-validator';
-import { Optional } from '../../core/validation/optional.decorator';
+import { IfPresent } from '../../core/validation/if-present.decorator';
 import { lastUserText, type ChatRequest } from '../chat-input';
 import { chatCompletion, usageFor } from '../chat-completion';
 import type { FunctionType } from '../function-type';
@@ -8,8 +8,8 @@ import { wordChunks } from '../text';
 export class EchoConfig {
   @IsString() _type!: string;
   /** Take an OpenAI chat request and answer a chat completion instead of `{message}` → `{value}`. */
-  @Optional() @IsBoolean() use_openai_api?: boolean;
-  @Optional() @IsString() description?: string;
+  @IfPresent() @IsBoolean() use_openai_api?: boolean;
+  @IfPresent() @IsString() description?: string;
 }
 
 /** The echo function's input: the text to echo back. */

@@ -1,12 +1,12 @@
 import { IsDefined, IsIn, IsString } from 'class-validator';
-import { Optional } from '../../core/validation/optional.decorator';
+import { IfPresent } from '../../core/validation/if-present.decorator';
 import type { ChatRequest } from '../chat-input';
 import { lastUserText } from '../chat-input';
 import type { FunctionType } from '../function-type';
 
 export class PerUserCounterConfig {
   @IsString() _type!: string;
-  @Optional() @IsString() description?: string;
+  @IfPresent() @IsString() description?: string;
 }
 
 /** The counter's input: what to do with the count. */

@@ -1,5 +1,5 @@
 import { IsDefined, IsIn, IsInt, IsNumber, IsObject, IsString, Matches, Max, Min } from 'class-validator';
-import { Optional } from '../../core/validation/optional.decorator';
+import { IfPresent } from '../../core/validation/if-present.decorator';
 
 export const LLM_TYPES = ['openai', 'nim'] as const;
 export type LlmType = (typeof LLM_TYPES)[number];
@@ -18,20 +18,20 @@ export class LlmConfig {
   @IsDefined() @IsIn(LLM_TYPES as unknown as string[]) _type!: LlmType;
   /** The model to ask for (NAT also accepts `model`). */
   @IsDefined() @IsString() model_name!: string;
-  @Optional()
+  @IfPresent()
   @IsString()
   @Matches(/^https?:\/\/\S+$/, { message: 'base_url must be an http(s) URL' })
   base_url?: string;
   /** Default: OPENAI_API_KEY (`openai`) or NVIDIA_API_KEY (`nim`) from the environment. */
-  @Optional() @IsString() api_key?: string;
-  @Optional() @Max(2) @Min(0) @IsNumber() temperature?: number;
-  @Optional() @Max(1) @Min(0) @IsNumber() top_p?: number;
-  @Optional() @Min(1) @IsInt() max_tokens?: number;
-  @Optional() @IsInt() seed?: number;
+  @IfPresent() @IsString() api_key?: string;
+  @IfPresent() @Max(2) @Min(0) @IsNumber() temperature?: number;
+  @IfPresent() @Max(1) @Min(0) @IsNumber() top_p?: number;
+  @IfPresent() @Min(1) @IsInt() max_tokens?: number;
+  @IfPresent() @IsInt() seed?: number;
   /** For a whole call (retries and a streamed answer included); a model that takes longer fails the run. */
-  @Optional() @Min(0.001) @IsNumber() timeout_seconds = 120;
+  @IfPresent() @Min(0.001) @IsNumber() timeout_seconds = 120;
   /** Retries of a 408, 409, 429 or 5xx answer (or a lost connection), with exponential backoff. */
-  @Optional() @Min(0) @IsInt() max_retries = 2;
+  @IfPresent() @Min(0) @IsInt() max_retries = 2;
   /** Extra headers on every request (values may use `${ENV_VAR}`). */
-  @Optional() @IsObject() headers: Record<string, string> = {};
+  @IfPresent() @IsObject() headers: Record<string, string> = {};
 }

@@ -11,7 +11,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { Optional } from '../../core/validation/optional.decorator';
+import { IfPresent } from '../../core/validation/if-present.decorator';
 import type { ConfigProblem } from '../function-type';
 
 export const TRANSPORTS = ['streamable-http', 'sse', 'stdio'] as const;
@@ -20,13 +20,13 @@ export type McpTransport = (typeof TRANSPORTS)[number];
 /** `server:` of an `mcp_client` group (NeMo Agent Toolkit's `MCPServerConfig`). */
 export class McpServerConfig {
   @IsDefined() @IsIn(TRANSPORTS) transport!: McpTransport;
-  @Optional() @IsString() url?: string;
+  @IfPresent() @IsString() url?: string;
   /** Only ever from the config file: a request never names a command. */
-  @Optional() @IsString() command?: string;
-  @Optional() @IsArray() @IsString({ each: true }) args?: string[];
-  @Optional() @IsObject() env?: Record<string, string>;
-  @Optional() @IsString() auth_provider?: string;
-  @Optional() @IsObject() custom_headers?: Record<string, string>;
+  @IfPresent() @IsString() command?: string;
+  @IfPresent() @IsArray() @IsString({ each: true }) args?: string[];
+  @IfPresent() @IsObject() env?: Record<string, string>;
+  @IfPresent() @IsString() auth_provider?: string;
+  @IfPresent() @IsObject() custom_headers?: Record<string, string>;
 }
 
 /**
@@ -36,20 +36,20 @@ export class McpServerConfig {
 export class McpClientConfig {
   @IsString() _type!: string;
   @IsDefined() @ValidateNested() @Type(() => McpServerConfig) server!: McpServerConfig;
-  @Optional() @IsObject() tool_overrides?: Record<string, { alias?: string; description?: string }>;
-  @Optional() @IsArray() @IsString({ each: true }) include: string[] = [];
-  @Optional() @IsArray() @IsString({ each: true }) exclude: string[] = [];
-  @Optional() @IsNumber() @Min(0) tool_call_timeout = 60;
-  @Optional() @IsNumber() @Min(0) auth_flow_timeout = 300;
-  @Optional() @IsBoolean() reconnect_enabled = true;
-  @Optional() @IsInt() @Min(0) reconnect_max_attempts = 2;
-  @Optional() @IsNumber() @Min(0) reconnect_initial_backoff = 0.5;
-  @Optional() @IsNumber() @Min(0) reconnect_max_backoff = 50;
+  @IfPresent() @IsObject() tool_overrides?: Record<string, { alias?: string; description?: string }>;
+  @IfPresent() @IsArray() @IsString({ each: true }) include: string[] = [];
+  @IfPresent() @IsArray() @IsString({ each: true }) exclude: string[] = [];
+  @IfPresent() @IsNumber() @Min(0) tool_call_timeout = 60;
+  @IfPresent() @IsNumber() @Min(0) auth_flow_timeout = 300;
+  @IfPresent() @IsBoolean() reconnect_enabled = true;
+  @IfPresent() @IsInt() @Min(0) reconnect_max_attempts = 2;
+  @IfPresent() @IsNumber() @Min(0) reconnect_initial_backoff = 0.5;
+  @IfPresent() @IsNumber() @Min(0) reconnect_max_backoff = 50;
   // NAT's per-session clients (keyed by the `nat-session` cookie): accepted; one shared session here.
-  @Optional() @IsBoolean() session_aware_tools = true;
-  @Optional() @IsInt() @Min(1) max_sessions = 100;
-  @Optional() @IsNumber() @Min(0) session_idle_timeout = 3600;
-  @Optional() @IsString() scope?: string;
+  @IfPresent() @IsBoolean() session_aware_tools = true;
+  @IfPresent() @IsInt() @Min(1) max_sessions = 100;
+  @IfPresent() @IsNumber() @Min(0) session_idle_timeout = 3600;
+  @IfPresent() @IsString() scope?: string;
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;

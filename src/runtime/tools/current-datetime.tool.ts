@@ -1,10 +1,10 @@
 import { IsString } from 'class-validator';
-import { Optional } from '../../core/validation/optional.decorator';
+import { IfPresent } from '../../core/validation/if-present.decorator';
 import { defineTool, ToolConfig } from './define-tool';
 
 export class CurrentDatetimeConfig extends ToolConfig {
   /** An IANA time zone (`Europe/Paris`); UTC by default. */
-  @Optional() @IsString() timezone?: string;
+  @IfPresent() @IsString() timezone?: string;
 }
 
 function timeZoneProblem(zone: string): string | undefined {

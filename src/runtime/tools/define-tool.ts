@@ -1,6 +1,6 @@
 import { IsString } from 'class-validator';
 import { lastUserText, type ChatRequest } from '../chat-input';
-import { Optional } from '../../core/validation/optional.decorator';
+import { IfPresent } from '../../core/validation/if-present.decorator';
 import type { BuildContext, ConfigProblem, ConfigReference, Ctor, FunctionType } from '../function-type';
 import type { WorkflowContext } from '../workflow-context';
 import { argumentsFromText, checkedArguments, type JsonSchema } from './json-schema';
@@ -8,7 +8,7 @@ import { argumentsFromText, checkedArguments, type JsonSchema } from './json-sch
 /** What every tool's config accepts: its `_type`, and a description that replaces the default one. */
 export class ToolConfig {
   @IsString() _type!: string;
-  @Optional() @IsString() description?: string;
+  @IfPresent() @IsString() description?: string;
 }
 
 /** The body of a tool run as a workflow (`/v1/workflow`): the tool's arguments, checked against its schema. */

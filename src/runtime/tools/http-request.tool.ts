@@ -1,5 +1,5 @@
 import { IsDefined, IsIn, IsInt, IsNumber, IsObject, IsString, Matches, Min } from 'class-validator';
-import { Optional } from '../../core/validation/optional.decorator';
+import { IfPresent } from '../../core/validation/if-present.decorator';
 import type { OutboundPolicy } from '../../core/outbound/outbound-policy';
 import { outboundRequest } from '../../core/outbound/outbound-request';
 import { templateNames } from '../template';
@@ -19,16 +19,16 @@ export class HttpRequestConfig extends ToolConfig {
     message: 'url must be an http(s) URL whose host has no {{placeholder}}',
   })
   url!: string;
-  @Optional() @IsIn(METHODS) method = 'GET';
+  @IfPresent() @IsIn(METHODS) method = 'GET';
   /** Sent with every call (values may use `${ENV_VAR}`). */
-  @Optional() @IsObject() headers: Record<string, string> = {};
+  @IfPresent() @IsObject() headers: Record<string, string> = {};
   /** An `authentication:` provider: the call carries the user's bearer token (they authorize once). */
-  @Optional() @IsString() auth_provider?: string;
+  @IfPresent() @IsString() auth_provider?: string;
   /** The JSON Schema of the body the model sends (POST, PUT, PATCH); any JSON object if left out. */
-  @Optional() @IsObject() body_schema?: JsonSchema;
+  @IfPresent() @IsObject() body_schema?: JsonSchema;
   /** The response is cut at this many bytes (the model reads `truncated: true`). */
-  @Optional() @IsInt() @Min(1) max_response_bytes = 65_536;
-  @Optional() @IsNumber() @Min(0.001) timeout_seconds = 30;
+  @IfPresent() @IsInt() @Min(1) max_response_bytes = 65_536;
+  @IfPresent() @IsNumber() @Min(0.001) timeout_seconds = 30;
 }
 
 /** What the model reads: the status and the body (JSON when it parses). */

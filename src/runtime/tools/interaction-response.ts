@@ -1,5 +1,5 @@
 import { IsNumber, Min } from 'class-validator';
-import { Optional } from '../../core/validation/optional.decorator';
+import { IfPresent } from '../../core/validation/if-present.decorator';
 import { PromptTimeoutError, type PromptAnswer } from '../prompts';
 import type { PromptRequest, WorkflowContext } from '../workflow-context';
 import { ToolConfig } from './define-tool';
@@ -19,7 +19,7 @@ export type Reading = Omit<InteractionResponse, 'interaction_id' | 'cancelled'>;
 
 export class InteractionToolConfig extends ToolConfig {
   /** Seconds the person has to answer; then the model reads `cancelled: true`. No limit by default. */
-  @Optional() @IsNumber() @Min(0.001) timeout_seconds?: number;
+  @IfPresent() @IsNumber() @Min(0.001) timeout_seconds?: number;
 }
 
 /**

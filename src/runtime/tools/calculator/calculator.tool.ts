@@ -1,6 +1,6 @@
 import { IsInt, IsNumber, Max, Min } from 'class-validator';
 import { callerKey } from '../../../core/identity/caller-key';
-import { Optional } from '../../../core/validation/optional.decorator';
+import { IfPresent } from '../../../core/validation/if-present.decorator';
 import type { SandboxConfig } from '../../../core/workers/sandbox.config';
 import { defineTool, ToolConfig } from '../define-tool';
 import { ToolInputError } from '../json-schema';
@@ -10,9 +10,9 @@ const MAX_EXPRESSION_LENGTH = 1000;
 
 export class CalculatorConfig extends ToolConfig {
   /** An expression still running after this long is stopped (its worker is replaced). */
-  @Optional() @IsNumber() @Min(0.01) @Max(60) timeout_seconds = 2;
+  @IfPresent() @IsNumber() @Min(0.01) @Max(60) timeout_seconds = 2;
   /** The heap of the worker that evaluates expressions, in MiB (mathjs itself takes about 40). */
-  @Optional() @IsInt() @Min(64) @Max(4096) max_memory_mb = 128;
+  @IfPresent() @IsInt() @Min(64) @Max(4096) max_memory_mb = 128;
 }
 
 /** Whose turn an expression takes in the shared workers, and their size (`general.sandbox`). */

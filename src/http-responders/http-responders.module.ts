@@ -8,4 +8,4 @@ import { ExecutionResponder } from './execution-responder';
   providers: [ExecutionResponder],
   exports: [ExecutionResponder],
 })
-export class HttpExecutionsModule {}
+export class HttpRespondersModule {}

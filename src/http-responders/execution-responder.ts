@@ -19,8 +19,8 @@ import { firstStop, pausedBody, streamExecution } from './execution-stream';
 import { ExecutionUrls } from './execution-urls';
 import { sseRendererOf, type SseFaceRenderer } from './sse-face';
 
-/** How one face shows an execution. */
-export interface Face {
+/** How one route answers with an execution: the face that renders it, the function it runs, whether a person can answer. */
+export interface ExecutionRoute {
   /** Its renderer's name, and what that renderer needs for this execution (kept on the record). */
   ref: FaceRef;
   /** The function the route runs; the configured workflow when unset. */
@@ -52,7 +52,7 @@ export class ExecutionResponder {
     input: unknown,
     identity: Identity,
     req: Request,
-    face: Face,
+    face: ExecutionRoute,
   ): Promise<{ status: 200 | 202; body: unknown }> {
     const renderer = this.rendererOf(face);
     const body = (result: unknown) => renderer.result(result, face.ref.options);
@@ -63,7 +63,13 @@ export class ExecutionResponder {
     return { status: 202, body: pausedBody(execution.id, stop, this.urls) };
   }
 
-  async stream(input: unknown, identity: Identity, req: Request, res: Response, face: Face): Promise<void> {
+  async stream(
+    input: unknown,
+    identity: Identity,
+    req: Request,
+    res: Response,
+    face: ExecutionRoute,
+  ): Promise<void> {
     let streaming: Promise<void> | undefined;
     const frontEnd = this.config.frontEnd;
     const renderer = this.rendererOf(face);
@@ -116,7 +122,7 @@ export class ExecutionResponder {
     input: unknown,
     identity: Identity,
     req: Request,
-    face: Face,
+    face: ExecutionRoute,
     streaming: boolean,
     beforeRun?: (e: Execution) => void,
   ) {
@@ -141,7 +147,7 @@ export class ExecutionResponder {
     });
   }
 
-  private rendererOf(face: Face): SseFaceRenderer<unknown> {
+  private rendererOf(face: ExecutionRoute): SseFaceRenderer<unknown> {
     const renderer = sseRendererOf(this.renderers, face.ref.name);
     if (!renderer) throw new Error(`No renderer is registered for face "${face.ref.name}"`);
     return renderer;
