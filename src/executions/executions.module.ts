@@ -10,6 +10,8 @@ import { FaceRenderers } from './rendering/face-renderers';
 import { TraceOwnerRetention } from './store/trace-owner-retention';
 import { TraceOwners } from './store/trace-owners';
 import { WorkflowInstances } from './engine/workflow-instances';
+import { RunningExecutions } from './engine/running-executions';
+import { ExecutionRunner } from './engine/execution-runner';
 
 /** The engine: runs workflows, owns their state, keeps their events; faces register renderers here. */
 @Module({
@@ -17,6 +19,8 @@ import { WorkflowInstances } from './engine/workflow-instances';
   providers: [
     ...executionAdapters,
     WorkflowInstances,
+    RunningExecutions,
+    ExecutionRunner,
     ExecutionService,
     FaceRenderers,
     TraceOwners,

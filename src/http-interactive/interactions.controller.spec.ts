@@ -28,7 +28,7 @@ describe('POST /executions/{id}/interactions/{iid}/response', () => {
   let store: MemoryExecutionStore;
   let interactions: InteractionService;
   beforeAll(async () => {
-    const engine = anEngine();
+    const engine = await anEngine();
     ({ store, interactions } = engine);
     t = await slimApp({
       controllers: [InteractionsController],

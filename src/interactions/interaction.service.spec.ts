@@ -68,9 +68,9 @@ describe('InteractionService', () => {
   let service: InteractionService;
   let executions: ExecutionService;
 
-  function wire(next: InProcessInteractionBroker = new InProcessInteractionBroker()): void {
+  async function wire(next: InProcessInteractionBroker = new InProcessInteractionBroker()): Promise<void> {
     broker = next;
-    ({ store, interactions: service, executions } = anEngine(undefined, broker));
+    ({ store, interactions: service, executions } = await anEngine(undefined, broker));
   }
 
   beforeEach(() => wire());
@@ -138,7 +138,7 @@ describe('InteractionService', () => {
     it('an answer accepted before the deadline is delivered even if the deadline passes while it is on its way', async () => {
       jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
       const gated = new GatedBroker();
-      wire(gated);
+      await wire(gated);
       const ask = await asking(aPrompt('text', { timeout: 1 }));
       const responding = executions.respond(NOBODY, ask.id, 'i1', { type: 'text', text: 'just in time' });
       await jest.advanceTimersByTimeAsync(10_000);
@@ -246,10 +246,10 @@ describe('InteractionService', () => {
       });
     });
 
-    it('an answer larger than the broker carries is 413 naming the limit; in one process any size goes', () => {
+    it('an answer larger than the broker carries is 413 naming the limit; in one process any size goes', async () => {
       const big = { type: 'text', text: 'x'.repeat(200) };
       expect(accept(anOpenInteraction(), big)()).toEqual(big);
-      wire(
+      await wire(
         new (class extends InProcessInteractionBroker {
           override get maxAnswerChars() {
             return 100;

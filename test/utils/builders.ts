@@ -8,6 +8,11 @@ import { ExecutionService } from '../../src/executions/engine/execution.service'
 import type { ExecutionStore } from '../../src/executions/store/execution.store';
 import { MemoryExecutionStore } from '../../src/executions/store/memory-execution.store';
 import { WorkflowInstances } from '../../src/executions/engine/workflow-instances';
+import { ExecutionRunner } from '../../src/executions/engine/execution-runner';
+import { LocalExecutionCancels } from '../../src/executions/engine/execution-cancels';
+import { RunningExecutions } from '../../src/executions/engine/running-executions';
+import { TraceOwners } from '../../src/executions/store/trace-owners';
+import { Database } from '../../src/db/database';
 import {
   InProcessInteractionBroker,
   type InteractionBroker,
@@ -93,28 +98,37 @@ export class AskingExecution {
 }
 
 /**
- * The engine without Nest: the real ExecutionService and InteractionService over memory adapters, as
- * `yaml` configures them (the broker can be swapped, e.g. for one that holds answers back).
+ * The engine without Nest: the real ExecutionService and InteractionService over memory adapters (trace
+ * owners in an in-memory SQLite), as `yaml` configures them, with no durable waits (one process); the
+ * broker can be swapped, e.g. for one that holds answers back.
  */
-export function anEngine(
+export async function anEngine(
   yaml = 'workflow: { _type: echo }',
   broker: InteractionBroker = new InProcessInteractionBroker(),
 ) {
   const config = new ServerConfig(parseConfig(yaml, 'test.yml', builtinRegistry()));
   const store = new MemoryExecutionStore();
   const interactions = new InteractionService(broker);
+  const instances = new WorkflowInstances(config);
+  const oauth = new OAuthService(
+    config,
+    new MemoryPendingOAuthFlows(),
+    new MemoryOAuthTokens(),
+    new MemoryOAuthWakeups(),
+  );
+  const running = new RunningExecutions();
+  const runner = new ExecutionRunner(running, store, interactions, oauth, instances, config, null);
   const executions = new ExecutionService(
     store,
     new MemoryEventLogs({ maxBytes: Number.POSITIVE_INFINITY }),
     interactions,
-    new WorkflowInstances(config),
-    new OAuthService(
-      config,
-      new MemoryPendingOAuthFlows(),
-      new MemoryOAuthTokens(),
-      new MemoryOAuthWakeups(),
-    ),
+    instances,
     config,
+    new TraceOwners(await Database.open('sqlite::memory:')),
+    new LocalExecutionCancels(),
+    null,
+    running,
+    runner,
   );
   return { config, store, broker, interactions, executions };
 }

@@ -1,4 +1,5 @@
 import { DurableRuns } from '../../src/executions/durability/durable-runs';
+import { ExecutionRunner } from '../../src/executions/engine/execution-runner';
 import { ExecutionService } from '../../src/executions/engine/execution.service';
 import { ReplicaServices } from './replica-services';
 import { startApp, type TestApp } from './test-app';
@@ -30,7 +31,13 @@ export interface ReplicaOptions {
  * HTTP server stays up until `close`, which then writes nothing either; do not send it requests.
  */
 export function crash(app: TestApp): void {
-  app.app.get(ExecutionService).crash();
+  app.app.get(DurableRuns).stop();
+  // What the engine does when its lease runs out: its durable runs stop, recording nothing.
+  app.app.get(ExecutionRunner).abandon();
+  // A killed process runs no shutdown hook: `close` then records no end and releases no claim.
+  const engine = app.app.get(ExecutionService);
+  engine.beforeApplicationShutdown = () => Promise.resolve();
+  engine.onApplicationShutdown = () => undefined;
 }
 
 /**

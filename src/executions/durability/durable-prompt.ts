@@ -1,7 +1,19 @@
 import { randomUUID } from 'node:crypto';
+import type { InteractionRecord } from '../../interactions/interaction-record';
 import type { Prompt, PromptAnswer } from '../../runtime/prompts';
 import type { PromptPoints } from '../../runtime/workflow-runner';
-import type { EntrySink } from '../engine/execution-sink';
+
+/** What a durable prompt needs of the run that asks (the engine's sink implements it). */
+export interface PromptingRun {
+  /** Whether the route that started the run may ask a person. */
+  readonly interactive: boolean;
+  /** Asks a person, under `interactionId` when it is known. */
+  ask(prompt: Prompt, interactionId: string | undefined): Promise<PromptAnswer>;
+  /** The interaction as the shared record holds it now. */
+  recorded(interactionId: string): Promise<InteractionRecord | undefined>;
+  /** Waits again on an interaction the record has open (what is left of its deadline). */
+  askAgain(interactionId: string): Promise<PromptAnswer>;
+}
 
 /**
  * A durable run's prompt: the interaction's id is journaled before anyone is asked, and the answer
@@ -10,26 +22,22 @@ import type { EntrySink } from '../engine/execution-sink';
  * no second `interaction_required`); one answered meanwhile (the answer is in the record) goes on at once.
  */
 export async function durablePrompt(
-  sink: EntrySink,
+  run: PromptingRun,
   prompt: Prompt,
   interactionId: string | undefined,
   points: PromptPoints,
 ): Promise<PromptAnswer> {
   if (points.answer.recorded) return points.answer.recorded.value as PromptAnswer;
-  const { entry, deps, options } = sink;
   // Shown, never waited on: nothing to journal.
-  if (!options.interactive || prompt.input_type === 'notification') {
-    return sink.ask(prompt, interactionId);
+  if (!run.interactive || prompt.input_type === 'notification') {
+    return run.ask(prompt, interactionId);
   }
   const recorded = points.interaction.recorded;
   const id = recorded
     ? (recorded.value as string)
     : ((await points.interaction.record(interactionId ?? randomUUID())) as string);
-  const executionId = entry.execution.id;
-  const opened = recorded && (await deps.read(executionId, id));
-  const answer = await (opened
-    ? deps.interactions.resume(sink, id, () => deps.read(executionId, id), entry.abort)
-    : sink.ask(prompt, id));
+  const opened = recorded && (await run.recorded(id));
+  const answer = await (opened ? run.askAgain(id) : run.ask(prompt, id));
   await points.answer.record(answer);
   return answer;
 }

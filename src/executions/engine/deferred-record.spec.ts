@@ -19,7 +19,7 @@ function held(readId: boolean) {
 
 describe('Deferred records (a request answered with its result)', () => {
   it('stores nothing while it runs and leaves nothing behind when it completes', async () => {
-    const { store, executions } = anEngine('workflow: { _type: echo }');
+    const { store, executions } = await anEngine('workflow: { _type: echo }');
     const { run, release } = held(false);
     const workflow = { ...executions['config'].workflow, run };
     const execution = await executions.start({}, ANONYMOUS, {
@@ -37,7 +37,7 @@ describe('Deferred records (a request answered with its result)', () => {
   });
 
   it('is stored as running the moment the workflow reads its id (the id may be handed out and polled)', async () => {
-    const { store, executions } = anEngine('workflow: { _type: echo }');
+    const { store, executions } = await anEngine('workflow: { _type: echo }');
     const { run, release, seen } = held(true);
     const workflow = { ...executions['config'].workflow, run };
     const execution = await executions.start({}, ANONYMOUS, {
@@ -56,7 +56,7 @@ describe('Deferred records (a request answered with its result)', () => {
   });
 
   it('is stored when it pauses for a person, and kept once its id is exposed', async () => {
-    const { store, executions } = anEngine('workflow: { _type: echo }');
+    const { store, executions } = await anEngine('workflow: { _type: echo }');
     const run = (_input: unknown, ctx: WorkflowContext) => ctx.prompt({ input_type: 'text', text: 'name?' });
     const workflow = { ...executions['config'].workflow, run };
     const execution = await executions.start({}, ANONYMOUS, {
@@ -75,7 +75,7 @@ describe('Deferred records (a request answered with its result)', () => {
   });
 
   it('an exposed execution that never paused is stored, and its end kept for polls', async () => {
-    const { store, executions } = anEngine('workflow: { _type: echo }');
+    const { store, executions } = await anEngine('workflow: { _type: echo }');
     const { run, release } = held(false);
     const workflow = { ...executions['config'].workflow, run };
     const execution = await executions.start({}, ANONYMOUS, {
@@ -94,7 +94,7 @@ describe('Deferred records (a request answered with its result)', () => {
   });
 
   it('a face that subscribes once the run has already ended still gets its end', async () => {
-    const { executions } = anEngine('workflow: { _type: echo }');
+    const { executions } = await anEngine('workflow: { _type: echo }');
     const execution = await executions.start({ message: 'hi you' }, ANONYMOUS, {
       request,
       interactive: true,

@@ -37,11 +37,11 @@ export function wasStored(entry: DeferredRecord): boolean {
 
 /** `store.apply` for the engine's own executions: their deferred record is written first. */
 export function applyOnceStored(
-  entries: ReadonlyMap<string, DeferredRecord>,
+  running: { get(id: string): DeferredRecord | undefined },
   store: ExecutionStore,
 ): (id: string, transition: ExecutionTransition) => Promise<TransitionOutcome> {
   return async (id, transition) => {
-    const entry = entries.get(id);
+    const entry = running.get(id);
     if (entry) await storeDeferred(entry);
     return store.apply(id, transition);
   };

@@ -8,6 +8,7 @@ import { wasStored } from './deferred-record';
 import type { ExecutionStore } from '../store/execution.store';
 import type { Journal } from '../durability/journal';
 import type { WorkflowInstances } from './workflow-instances';
+import type { RunningExecutions } from './running-executions';
 
 export interface EndingDeps {
   store: ExecutionStore;
@@ -25,7 +26,7 @@ export class ExecutionEndings {
   readonly counts = { started: 0, completed: 0, failed: 0, cancelled: 0 };
 
   constructor(
-    private readonly entries: Map<string, Entry>,
+    private readonly running: RunningExecutions,
     private readonly deps: EndingDeps,
   ) {}
 
@@ -113,7 +114,7 @@ export class ExecutionEndings {
     try {
       if (!entry.exposed) {
         if (terminal) events.append(terminal);
-        this.entries.delete(id);
+        this.running.remove(id);
         events.dispose();
         // A deferred record never written has nothing to delete (deferred-record.ts).
         if (wasStored(entry)) {
@@ -137,11 +138,6 @@ export class ExecutionEndings {
   /** Evicts expired records and the event logs kept for them. */
   async sweep(now: number): Promise<void> {
     await this.deps.store.evictExpired(now);
-    for (const [id, entry] of this.entries) {
-      if (entry.expiresAt !== undefined && entry.expiresAt <= now) {
-        this.entries.delete(id);
-        entry.execution.events.dispose();
-      }
-    }
+    this.running.evictExpired(now);
   }
 }

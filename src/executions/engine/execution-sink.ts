@@ -11,7 +11,7 @@ import type { JournalPoint, RunJournal } from '../../runtime/run-journal';
 import type { ExecutionSink, PromptPoints } from '../../runtime/workflow-runner';
 import type { AuthResult } from '../../runtime/workflow-context';
 import type { InteractionRecord } from '../../interactions/interaction-record';
-import { durablePrompt } from '../durability/durable-prompt';
+import { durablePrompt, type PromptingRun } from '../durability/durable-prompt';
 import type { EventLog } from '../event-log/event-log';
 import type { TransitionOutcome } from '../model/execution-state';
 import type { LoggedTail } from '../event-log/logged-tail';
@@ -26,6 +26,27 @@ export interface RouteFacts {
   /** The workflow's type, named where a person is asked to authorize it. */
   workflow?: string;
   personWaits?: PersonWaits;
+}
+
+/** What the sink keeps of the route that started a run (from its start options or its run spec). */
+export function routeOf(
+  route: {
+    interactive: boolean;
+    interactiveRoute?: string;
+    request: { path: string };
+    personWaits?: PersonWaits;
+  },
+  identity: Identity,
+  workflow?: string,
+): RouteFacts {
+  return {
+    interactive: route.interactive,
+    interactiveRoute: route.interactiveRoute,
+    path: route.request.path,
+    identity,
+    workflow,
+    personWaits: route.personWaits,
+  };
 }
 
 /** What the sink needs of a running execution. */
@@ -63,7 +84,7 @@ export function sinkFor(entry: WaitingEntry, deps: WaitDeps, options: RouteFacts
  * The sink of one run, and the execution its prompts belong to. Methods on the prototype, and the
  * prompt's wait counted here rather than in a `.finally`: a waiting execution holds no closures for them.
  */
-export class EntrySink implements ExecutionSink, AskingExecution {
+export class EntrySink implements ExecutionSink, AskingExecution, PromptingRun {
   constructor(
     readonly entry: WaitingEntry,
     readonly deps: WaitDeps,
@@ -72,6 +93,10 @@ export class EntrySink implements ExecutionSink, AskingExecution {
 
   get id(): string {
     return this.entry.execution.id;
+  }
+
+  get interactive(): boolean {
+    return this.options.interactive;
   }
 
   publish(event: ExecutionEventBody): void {
@@ -118,6 +143,16 @@ export class EntrySink implements ExecutionSink, AskingExecution {
     }
     const waitSeconds = prompt.timeout ?? deps.defaultPromptTimeout;
     return deps.interactions.ask(this, prompt, this.entry.abort, interactionId, waitSeconds);
+  }
+
+  /** The interaction as the shared record holds it now (a durable run resuming its wait). */
+  recorded(interactionId: string): Promise<InteractionRecord | undefined> {
+    return this.deps.read(this.entry.execution.id, interactionId);
+  }
+
+  askAgain(interactionId: string): Promise<PromptAnswer> {
+    const read = () => this.recorded(interactionId);
+    return this.deps.interactions.resume(this, interactionId, read, this.entry.abort);
   }
 
   authenticate(provider: string, _signal: AbortSignal, point?: JournalPoint): Promise<AuthResult> {

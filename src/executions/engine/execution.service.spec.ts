@@ -19,7 +19,7 @@ workflow:
 
 describe('ExecutionService', () => {
   it('records a running execution, then completes it with the result and events in order', async () => {
-    const { store, executions } = anEngine(SLOW);
+    const { store, executions } = await anEngine(SLOW);
     const execution = await executions.start({ input_message: 'x' }, ANONYMOUS, {
       request,
       interactive: true,
@@ -38,7 +38,7 @@ describe('ExecutionService', () => {
   });
 
   it('drops the record of an execution whose id no client was given', async () => {
-    const { store, executions } = anEngine(SLOW);
+    const { store, executions } = await anEngine(SLOW);
     const execution = await executions.start({ input_message: 'x' }, ANONYMOUS, {
       request,
       interactive: false,
@@ -50,7 +50,7 @@ describe('ExecutionService', () => {
   });
 
   it('a failing workflow reaches failed with its message and error type', async () => {
-    const { store, executions } = anEngine(`
+    const { store, executions } = await anEngine(`
 workflow:
   _type: scripted
   steps: [ { fail: { message: boom, error_type: KeyError } } ]
@@ -72,7 +72,7 @@ workflow:
   });
 
   it('cancel aborts the workflow through its signal and ends as cancelled', async () => {
-    const { executions } = anEngine(`
+    const { executions } = await anEngine(`
 workflow:
   _type: scripted
   steps: [ { sleep: { seconds: 30 } } ]
@@ -86,7 +86,7 @@ workflow:
   });
 
   it('a prompt on a route that is not interactive fails the workflow with a message naming the routes to use', async () => {
-    const { executions } = anEngine('workflow: { _type: echo }');
+    const { executions } = await anEngine('workflow: { _type: echo }');
     const workflow = {
       ...executions['config'].workflow,
       run: (_input: unknown, ctx: WorkflowContext) => ctx.prompt({ input_type: 'text', text: 'name?' }),
@@ -105,7 +105,7 @@ workflow:
   });
 
   it('shutdown cancels what is still running', async () => {
-    const { executions } = anEngine(`
+    const { executions } = await anEngine(`
 workflow:
   _type: scripted
   steps: [ { sleep: { seconds: 30 } } ]
@@ -119,7 +119,7 @@ workflow:
   });
 
   it('a cancel while the workflow waits for an OAuth authorization leaves the record failed', async () => {
-    const { store, executions } = anEngine(`
+    const { store, executions } = await anEngine(`
 authentication:
   calendar:
     _type: oauth2_auth_code_flow
@@ -153,7 +153,7 @@ describe('ExecutionService.respond: a person answers what a workflow asks', () =
 
   /** An execution of `owner` whose workflow asks one text question and returns the answer it gets. */
   async function waitingOn(owner: Identity = NOBODY) {
-    const { store, config, executions } = anEngine('workflow: { _type: echo }');
+    const { store, config, executions } = await anEngine('workflow: { _type: echo }');
     engines.push(executions);
     const workflow = {
       ...config.workflow,

@@ -2,80 +2,58 @@ import { randomUUID } from 'node:crypto';
 import {
   Inject,
   Injectable,
-  Optional,
   type BeforeApplicationShutdown,
   type OnApplicationShutdown,
+  type OnModuleDestroy,
   type OnModuleInit,
 } from '@nestjs/common';
 import { AppError, ErrorCode } from '../../core/errors/app-error';
 import type { Identity } from '../../core/identity/identity';
-import type { ExecutionSpan } from '../../core/tracing/execution-spans';
 import { newTraceId } from '../../core/tracing/observability-trace';
 import { ServerConfig } from '../../config/server-config';
 import { alreadyResolved, InteractionService } from '../../interactions/interaction.service';
 import { executionNotFound, ownedBy } from './execution-access';
 import type { Execution, StartOptions } from '../model/execution';
-import { sinkFor, type WaitDeps } from './execution-sink';
-import { launch, newEntry, signalOf, type CancelEntry, type Entry } from './execution-entry';
-import type { RunInit } from '../../runtime/workflow-runner';
-import type { BuiltFunction } from '../../runtime/function-type';
 import { checkCapacity } from './execution-capacity';
-import { EventLogs, type EventLog } from '../event-log/event-log';
-import { OAuthService } from '../../oauth/oauth.service';
+import { EventLogs } from '../event-log/event-log';
 import { WorkflowInstances } from './workflow-instances';
 import { cancelElsewhere, remoteExecution, startReleased } from './remote-execution';
-import { ExecutionCancels, LocalExecutionCancels } from './execution-cancels';
+import { ExecutionCancels } from './execution-cancels';
 import { startingRecord, type ExecutionRecord } from '../model/execution-record';
-import { applyOnceStored, storeDeferred } from './deferred-record';
 import { isTerminalStatus } from '../model/execution-state';
 import { ExecutionStore } from '../store/execution.store';
 import { TraceOwners } from '../store/trace-owners';
-import { ExecutionEndings } from './execution-endings';
+import type { ExecutionEndings } from './execution-endings';
 import { DurableRuns } from '../durability/durable-runs';
 import { runSpecOf } from '../model/run-spec';
-import { takeOver, type TakeoverDeps } from '../durability/execution-takeover';
-import {
-  abandonDurable,
-  Handovers,
-  journalOf,
-  routeOf,
-  spanOf,
-  type RunFacts,
-} from '../durability/execution-handover';
+import { ExecutionTakeover } from '../durability/execution-takeover';
+import { journalOf } from '../durability/execution-handover';
+import { RunningExecutions } from './running-executions';
+import { ExecutionRunner, spanOf } from './execution-runner';
 
 /** The one execution engine every face uses: starts workflows, records them, streams their events. */
 @Injectable()
-export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
-  /** Live executions, and finished ones whose id a client holds, until their record expires. */
-  private readonly entries = new Map<string, Entry>();
-  /** How the runs' prompts and authorizations reach interactions and OAuth, and are recorded. */
-  private readonly waits: WaitDeps;
+export class ExecutionService
+  implements OnModuleInit, OnModuleDestroy, BeforeApplicationShutdown, OnApplicationShutdown
+{
   private sweeper?: NodeJS.Timeout;
   private readonly endings: ExecutionEndings;
-  /** One function for every entry (a closure per execution would be kept as long as it waits). */
-  private readonly cancelEntry: CancelEntry = (entry, reason) => this.endings.cancel(entry, reason);
 
   constructor(
     private readonly store: ExecutionStore,
     private readonly eventLogs: EventLogs,
     private readonly interactions: InteractionService,
     private readonly instances: WorkflowInstances,
-    private readonly oauth: OAuthService,
     private readonly config: ServerConfig,
-    @Optional() private readonly traceOwners?: TraceOwners,
-    @Optional() private readonly cancels: ExecutionCancels = new LocalExecutionCancels(),
+    private readonly traceOwners: TraceOwners,
+    private readonly cancels: ExecutionCancels,
     /** Durable waits (store: postgres): leases, claims and the journal; null in one process. */
-    @Optional() @Inject(DurableRuns) private readonly durable: DurableRuns | null = null,
+    @Inject(DurableRuns) private readonly durable: DurableRuns | null,
+    /** The executions this process runs (their registry) and what runs them. */
+    private readonly running: RunningExecutions,
+    private readonly runner: ExecutionRunner,
   ) {
-    this.waits = {
-      interactions,
-      oauth,
-      defaultPromptTimeout: config.general.default_prompt_timeout_seconds,
-      record: applyOnceStored(this.entries, store),
-      read: async (id, interactionId) => (await this.store.get(id))?.interactions[interactionId],
-    };
-    const deps = { store, oauth, instances, ttlSeconds: config.general.execution_ttl_seconds };
-    this.endings = new ExecutionEndings(this.entries, { ...deps, journal: durable?.journal });
+    this.endings = runner.endings;
   }
 
   /** Since start-up, for /metrics. */
@@ -83,32 +61,24 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     return this.endings.counts;
   }
 
-  /** Streams told to let their client re-attach elsewhere when this replica hands its runs over. */
-  private readonly handovers = new Handovers();
-
   async onModuleInit(): Promise<void> {
     // A cancel asked on another replica, for an execution this one runs.
     await this.cancels.listen((id, reason) => {
-      const entry = this.entries.get(id);
+      const entry = this.running.get(id);
       if (entry) void this.endings.cancel(entry, reason);
     });
     const ttl = this.config.general.execution_ttl_seconds * 1000;
     this.sweeper = setInterval(() => void this.sweep(), Math.min(ttl, 30_000));
     this.sweeper.unref();
-    const durable = this.durable;
+    const { durable, store, eventLogs } = this;
     if (!durable) return;
-    const takeover: TakeoverDeps = {
-      store: this.store,
-      eventLogs: this.eventLogs,
-      durable,
-      instances: this.instances,
-      endings: this.endings,
-      entries: this.entries,
-      workflowType: this.config.workflow.type,
-      entryFor: (...args) => this.entryFor(...args),
-      run: (...args) => this.run(...args),
-    };
-    await durable.start({ resume: (run) => takeOver(run, takeover), abandon: () => this.abandon() });
+    const stores = { store, eventLogs, durable, workflowType: this.config.workflow.type };
+    await durable.start(new ExecutionTakeover(this.runner, stores));
+  }
+
+  /** The first hook of a close: nothing is swept while the stores close. */
+  onModuleDestroy(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
   }
 
   /**
@@ -118,35 +88,18 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
    */
   async beforeApplicationShutdown(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
-    if (this.crashed) return;
     if (this.durable) {
-      this.abandon();
+      this.runner.abandon();
       await this.durable.handOver();
     }
-    const entries = [...this.entries.values()];
+    const entries = this.running.all();
     await Promise.all(entries.map((entry) => this.endings.cancel(entry, 'server shutting down')));
   }
 
   onApplicationShutdown(): void {
-    if (this.crashed) return;
-    for (const entry of this.entries.values()) {
+    for (const entry of this.running.all()) {
       void this.endings.cancel(entry, 'server shutting down');
     }
-  }
-
-  private crashed = false;
-
-  /** For tests of durable waits, what a killed replica leaves: no lease renewed, no run, nothing written. */
-  crash(): void {
-    this.crashed = true;
-    this.durable?.stop();
-    this.abandon();
-  }
-
-  /** Stops the durable runs here, recording nothing; their streams end so that clients re-attach elsewhere. */
-  private abandon(): void {
-    abandonDurable(this.entries, this.endings);
-    this.handovers.fire();
   }
 
   async start(input: unknown, identity: Identity, options: StartOptions): Promise<Execution> {
@@ -156,7 +109,7 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     const workflow = options.workflow ?? this.instances.acquire(identity);
     const trace = options.trace ?? { traceId: newTraceId() };
     const record = startingRecord(randomUUID(), trace.traceId, identity, workflow.type, options);
-    this.traceOwners?.record(trace.traceId, identity.userId);
+    this.traceOwners.record(trace.traceId, identity.userId);
     // Durable when a replica can run it again: the configured workflow, on the shared store.
     const spec =
       this.durable &&
@@ -178,58 +131,27 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     const span = spanOf(record.id, workflow.type, identity, trace, options.request);
     const events = this.eventLogs.open(record.id, { held: deferred });
     const holder = options.workflow ? undefined : identity;
-    const entry = this.entryFor(record.id, trace.traceId, span, holder, events);
+    const entry = this.runner.entryFor(record.id, trace.traceId, span, holder, events);
     if (spec) entry.journal = journalOf(this.durable!.journal, record.id, [], events);
     if (deferred) entry.unstored = { record, store: this.store, events };
-    this.entries.set(record.id, entry);
+    this.running.add(entry);
     options.beforeRun?.(entry.execution);
     // Closures made here would keep `options` alive for the whole run, and with it the face's closures
     // and the HTTP request they hold: the run is launched with only what it needs.
     const { request, streaming, interactive, interactiveRoute, personWaits } = options;
     const facts = { identity, request, trace, streaming, interactive, interactiveRoute, personWaits };
-    this.run(entry, workflow, input, facts);
+    this.runner.run(entry, workflow, input, facts);
     return entry.execution;
-  }
-
-  private run(entry: Entry, workflow: BuiltFunction, input: unknown, facts: RunFacts): void {
-    const init: RunInit = {
-      executionId: entry.execution.id,
-      onIdRead: entry.unstored && (() => void storeDeferred(entry)),
-      identity: facts.identity,
-      request: facts.request,
-      trace: facts.trace,
-      steps: entry.span.steps,
-      signal: signalOf(entry.abort),
-      streaming: facts.streaming ?? true,
-      sink: sinkFor(entry, this.waits, routeOf(facts, facts.identity, workflow.type)),
-      journal: entry.journal,
-    };
-    void this.endings.settle(
-      entry,
-      entry.span.run(() => launch(workflow, input, init)),
-    );
-  }
-
-  private entryFor(
-    id: string,
-    traceId: string,
-    span: ExecutionSpan,
-    holder: Identity | undefined,
-    events: EventLog,
-  ): Entry {
-    const entry = newEntry(id, traceId, span, holder, events, this.cancelEntry);
-    if (this.durable) entry.execution.onHandover = (listener) => this.handovers.listen(listener);
-    return entry;
   }
 
   /** The execution if this process runs it or still holds its event log (see `attach` for any replica). */
   find(id: string): Execution | undefined {
-    return this.entries.get(id)?.execution;
+    return this.running.get(id)?.execution;
   }
 
   /** Whether a client was handed this execution's id (its stream may then be re-attached). */
   isExposed(id: string): boolean {
-    return this.entries.get(id)?.exposed ?? false;
+    return this.running.get(id)?.exposed ?? false;
   }
 
   /**
@@ -237,14 +159,14 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
    * own once its id was handed out, else one another replica runs, followed through the shared log.
    */
   async attach(record: ExecutionRecord): Promise<Execution | undefined> {
-    const entry = this.entries.get(record.id);
+    const entry = this.running.get(record.id);
     // One taken over holds only the events since; the shared log has them all.
     if (entry && !entry.adopted) return entry.exposed ? entry.execution : undefined;
     const remote = await remoteExecution(this.eventLogs, record, async (reason) => {
       if (entry) return this.endings.cancel(entry, reason);
       await this.cancels.request(record.id, reason);
     });
-    if (remote && this.durable) remote.onHandover = (listener) => this.handovers.listen(listener);
+    if (remote && this.durable) remote.onHandover = (listener) => this.runner.handovers.listen(listener);
     return remote;
   }
 
@@ -261,7 +183,7 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     if (isTerminalStatus(record.status)) {
       throw new AppError(ErrorCode.Conflict, `Execution ${id} has already ended (${record.status})`);
     }
-    const entry = this.entries.get(id);
+    const entry = this.running.get(id);
     if (!entry) return cancelElsewhere(this.store, this.cancels, id, 'cancelled by client');
     await this.endings.cancel(entry, 'cancelled by client');
   }
