@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Tables } from '../db/tables';
-import { fromJson, toJson } from '../executions/store/postgres-execution.store';
+import { fromJson, toJson } from '../db/json-columns';
 import { AguiThreads, newThread, tooManyThreads, type AguiThread } from './agui-threads';
 
 /**

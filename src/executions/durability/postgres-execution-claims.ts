@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables';
-import { fromJson } from '../store/postgres-execution.store';
+import { fromJson } from '../../db/json-columns';
 import type { RunSpec } from '../model/run-spec';
 
 /** An execution this replica now owns, with what re-running it takes. */

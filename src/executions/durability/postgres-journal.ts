@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables';
 import { Journal, type JournalEntry } from './journal';
-import { fromJson, toJson } from '../store/postgres-execution.store';
+import { fromJson, toJson } from '../../db/json-columns';
 
 /** The journal in PostgreSQL beside the execution records; one row per point. */
 export class PostgresJournal extends Journal {
