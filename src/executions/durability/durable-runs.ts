@@ -4,7 +4,7 @@ import type { Journal } from './journal';
 import type { ClaimedRun, PostgresExecutionClaims } from './postgres-execution-claims';
 import type { ReplicaLiveness } from './replica-liveness';
 
-/** What the engine does for the durable runs: go on with claimed ones, drop its own when it lost them. */
+/** What is done with the durable runs (ExecutionTakeover): go on with claimed ones, drop its own when it lost them. */
 export interface TakeoverHost {
   resume(run: ClaimedRun): Promise<void>;
   /** Stops this replica's durable runs without recording anything (its lease ran out). */

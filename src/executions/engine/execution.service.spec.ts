@@ -49,6 +49,25 @@ describe('ExecutionService', () => {
     expect(store.size).toBe(0);
   });
 
+  it('keeps a finished execution whose id a client holds until its record expires, then forgets both', async () => {
+    const { store, executions } = await anEngine(SLOW);
+    const execution = await executions.start({ input_message: 'x' }, ANONYMOUS, {
+      request,
+      interactive: true,
+    });
+    execution.expose();
+    await execution.done;
+    await eventually(async () => expect((await store.get(execution.id))?.status).toBe('completed'));
+    expect(executions.find(execution.id)).toBe(execution);
+    expect(executions.isExposed(execution.id)).toBe(true);
+    await executions.sweep(Date.now() + 59_000);
+    expect(executions.find(execution.id)).toBe(execution);
+    await executions.sweep(Date.now() + 61_000);
+    expect(executions.find(execution.id)).toBeUndefined();
+    expect(executions.isExposed(execution.id)).toBe(false);
+    expect(await store.get(execution.id)).toBeUndefined();
+  });
+
   it('a failing workflow reaches failed with its message and error type', async () => {
     const { store, executions } = await anEngine(`
 workflow:
