@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { AppError, ErrorCode } from '../errors/app-error';
+import { isDependencyOutage, OUTAGE_RETRY_AFTER_SECONDS } from '../errors/dependency-outage';
 import { matchesRoute } from './route-paths';
 
 export function statusOf(code: ErrorCode): number {
@@ -98,6 +99,15 @@ export class AppExceptionFilter implements ExceptionFilter {
       if (status === HttpStatus.PAYLOAD_TOO_LARGE)
         return new AppError(ErrorCode.PayloadTooLarge, exception.message);
       if (status < 500) return new AppError(ErrorCode.BadRequest, exception.message);
+    }
+    if (isDependencyOutage(exception)) {
+      return new AppError(
+        ErrorCode.Unavailable,
+        'A service this server depends on is unavailable; retry shortly',
+        {
+          headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) },
+        },
+      );
     }
     return new AppError(ErrorCode.Internal, 'Internal Server Error');
   }
