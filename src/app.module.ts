@@ -82,6 +82,9 @@ export class AppModule {
                 rootPath: frontEnd.root_path,
                 websocket: routes.websocket,
                 workflow: routes.workflow ?? routes.legacyWorkflow,
+                title: frontEnd.ui.title ?? config.workflow.type,
+                description: frontEnd.ui.description ?? config.workflow.description ?? '',
+                examples: frontEnd.ui.example_prompts,
               }),
             ]
           : []),

@@ -27,6 +27,7 @@ import { IsHostPatterns } from '../core/http/known-hosts';
 import { STEP_ADAPTOR_MODES, type StepAdaptorMode } from '../runtime/step-adaptor';
 import { OutboundConfig } from './outbound.schema';
 import { AsyncConfig, EvaluationConfig } from './async.schema';
+import { PageConfig } from './page.schema';
 
 const nullable = (o: object, key: string) => (o as Record<string, unknown>)[key] !== null;
 // The type check sits nearest the field so a wrong type is reported as such, not as out of range
@@ -98,6 +99,7 @@ export class FrontEndConfig extends NatFrontEndFields {
   @IfPresent() @IsString() @IsRoutePath() oauth2_callback_path = '/auth/redirect';
   /** Where the built-in page (chat, prompts, approvals inbox) is served; null turns it off. */
   @ValidateIf((o: object) => nullable(o, 'ui_path')) @IsString() @IsRoutePath() ui_path: string | null = '/';
+  @IfPresent() @ValidateNested() @Type(() => PageConfig) ui = new PageConfig();
   @IfPresent() @ValidateNested() @Type(() => CorsConfig) cors = new CorsConfig();
   @IfPresent() @Min(1) @IsInt() max_body_bytes = 10 * 1024 * 1024;
   /** The body limit of streaming routes (`/stream`, `/full`, streamed chat completions). */
