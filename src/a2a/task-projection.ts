@@ -102,14 +102,19 @@ export class TaskProjection {
         this.chunks.push(part);
         return [this.artifactUpdate([part], append, false)];
       }
-      case 'interaction_required':
-        return this.move(
-          TaskState.TASK_STATE_INPUT_REQUIRED,
-          this.promptMessage(event.interactionId, event.prompt as Prompt),
-        );
-      case 'interaction_resolved':
-        this.history.push(this.answerMessage(event.response as PromptAnswer));
+      case 'interaction_required': {
+        const prompt = event.prompt as Prompt;
+        const message = this.promptMessage(event.interactionId, prompt);
+        // A notification is shown, never waited on: the task keeps working, the message says it.
+        if (prompt.input_type === 'notification') return this.move(TaskState.TASK_STATE_WORKING, message);
+        return this.move(TaskState.TASK_STATE_INPUT_REQUIRED, message);
+      }
+      case 'interaction_resolved': {
+        const answer = event.response as PromptAnswer;
+        if (answer.type === 'notification') return [];
+        this.history.push(this.answerMessage(answer));
         return this.move(TaskState.TASK_STATE_WORKING);
+      }
       case 'oauth_required':
         return this.move(
           TaskState.TASK_STATE_AUTH_REQUIRED,

@@ -15,7 +15,8 @@ import {
 import { call } from '../utils/hitl';
 import { eventually, scriptedYaml, startApp, type TestApp } from '../utils/test-app';
 
-const PROMPTS = `- prompt: { input_type: text, text: 'Your name?', placeholder: 'Ada', save_as: name }
+const PROMPTS = `- prompt: { input_type: notification, text: 'Starting' }
+- prompt: { input_type: text, text: 'Your name?', placeholder: 'Ada', save_as: name }
 - prompt: { input_type: binary_choice, text: 'Proceed?', options: [{ id: y, label: Yes, value: 'yes' }, { id: n, label: No, value: 'no' }], save_as: go }
 - prompt: { input_type: radio, text: 'Colour?', options: [{ id: r, label: Red, value: red }, { id: g, label: Green, value: green }], save_as: colour }
 - prompt: { input_type: checkbox, text: 'Toppings?', options: [{ id: c, label: Cheese, value: cheese }, { id: o, label: Olives, value: olives }], save_as: toppings }`;
@@ -65,6 +66,7 @@ describe('A2A: a person’s prompt makes the task input-required; the next messa
     const history = (await client.getTask({ tenant: '', id: task.id })).history.map((m) => texts(m.parts)[0]);
     expect(history).toEqual([
       'start',
+      'Starting',
       'Your name?',
       'Ada',
       'Proceed?',
