@@ -90,3 +90,34 @@ describe('A2A: cancelling a task stops its execution', () => {
     });
   });
 });
+
+describe('A2A: where the face is served', () => {
+  it('the card names public_base_url when it is set', async () => {
+    const t = await startApp(
+      `general:\n  front_end: { public_base_url: 'https://agents.example.com' }\n${ECHO_YAML}`,
+    );
+    try {
+      const card = (await (await fetch(`${t.url}/.well-known/agent-card.json`)).json()) as {
+        supportedInterfaces: { url: string }[];
+      };
+      expect(card.supportedInterfaces[0].url).toBe('https://agents.example.com/a2a');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a2a_path: null removes the endpoint and the card', async () => {
+    const t = await startApp(`general:\n  front_end: { a2a_path: null }\n${ECHO_YAML}`);
+    try {
+      expect((await fetch(`${t.url}/.well-known/agent-card.json`)).status).toBe(404);
+      const rpc = await fetch(`${t.url}/a2a`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(rpc.status).toBe(404);
+    } finally {
+      await t.close();
+    }
+  });
+});
