@@ -6,6 +6,7 @@ import { ServerConfig } from './config/server-config';
 import { ServerConfigModule } from './config/server-config.module';
 import { CoreModule } from './core/core.module';
 import { AppExceptionFilter } from './core/http/app-exception.filter';
+import { A2aModule } from './a2a/a2a.module';
 import { AguiModule } from './agui/agui.module';
 import { SocketOrigins } from './core/http/allowed-origin';
 import { trustedProxies, UntrustedForwardedFor } from './core/http/client-address';
@@ -71,6 +72,7 @@ export class AppModule {
         HttpInteractiveModule.forRoot(routes.oauth2Callback),
         ...(routes.websocket ? [GatewayModule.forRoot(routes.websocket)] : []),
         AguiModule.forRoot(config),
+        A2aModule.forRoot(config),
         FeedbackModule,
         McpModule,
         EvaluateItemRoutesModule.forRoot(routes.evaluateItem),

@@ -137,6 +137,11 @@ export class FrontEndConfig extends NatFrontEndFields {
   @IsString()
   @IsRoutePath()
   ag_ui_path: string | null = '/v1/ag-ui';
+  /** The A2A face's JSON-RPC endpoint (and the agent card at `/.well-known/agent-card.json`); null removes both. */
+  @ValidateIf((o: object) => nullable(o, 'a2a_path'))
+  @IsString()
+  @IsRoutePath()
+  a2a_path: string | null = '/a2a';
   /** AG-UI threads one identity may hold at once; the least recently used idle one goes first. */
   @IfPresent() @Min(1) @IsInt() ag_ui_max_threads_per_user = 1000;
   /** Seconds an AG-UI thread is remembered after its last run (its pending interrupts with it). */
