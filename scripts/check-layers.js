@@ -22,6 +22,7 @@ const LAYERS = [
       'feedback',
       'mcp',
       'agui',
+      'responses',
       'jobs',
       'ui',
     ],

@@ -20,6 +20,7 @@ import { EvaluateItemRoutesModule } from './jobs/evaluation/evaluate-item.module
 import { McpModule } from './mcp/mcp.module';
 import { MonitoringModule } from './monitoring/monitoring.module';
 import { OpenAiModule } from './openai/openai.module';
+import { ResponsesModule } from './responses/responses.module';
 import { ApiDocs } from './openapi';
 import { resolveRoutes, routeTable } from './routes';
 import { UiModule } from './ui/ui.module';
@@ -71,6 +72,7 @@ export class AppModule {
         HttpInteractiveModule.forRoot(routes.oauth2Callback),
         ...(routes.websocket ? [GatewayModule.forRoot(routes.websocket)] : []),
         AguiModule.forRoot(config),
+        ResponsesModule.forRoot(config),
         FeedbackModule,
         McpModule,
         EvaluateItemRoutesModule.forRoot(routes.evaluateItem),
