@@ -16,7 +16,7 @@ import { OpenAiErrorDto } from '../http-responders/dto/responses.dto';
 import { OpenAiExceptionFilter } from '../http-responders/openai-exception.filter';
 import { CREATE_RESPONSE_DOC, RESPONSE_DOC } from './openapi';
 import { parseResponseRequest } from './response-request';
-import { ResponsesService } from './responses.service';
+import { EXECUTION_HEADER, ResponsesService } from './responses.service';
 import { StoredResponses } from './stored-responses';
 import type { ResponseObject } from './response-object';
 
@@ -80,7 +80,9 @@ export class ResponsesController {
       await this.stored.stream(identity, id, Number.isInteger(after) ? after : -1, res);
       return;
     }
-    res.json(await this.stored.retrieve(identity, id));
+    const stored = await this.stored.retrieve(identity, id);
+    res.setHeader(EXECUTION_HEADER, stored.executionId);
+    res.json(stored.response);
   }
 
   @Get(':id/input_items')

@@ -82,6 +82,7 @@ export class ResponsesService {
     if (request.background && !request.stream) {
       res.status(200).json(render.snapshot());
       render.open();
+      await this.store.put({ ...stored, response: render.snapshot() });
     }
     const following = followResponse(execution, render, afterSeq);
     writer?.onDisconnect(() => {

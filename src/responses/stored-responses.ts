@@ -70,8 +70,8 @@ export class StoredResponses implements OnModuleInit, OnApplicationShutdown {
     void finished.finally(() => this.followed.delete(id));
   }
 
-  async retrieve(identity: Identity, id: string): Promise<ResponseObject> {
-    return (await this.owned(identity, id)).response;
+  async retrieve(identity: Identity, id: string): Promise<StoredResponse> {
+    return this.owned(identity, id);
   }
 
   async inputItems(identity: Identity, id: string, query: InputItemsQuery): Promise<InputItemList> {
