@@ -23,6 +23,7 @@ const LAYERS = [
       'mcp',
       'agui',
       'a2a',
+      'responses',
       'jobs',
       'ui',
     ],

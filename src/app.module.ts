@@ -21,6 +21,7 @@ import { EvaluateItemRoutesModule } from './jobs/evaluation/evaluate-item.module
 import { McpModule } from './mcp/mcp.module';
 import { MonitoringModule } from './monitoring/monitoring.module';
 import { OpenAiModule } from './openai/openai.module';
+import { ResponsesModule } from './responses/responses.module';
 import { ApiDocs } from './openapi';
 import { resolveRoutes, routeTable } from './routes';
 import { UiModule } from './ui/ui.module';
@@ -73,6 +74,7 @@ export class AppModule {
         ...(routes.websocket ? [GatewayModule.forRoot(routes.websocket)] : []),
         AguiModule.forRoot(config),
         A2aModule.forRoot(config),
+        ResponsesModule.forRoot(config),
         FeedbackModule,
         McpModule,
         EvaluateItemRoutesModule.forRoot(routes.evaluateItem),

@@ -146,6 +146,13 @@ export class FrontEndConfig extends NatFrontEndFields {
   @IfPresent() @Min(1) @IsInt() ag_ui_max_threads_per_user = 1000;
   /** Seconds an AG-UI thread is remembered after its last run (its pending interrupts with it). */
   @IfPresent() @Min(1) @IsInt() ag_ui_thread_ttl_seconds = 3600;
+  /** OpenAI's Responses API (`POST`, `GET/DELETE …/{id}`, `…/input_items`, `…/cancel`); null removes it. */
+  @ValidateIf((o: object) => nullable(o, 'responses_path'))
+  @IsString()
+  @IsRoutePath()
+  responses_path: string | null = '/v1/responses';
+  /** Seconds a stored response stays retrievable (and continuable with `previous_response_id`). */
+  @IfPresent() @Min(1) @IsInt() responses_ttl_seconds = 7 * 24 * 3600;
 }
 
 /** What happens to each feedback besides being stored. */

@@ -18,7 +18,7 @@ import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
 import { ExecutionResponder } from '../http-responders/execution-responder';
 import { ChatRoute } from './chat-route';
 import { ChatService, type ChatFaceOptions } from './chat.service';
-import { OpenAiExceptionFilter } from './openai-exception.filter';
+import { OpenAiExceptionFilter } from '../http-responders/openai-exception.filter';
 
 /**
  * The OpenAI-compatible `/v1/chat/completions`: `stream` picks the mode; errors in OpenAI's shape. It is
