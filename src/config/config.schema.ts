@@ -27,6 +27,7 @@ import { IsHostPatterns } from '../core/http/known-hosts';
 import { STEP_ADAPTOR_MODES, type StepAdaptorMode } from '../runtime/step-adaptor';
 import { OutboundConfig } from './outbound.schema';
 import { AsyncConfig, EvaluationConfig } from './async.schema';
+import { McpServerConfig } from './mcp-server.schema';
 
 const nullable = (o: object, key: string) => (o as Record<string, unknown>)[key] !== null;
 // The type check sits nearest the field so a wrong type is reported as such, not as out of range
@@ -139,6 +140,12 @@ export class FrontEndConfig extends NatFrontEndFields {
   @IfPresent() @Min(1) @IsInt() ag_ui_max_threads_per_user = 1000;
   /** Seconds an AG-UI thread is remembered after its last run (its pending interrupts with it). */
   @IfPresent() @Min(1) @IsInt() ag_ui_thread_ttl_seconds = 3600;
+  /** The MCP server face (Streamable HTTP: `POST`, `GET`, `DELETE`); null removes it. */
+  @ValidateIf((o: object) => nullable(o, 'mcp_path'))
+  @IsString()
+  @IsRoutePath()
+  mcp_path: string | null = '/mcp';
+  @IfPresent() @ValidateNested() @Type(() => McpServerConfig) mcp = new McpServerConfig();
 }
 
 /** What happens to each feedback besides being stored. */
