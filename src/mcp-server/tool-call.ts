@@ -161,7 +161,8 @@ class ToolCall {
     const abort = new AbortController();
     const notification = prompt.input_type === 'notification';
     if (!notification) this.asking.set(interactionId, abort);
-    const asked = this.server.elicitInput(elicitationOf(prompt), {
+    const responseUrl = this.deps.urls.response(this.execution.id, interactionId);
+    const asked = this.server.elicitInput(elicitationOf(prompt, responseUrl), {
       relatedRequestId: this.extra.requestId,
       signal: abort.signal,
       timeout: (prompt.timeout ?? this.deps.promptTimeoutSeconds) * 1000,
