@@ -158,6 +158,8 @@ class ToolCall {
       if (prompt.input_type !== 'notification') this.handOff(interactionId, prompt);
       return;
     }
+    // The elicitation names the execution (its response URL): it stays readable once it ends.
+    this.execution.expose();
     const abort = new AbortController();
     const notification = prompt.input_type === 'notification';
     if (!notification) this.asking.set(interactionId, abort);
