@@ -21,6 +21,7 @@ const LAYERS = [
       'monitoring',
       'feedback',
       'mcp',
+      'mcp-server',
       'agui',
       'a2a',
       'responses',

@@ -19,6 +19,7 @@ import { HttpInteractiveModule } from './http-interactive/http-interactive.modul
 import { JobsModule } from './jobs/jobs.module';
 import { EvaluateItemRoutesModule } from './jobs/evaluation/evaluate-item.module';
 import { McpModule } from './mcp/mcp.module';
+import { McpServerModule } from './mcp-server/mcp-server.module';
 import { MonitoringModule } from './monitoring/monitoring.module';
 import { OpenAiModule } from './openai/openai.module';
 import { ResponsesModule } from './responses/responses.module';
@@ -77,6 +78,7 @@ export class AppModule {
         ResponsesModule.forRoot(config),
         FeedbackModule,
         McpModule,
+        McpServerModule.forRoot(config),
         EvaluateItemRoutesModule.forRoot(routes.evaluateItem),
         MonitoringModule.forRoot({ perUserMonitoring: config.settings.general.enable_per_user_monitoring }),
         JobsModule.forRoot(config, routes),

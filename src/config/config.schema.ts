@@ -28,6 +28,7 @@ import { STEP_ADAPTOR_MODES, type StepAdaptorMode } from '../runtime/step-adapto
 import { OutboundConfig } from './outbound.schema';
 import { AsyncConfig, EvaluationConfig } from './async.schema';
 import { PageConfig } from './page.schema';
+import { McpServerConfig } from './mcp-server.schema';
 
 const nullable = (o: object, key: string) => (o as Record<string, unknown>)[key] !== null;
 // The type check sits nearest the field so a wrong type is reported as such, not as out of range
@@ -153,6 +154,12 @@ export class FrontEndConfig extends NatFrontEndFields {
   responses_path: string | null = '/v1/responses';
   /** Seconds a stored response stays retrievable (and continuable with `previous_response_id`). */
   @IfPresent() @Min(1) @IsInt() responses_ttl_seconds = 7 * 24 * 3600;
+  /** The MCP server face (Streamable HTTP: `POST`, `GET`, `DELETE`); null removes it. */
+  @ValidateIf((o: object) => nullable(o, 'mcp_path'))
+  @IsString()
+  @IsRoutePath()
+  mcp_path: string | null = '/mcp';
+  @IfPresent() @ValidateNested() @Type(() => McpServerConfig) mcp = new McpServerConfig();
 }
 
 /** What happens to each feedback besides being stored. */
