@@ -1,8 +1,14 @@
-import { getMetadataStorage, ValidationTypes, type ValidationArguments } from 'class-validator';
-import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
+import {
+  getMetadataStorage,
+  ValidationTypes,
+  type MetadataStorage,
+  type ValidationArguments,
+} from 'class-validator';
 
 type Ctor<T> = new () => T;
 type Check = (instance: Record<string, unknown>) => boolean;
+/** One rule on one property, as class-validator's public metadata API returns it. */
+type ValidationMetadata = ReturnType<MetadataStorage['getTargetValidationMetadatas']>[number];
 
 /**
  * A class's rules as one function that says whether an instance passes, built once per class from
