@@ -10,7 +10,6 @@ import { InterludeWsAdapter } from './gateway/interlude-ws.adapter';
 import type { AppConfig } from './config/config.loader';
 import { InterludeExpressAdapter } from './core/http/express-adapter';
 import { HttpSettings } from './core/http/http-pipeline';
-import { cacheValidationMetadata } from './core/validation/metadata-cache';
 import {
   checkedLogLevel,
   createLogger,
@@ -49,7 +48,6 @@ export async function createApp(
   options: CreateAppOptions = {},
 ): Promise<NestExpressApplication> {
   const frontEnd = config.settings.general.front_end;
-  cacheValidationMetadata();
   const logging = {
     level: logLevel(options),
     destination: options.log?.destination,

@@ -7,7 +7,7 @@ import {
   type MiddlewareConsumer,
   type NestModule,
 } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, APP_PIPE } from '@nestjs/core';
 import type { RequestHandler } from 'express';
 import { ConnectionCount } from './connection-count';
 import { httpPipeline, HttpSettings } from './http/http-pipeline';
@@ -16,6 +16,7 @@ import { ALL_ROUTES } from './http/route-paths';
 import { IdentityGuard } from './identity/identity.guard';
 import { identityMiddleware } from './identity/identity.middleware';
 import { IdentityResolver } from './identity/identity.resolver';
+import { JsonBodyPipe } from './validation/body.pipes';
 
 /**
  * Who is asking (for every HTTP route and the socket handshake), the open-connection count, and the
@@ -29,6 +30,7 @@ import { IdentityResolver } from './identity/identity.resolver';
     ConnectionCount,
     { provide: APP_GUARD, useClass: IdentityGuard },
     RequestPipeline,
+    { provide: APP_PIPE, useClass: JsonBodyPipe },
   ],
   exports: [IdentityResolver, ConnectionCount, RequestPipeline],
 })

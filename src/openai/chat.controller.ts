@@ -1,4 +1,4 @@
-import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBody,
@@ -22,7 +22,7 @@ import {
 } from '../http-responders/dto/responses.dto';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
-import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
+import { ValidateBodyPipe } from '../core/validation/body.pipes';
 import { ExecutionResponder } from '../http-responders/execution-responder';
 import { ChatRoute } from './chat-route';
 import { ChatService, type ChatFaceOptions } from './chat.service';
@@ -55,7 +55,7 @@ export abstract class ChatRoutes {
     ...TRACE_HEADER_DOC,
   })
   async complete(
-    @JsonBody(bodyPipe) request: ChatRequestDto,
+    @Body(bodyPipe) request: ChatRequestDto,
     @CurrentIdentity() identity: Identity,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
@@ -76,7 +76,7 @@ export abstract class ChatRoutes {
   @ApiProduces('text/event-stream')
   @ApiOkResponse({ ...SSE_RESPONSE, ...TRACE_HEADER_DOC })
   async stream(
-    @JsonBody(bodyPipe) request: ChatRequestDto,
+    @Body(bodyPipe) request: ChatRequestDto,
     @CurrentIdentity() identity: Identity,
     @Req() req: Request,
     @Res() res: Response,

@@ -1,4 +1,4 @@
-import { Controller, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBody,
@@ -14,7 +14,7 @@ import { ChatRequestDto } from '../http-responders/dto/chat-request.dto';
 import { ChatCompletionDto, OpenAiErrorDto, TRACE_HEADER_DOC } from '../http-responders/dto/responses.dto';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
-import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
+import { ValidateBodyPipe } from '../core/validation/body.pipes';
 import { ExecutionResponder } from '../http-responders/execution-responder';
 import { ChatRoute } from './chat-route';
 import { ChatService, type ChatFaceOptions } from './chat.service';
@@ -51,7 +51,7 @@ export class CompletionsController {
   @ApiBadRequestResponse({ type: OpenAiErrorDto, description: 'Invalid request' })
   @ApiUnprocessableEntityResponse({ type: OpenAiErrorDto, description: 'The workflow failed' })
   async create(
-    @JsonBody(new ValidateBodyPipe(ChatRequestDto)) request: ChatRequestDto,
+    @Body(new ValidateBodyPipe(ChatRequestDto)) request: ChatRequestDto,
     @CurrentIdentity() identity: Identity,
     @Req() req: Request,
     @Res() res: Response,

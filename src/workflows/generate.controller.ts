@@ -1,4 +1,4 @@
-import { applyDecorators, Controller, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import { applyDecorators, Body, Controller, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiExtraModels,
@@ -23,7 +23,6 @@ import {
 } from '../http-responders/dto/responses.dto';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
-import { JsonBody } from '../core/http/json-body';
 import { ExecutionResponder } from '../http-responders/execution-responder';
 import { GenerateInputPipe, GenerateRoute } from './generate-route';
 import { parseStepFilter } from './generate-sse.renderer';
@@ -113,7 +112,7 @@ export abstract class PostGenerateRoutes extends GenerateRoutes {
   @Post()
   @GenerateOperation()
   generate(
-    @JsonBody(GenerateInputPipe) input: object,
+    @Body(GenerateInputPipe) input: object,
     @CurrentIdentity() identity: Identity,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
@@ -124,7 +123,7 @@ export abstract class PostGenerateRoutes extends GenerateRoutes {
   @Post('stream')
   @StreamOperation()
   stream(
-    @JsonBody(GenerateInputPipe) input: object,
+    @Body(GenerateInputPipe) input: object,
     @CurrentIdentity() identity: Identity,
     @Req() req: Request,
     @Res() res: Response,
@@ -135,7 +134,7 @@ export abstract class PostGenerateRoutes extends GenerateRoutes {
   @Post('full')
   @FullOperation()
   full(
-    @JsonBody(GenerateInputPipe) input: object,
+    @Body(GenerateInputPipe) input: object,
     @CurrentIdentity() identity: Identity,
     @Req() req: Request,
     @Res() res: Response,
