@@ -1,4 +1,16 @@
-import { Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  Req,
+  Res,
+  UseFilters,
+} from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBody,
@@ -11,7 +23,7 @@ import {
 import type { Request, Response } from 'express';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import type { Identity } from '../core/identity/identity';
-import { JsonBody } from '../core/http/json-body';
+
 import { OpenAiErrorDto } from '../http-responders/dto/responses.dto';
 import { OpenAiExceptionFilter } from '../http-responders/openai-exception.filter';
 import { CREATE_RESPONSE_DOC, RESPONSE_DOC } from './openapi';
@@ -52,7 +64,7 @@ export class ResponsesController {
     description: 'previous_response_id names no response of yours',
   })
   async create(
-    @JsonBody() body: unknown,
+    @Body() body: unknown,
     @CurrentIdentity() identity: Identity,
     @Req() req: Request,
     @Res() res: Response,
