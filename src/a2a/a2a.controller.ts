@@ -8,10 +8,9 @@ import type { Identity } from '../core/identity/identity';
 import { requestMetadata } from '../core/http/request-metadata';
 import { activeOtelTraceId } from '../core/tracing/otel';
 import { observabilityTrace, TRACE_HEADER } from '../core/tracing/observability-trace';
+import { UnreadableBody } from '../core/validation/body.pipes';
 import { A2aCaller } from './a2a-caller';
 import { A2aTasks } from './a2a-tasks';
-
-type RequestWithBody = Request & { bodyError?: { type?: string; status?: number; message: string } };
 
 const CALLER = Symbol('a2a caller');
 type CallerRequest = Request & { [CALLER]?: A2aCaller };
@@ -31,13 +30,14 @@ const validId = (id: unknown) => id === null || typeof id === 'string' || Number
  * What JSON-RPC 2.0 says about a body before any method runs: -32700 when it is not JSON, -32600 when
  * it is not a request object. (The SDK 1.3 handler answers -32602 for both.) Undefined: a request.
  */
-function refusalOf(req: RequestWithBody) {
-  const err = req.bodyError;
-  if (err) {
-    if (err.type === 'entity.too.large' || err.status === 413) {
+function refusalOf(req: Request) {
+  // The body parser leaves what it could not read in the body's place (core/validation/body.pipes.ts).
+  if (req.body instanceof UnreadableBody) {
+    const err = req.body;
+    if (err.tooLarge) {
       return refusal(
         A2A_ERROR_CODE.INVALID_REQUEST,
-        `Request body is larger than the limit (${err.message})`,
+        `Request body is larger than the limit (${err.message}; general.front_end.${err.setting})`,
       );
     }
     return refusal(A2A_ERROR_CODE.PARSE_ERROR, `Parse error: ${err.message}`);
@@ -81,7 +81,7 @@ export class A2aController {
   @ApiBody({ schema: { type: 'object', description: 'A JSON-RPC 2.0 request' } })
   @ApiProduces('application/json', 'text/event-stream')
   @ApiOkResponse({ description: 'A JSON-RPC response, or SSE frames of JSON-RPC responses for streams' })
-  handle(@CurrentIdentity() identity: Identity, @Req() req: RequestWithBody, @Res() res: Response): void {
+  handle(@CurrentIdentity() identity: Identity, @Req() req: Request, @Res() res: Response): void {
     const refused = refusalOf(req);
     if (refused) {
       res.status(200).json(refused);
