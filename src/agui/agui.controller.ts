@@ -11,6 +11,7 @@ import {
 } from '@nestjs/swagger';
 import type { AgentCapabilities } from '@ag-ui/core';
 import type { Request, Response } from 'express';
+import { Streams } from '../core/http/streams.decorator';
 import { AppError, ErrorCode } from '../core/errors/app-error';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import type { Identity } from '../core/identity/identity';
@@ -38,6 +39,7 @@ export class AguiController {
   }
 
   @Post()
+  @Streams()
   @HttpCode(200)
   @ApiOperation({
     summary: 'Run the workflow as an AG-UI agent (RunAgentInput in, AG-UI events out as SSE)',

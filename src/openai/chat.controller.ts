@@ -20,6 +20,7 @@ import {
   TRACE_HEADER_DOC,
   ValidationErrorBodyDto,
 } from '../http-responders/dto/responses.dto';
+import { Streams } from '../core/http/streams.decorator';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
@@ -71,6 +72,7 @@ export abstract class ChatRoutes {
   }
 
   @Post('stream')
+  @Streams()
   @ApiBody({ type: ChatRequestDto })
   @ApiOperation({ summary: 'Chat with the workflow, streaming chat.completion.chunk frames' })
   @ApiProduces('text/event-stream')

@@ -12,6 +12,7 @@ import {
 import type { Request, Response } from 'express';
 import { ChatRequestDto } from '../http-responders/dto/chat-request.dto';
 import { ChatCompletionDto, OpenAiErrorDto, TRACE_HEADER_DOC } from '../http-responders/dto/responses.dto';
+import { Streams } from '../core/http/streams.decorator';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
@@ -36,6 +37,7 @@ export class CompletionsController {
   ) {}
 
   @Post()
+  @Streams({ whenBodyAsks: true })
   @HttpCode(200)
   @ApiOperation({ summary: 'OpenAI Chat Completions (stream: true streams chat.completion.chunk frames)' })
   @ApiBody({ type: ChatRequestDto })

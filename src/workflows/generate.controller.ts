@@ -24,6 +24,7 @@ import {
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { JsonBody } from '../core/http/json-body';
+import { Streams } from '../core/http/streams.decorator';
 import { ExecutionResponder } from '../http-responders/execution-responder';
 import { GenerateInputPipe, GenerateRoute } from './generate-route';
 import { parseStepFilter } from './generate-sse.renderer';
@@ -53,6 +54,7 @@ export const GenerateOperation = () =>
 
 export const StreamOperation = () =>
   applyDecorators(
+    Streams(),
     ApiOperation({ summary: 'Run the workflow, streaming output and step-adapted intermediate steps' }),
     ApiProduces('text/event-stream'),
     ApiOkResponse({ ...SSE_RESPONSE, ...TRACE_HEADER_DOC }),
@@ -60,6 +62,7 @@ export const StreamOperation = () =>
 
 export const FullOperation = () =>
   applyDecorators(
+    Streams(),
     ApiOperation({ summary: 'Run the workflow, streaming output and raw intermediate steps' }),
     ApiQuery({
       name: 'filter_steps',

@@ -2,7 +2,7 @@ import { createParamDecorator, Injectable, type ExecutionContext, type PipeTrans
 import type { NextFunction, Request, Response } from 'express';
 import express from 'express';
 import { AppError, ErrorCode } from '../errors/app-error';
-import type { StreamRoutes } from './stream-routes';
+import type { StreamRoutes } from './route-table';
 import { jsonDepth, MAX_JSON_DEPTH, validatePlain } from '../validation/validation-issues';
 
 interface BodyError {
