@@ -21,6 +21,7 @@ import {
   ValidationErrorBodyDto,
 } from '../http-responders/dto/responses.dto';
 import { Streams } from '../core/http/streams.decorator';
+import { Traced } from '../core/tracing/request-trace.interceptor';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
@@ -38,6 +39,7 @@ const bodyPipe = new ValidateBodyPipe(ChatRequestDto);
     oneOf: [{ $ref: getSchemaPath(ValidationErrorBodyDto) }, { $ref: getSchemaPath(ErrorBodyDto) }],
   },
 })
+@Traced()
 export abstract class ChatRoutes {
   constructor(
     private readonly route: ChatRoute,

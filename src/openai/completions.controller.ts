@@ -13,6 +13,7 @@ import type { Request, Response } from 'express';
 import { ChatRequestDto } from '../http-responders/dto/chat-request.dto';
 import { ChatCompletionDto, OpenAiErrorDto, TRACE_HEADER_DOC } from '../http-responders/dto/responses.dto';
 import { Streams } from '../core/http/streams.decorator';
+import { Traced } from '../core/tracing/request-trace.interceptor';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
@@ -27,6 +28,7 @@ import { OpenAiExceptionFilter } from './openai-exception.filter';
  */
 @ApiTags('OpenAI')
 @UseFilters(OpenAiExceptionFilter)
+@Traced()
 @ApiExtraModels(ChatCompletionDto)
 @Controller()
 export class CompletionsController {

@@ -25,6 +25,7 @@ import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { JsonBody } from '../core/http/json-body';
 import { Streams } from '../core/http/streams.decorator';
+import { Traced } from '../core/tracing/request-trace.interceptor';
 import { ExecutionResponder } from '../http-responders/execution-responder';
 import { GenerateInputPipe, GenerateRoute } from './generate-route';
 import { parseStepFilter } from './generate-sse.renderer';
@@ -82,6 +83,7 @@ export const FullOperation = () =>
   },
 })
 @ApiPayloadTooLargeResponse({ description: 'Body larger than `max_body_bytes`' })
+@Traced()
 export abstract class GenerateRoutes {
   constructor(
     private readonly route: GenerateRoute,
