@@ -2,7 +2,6 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import type { AppConfig } from './config/config.loader';
 import type { FrontEndConfig } from './config/config.schema';
-import { ServerConfig } from './config/server-config';
 import { ServerConfigModule } from './config/server-config.module';
 import { CoreModule } from './core/core.module';
 import { AppExceptionFilter } from './core/http/app-exception.filter';
@@ -24,7 +23,7 @@ import { MonitoringModule } from './monitoring/monitoring.module';
 import { OpenAiModule } from './openai/openai.module';
 import { ResponsesModule } from './responses/responses.module';
 import { ApiDocs } from './openapi';
-import { resolveRoutes, routeTable } from './routes';
+import { resolveRoutes } from './routes';
 import { UiModule } from './ui/ui.module';
 import { WorkflowsModule } from './workflows/workflows.module';
 
@@ -95,15 +94,7 @@ export class AppModule {
             ]
           : []),
       ],
-      providers: [
-        {
-          provide: APP_FILTER,
-          inject: [ServerConfig],
-          useFactory: (server: ServerConfig) =>
-            new AppExceptionFilter(routeTable(resolveRoutes(server.frontEnd))),
-        },
-        ApiDocs,
-      ],
+      providers: [{ provide: APP_FILTER, useClass: AppExceptionFilter }, ApiDocs],
     };
   }
 }

@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Optional, Post, Req, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBody,
@@ -12,7 +12,12 @@ import {
 import type { AgentCapabilities } from '@ag-ui/core';
 import type { Request, Response } from 'express';
 import { UnreadableBody, unreadableError } from '../core/validation/body.pipes';
+import { Streams } from '../core/http/streams.decorator';
+import { requestMetadata } from '../core/http/request-metadata';
+import { SseWriter } from '../core/http/sse-writer';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
+import { RequestLog } from '../core/logging/request-log';
+import { Traced, traceOf } from '../core/tracing/request-trace.interceptor';
 import type { Identity } from '../core/identity/identity';
 import { ServerConfig } from '../config/server-config';
 import { AguiRunService } from './agui-run.service';
@@ -25,15 +30,20 @@ import { parseRunInput } from './run-input';
 @Controller()
 export class AguiController {
   private readonly capabilities: AgentCapabilities;
+  private readonly keepAliveMs: number;
 
   constructor(
     private readonly runs: AguiRunService,
     config: ServerConfig,
+    @Optional() private readonly log?: RequestLog,
   ) {
     this.capabilities = capabilitiesOf(config.app);
+    this.keepAliveMs = config.frontEnd.sse_keepalive_seconds * 1000;
   }
 
   @Post()
+  @Streams()
+  @Traced()
   @HttpCode(200)
   @ApiOperation({
     summary: 'Run the workflow as an AG-UI agent (RunAgentInput in, AG-UI events out as SSE)',
@@ -70,7 +80,19 @@ export class AguiController {
         .json({ error: 'invalid_run_agent_input', message: 'Invalid RunAgentInput', issues: parsed.issues });
       return;
     }
-    await this.runs.run(identity, parsed.input, req, res);
+    await this.runs.run(identity, parsed.input, {
+      request: requestMetadata(req),
+      trace: traceOf(req),
+      open: (executionId) => {
+        if (executionId !== undefined) {
+          res.setHeader('X-Execution-Id', executionId);
+          this.log?.assign(req, { executionId });
+        }
+        const writer = new SseWriter(res, this.keepAliveMs);
+        writer.open();
+        return writer;
+      },
+    });
   }
 
   @Get('capabilities')

@@ -8,36 +8,35 @@ import {
   type NestModule,
 } from '@nestjs/common';
 import { APP_GUARD, APP_PIPE } from '@nestjs/core';
-import type { RequestHandler } from 'express';
 import { ConnectionCount } from './connection-count';
+import { composeMiddleware } from './http/compose-middleware';
 import { httpPipeline, HttpSettings } from './http/http-pipeline';
-import { RequestPipeline } from './http/request-pipeline';
 import { ALL_ROUTES } from './http/route-paths';
+import { RouteTable } from './http/route-table';
 import { IdentityGuard } from './identity/identity.guard';
-import { identityMiddleware } from './identity/identity.middleware';
 import { IdentityResolver } from './identity/identity.resolver';
 import { JsonBodyPipe } from './validation/body.pipes';
 
 /**
- * Who is asking (for every HTTP route and the socket handshake), the open-connection count, and the
- * middleware of the HTTP server (headers, CORS, body, proxies, stream caps, then identity), mounted
- * with every other module's as one, through RequestPipeline.
+ * Who is asking (IdentityGuard, for every HTTP route; the gateway's handshake uses the same
+ * resolver), the open-connection count, the route table, and the middleware of the HTTP server
+ * (headers, Host check, CORS, body, proxies, stream caps).
  */
 @Global()
 @Module({
   providers: [
     IdentityResolver,
     ConnectionCount,
+    RouteTable,
     { provide: APP_GUARD, useClass: IdentityGuard },
-    RequestPipeline,
     { provide: APP_PIPE, useClass: JsonBodyPipe },
   ],
-  exports: [IdentityResolver, ConnectionCount, RequestPipeline],
+  exports: [IdentityResolver, ConnectionCount, RouteTable],
 })
 export class CoreModule implements NestModule {
   /**
-   * With the HTTP settings from config: the whole pipeline, and the settings for the WebSocket face
-   * (Host check, origins, proxies). Without (`CoreModule`): identity only.
+   * With the HTTP settings from config: the middleware, and the settings for the WebSocket face
+   * (Host check, origins, proxies). Without (`CoreModule`): identity and the route table only.
    */
   static forRoot(http: HttpSettings): DynamicModule {
     return {
@@ -48,17 +47,16 @@ export class CoreModule implements NestModule {
   }
 
   constructor(
-    resolver: IdentityResolver,
-    private readonly pipeline: RequestPipeline,
-    @Optional() http?: HttpSettings,
+    private readonly routes: RouteTable,
+    @Optional() private readonly http?: HttpSettings,
   ) {
-    pipeline.use('core', ...(http ? httpPipeline(http) : []), identityMiddleware(resolver) as RequestHandler);
     const warning = http?.hosts.startupWarning;
     if (warning) new Logger('HTTP').warn(warning);
   }
 
-  /** Every module's middleware (RequestPipeline), mounted as one. */
+  /** The middleware as one (one Express layer and one Nest wrapper per request, not six). */
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(this.pipeline.handle).forRoutes(ALL_ROUTES);
+    if (!this.http) return;
+    consumer.apply(composeMiddleware(httpPipeline(this.http, this.routes))).forRoutes(ALL_ROUTES);
   }
 }

@@ -11,7 +11,7 @@ import { openAiError } from './openai-error';
 @Catch()
 export class OpenAiExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('OpenAI');
-  private readonly fallback = new AppExceptionFilter([]);
+  private readonly fallback = new AppExceptionFilter();
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();

@@ -11,8 +11,7 @@ import { observabilityTrace, TRACE_HEADER } from '../core/tracing/observability-
 import { activeOtelTraceId } from '../core/tracing/otel';
 import { McpSessions } from './mcp-sessions';
 import { McpUnauthorizedFilter } from './protected-resource';
-
-type RequestWithBody = Request & { bodyError?: { message: string } };
+import { UnreadableBody } from '../core/validation/body.pipes';
 
 /**
  * The MCP server face: Streamable HTTP at `general.front_end.mcp_path`, spoken by the SDK's transport.
@@ -29,21 +28,21 @@ export class McpServerController {
   ) {}
 
   @Post()
-  post(@CurrentIdentity() identity: Identity, @Req() req: RequestWithBody, @Res() res: Response) {
+  post(@CurrentIdentity() identity: Identity, @Req() req: Request, @Res() res: Response) {
     return this.handle(identity, req, res);
   }
 
   @Get()
-  stream(@CurrentIdentity() identity: Identity, @Req() req: RequestWithBody, @Res() res: Response) {
+  stream(@CurrentIdentity() identity: Identity, @Req() req: Request, @Res() res: Response) {
     return this.handle(identity, req, res);
   }
 
   @Delete()
-  close(@CurrentIdentity() identity: Identity, @Req() req: RequestWithBody, @Res() res: Response) {
+  close(@CurrentIdentity() identity: Identity, @Req() req: Request, @Res() res: Response) {
     return this.handle(identity, req, res);
   }
 
-  private async handle(identity: Identity, req: RequestWithBody, res: Response): Promise<void> {
+  private async handle(identity: Identity, req: Request, res: Response): Promise<void> {
     const origin = req.headers.origin;
     // MCP transport rule: servers validate Origin (DNS rebinding); the pages a WebSocket accepts.
     if (!this.http.socketOrigins.allows(origin, req.headers.host, this.identities.mode)) {
@@ -63,7 +62,8 @@ export class McpServerController {
         `This MCP server needs a credential (accepted: ${[...this.identities.sources].join(', ')})`,
       );
     }
-    if (req.bodyError) {
+    // The body parser leaves what it could not read in the body's place (core/validation/body.pipes.ts).
+    if (req.body instanceof UnreadableBody) {
       res.status(400).json({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null });
       return;
     }

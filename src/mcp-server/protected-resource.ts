@@ -13,6 +13,7 @@ import type { Request } from 'express';
 import { ServerConfig } from '../config/server-config';
 import { AppError, ErrorCode } from '../core/errors/app-error';
 import { AppExceptionFilter } from '../core/http/app-exception.filter';
+import { Public } from '../core/identity/public.decorator';
 
 export const WELL_KNOWN = '/.well-known/oauth-protected-resource';
 
@@ -34,7 +35,7 @@ function resourceOf(config: ServerConfig, req: Request): string {
 @Injectable()
 @Catch(AppError)
 export class McpUnauthorizedFilter implements ExceptionFilter {
-  private readonly fallback = new AppExceptionFilter([]);
+  private readonly fallback = new AppExceptionFilter();
 
   constructor(@Inject(ServerConfig) private readonly config: ServerConfig) {}
 
@@ -56,6 +57,8 @@ export class McpUnauthorizedFilter implements ExceptionFilter {
 export class ProtectedResourceController {
   constructor(private readonly config: ServerConfig) {}
 
+  // Read before any credential: it says which credential to get (RFC 9728), so it is open to all.
+  @Public()
   @Get(WELL_KNOWN)
   metadata(@Req() req: Request): Record<string, unknown> {
     const issuer = this.config.general.auth.jwt?.issuer;

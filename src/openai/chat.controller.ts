@@ -20,6 +20,8 @@ import {
   TRACE_HEADER_DOC,
   ValidationErrorBodyDto,
 } from '../http-responders/dto/responses.dto';
+import { Streams } from '../core/http/streams.decorator';
+import { Traced } from '../core/tracing/request-trace.interceptor';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { ValidateBodyPipe } from '../core/validation/body.pipes';
@@ -37,6 +39,7 @@ const bodyPipe = new ValidateBodyPipe(ChatRequestDto);
     oneOf: [{ $ref: getSchemaPath(ValidationErrorBodyDto) }, { $ref: getSchemaPath(ErrorBodyDto) }],
   },
 })
+@Traced()
 export abstract class ChatRoutes {
   constructor(
     private readonly route: ChatRoute,
@@ -71,6 +74,7 @@ export abstract class ChatRoutes {
   }
 
   @Post('stream')
+  @Streams()
   @ApiBody({ type: ChatRequestDto })
   @ApiOperation({ summary: 'Chat with the workflow, streaming chat.completion.chunk frames' })
   @ApiProduces('text/event-stream')

@@ -12,6 +12,8 @@ import {
 import type { Request, Response } from 'express';
 import { ChatRequestDto } from '../http-responders/dto/chat-request.dto';
 import { ChatCompletionDto, OpenAiErrorDto, TRACE_HEADER_DOC } from '../http-responders/dto/responses.dto';
+import { Streams } from '../core/http/streams.decorator';
+import { Traced } from '../core/tracing/request-trace.interceptor';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { ValidateBodyPipe } from '../core/validation/body.pipes';
@@ -26,6 +28,7 @@ import { OpenAiExceptionFilter } from '../http-responders/openai-exception.filte
  */
 @ApiTags('OpenAI')
 @UseFilters(OpenAiExceptionFilter)
+@Traced()
 @ApiExtraModels(ChatCompletionDto)
 @Controller()
 export class CompletionsController {
@@ -36,6 +39,7 @@ export class CompletionsController {
   ) {}
 
   @Post()
+  @Streams({ whenBodyAsks: true })
   @HttpCode(200)
   @ApiOperation({ summary: 'OpenAI Chat Completions (stream: true streams chat.completion.chunk frames)' })
   @ApiBody({ type: ChatRequestDto })

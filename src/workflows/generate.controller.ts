@@ -23,6 +23,8 @@ import {
 } from '../http-responders/dto/responses.dto';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
+import { Streams } from '../core/http/streams.decorator';
+import { Traced } from '../core/tracing/request-trace.interceptor';
 import { ExecutionResponder } from '../http-responders/execution-responder';
 import { GenerateInputPipe, GenerateRoute } from './generate-route';
 import { parseStepFilter } from './generate-sse.renderer';
@@ -52,6 +54,7 @@ export const GenerateOperation = () =>
 
 export const StreamOperation = () =>
   applyDecorators(
+    Streams(),
     ApiOperation({ summary: 'Run the workflow, streaming output and step-adapted intermediate steps' }),
     ApiProduces('text/event-stream'),
     ApiOkResponse({ ...SSE_RESPONSE, ...TRACE_HEADER_DOC }),
@@ -59,6 +62,7 @@ export const StreamOperation = () =>
 
 export const FullOperation = () =>
   applyDecorators(
+    Streams(),
     ApiOperation({ summary: 'Run the workflow, streaming output and raw intermediate steps' }),
     ApiQuery({
       name: 'filter_steps',
@@ -78,6 +82,7 @@ export const FullOperation = () =>
   },
 })
 @ApiPayloadTooLargeResponse({ description: 'Body larger than `max_body_bytes`' })
+@Traced()
 export abstract class GenerateRoutes {
   constructor(
     private readonly route: GenerateRoute,

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import express from 'express';
-import type { StreamRoutes } from './stream-routes';
+import type { StreamRoutes } from './route-table';
 import { UnreadableBody } from '../validation/body.pipes';
 
 interface ParseError {
