@@ -18,8 +18,10 @@ import { ConfigFile } from './config.schema';
 import { checkEvalSection, type CheckedEval } from './eval.schema';
 import { applyOverrides, type ConfigOverride } from './config-overrides';
 import { interpolate } from './env-interpolation';
-import { applyNatFields } from './nat-compat';
+import { withBase } from './config-base';
+import { applyNatFields, takeNatSections } from './nat-compat';
 import { buildGroup } from './function-groups';
+import { takeNatFields } from '../runtime/nat-fields';
 
 export type { ConfigOverride } from './config-overrides';
 
@@ -108,12 +110,23 @@ export function parseConfig(
     );
   }
   const found: { loc: Loc; message: string }[] = [];
+  /** NAT fields accepted and ignored, reported once as warnings. */
+  const ignored: { loc: Loc; message: string }[] = [];
   try {
     applyOverrides(doc, overrides);
   } catch (err) {
     throw new ConfigError(file, [{ path: '', message: `--override: ${(err as Error).message}` }]);
   }
-  const plain = interpolate(doc.toJS() ?? {}, env, [], found);
+  // NAT reads an unset `${VAR}` without a default as "": so does the server, with a warning.
+  const unset: { loc: Loc; message: string }[] = [];
+  let merged: unknown;
+  try {
+    merged = withBase(doc.toJS() ?? {}, file);
+  } catch (err) {
+    throw new ConfigError(file, [{ path: 'base', message: (err as Error).message.replace(/^base: /, '') }]);
+  }
+  const natSections = takeNatSections(interpolate(merged, env, [], unset));
+  const plain = natSections.plain;
 
   const top = validatePlain(ConfigFile, plain, [], { forbidUnknown: true });
   if (!top.ok) found.push(...top.issues.map((i) => ({ loc: i.loc, message: i.msg })));
@@ -138,8 +151,10 @@ export function parseConfig(
         checkAuthProvider(['authentication', name], entry, found);
       } else {
         const built = buildLlm(name, entry, env);
-        if ('llm' in built) llms.set(name, built.llm);
-        else
+        if ('llm' in built) {
+          llms.set(name, built.llm);
+          for (const n of built.notes) ignored.push({ loc: ['llms', name, ...n.loc], message: n.message });
+        } else
           found.push(...built.problems.map((p) => ({ loc: ['llms', name, ...p.loc], message: p.message })));
       }
     }
@@ -169,7 +184,9 @@ export function parseConfig(
       return undefined;
     }
     // `per_user` is the server's business, valid on any component.
-    const { per_user: perUser, ...settings } = component as Record<string, unknown>;
+    const { per_user: perUser, ...given } = component as Record<string, unknown>;
+    const { settings, notes } = takeNatFields(given, type.natFields);
+    for (const n of notes) ignored.push({ loc: [...loc, ...n.loc], message: n.message });
     if (perUser !== undefined && typeof perUser !== 'boolean') {
       found.push({ loc: [...loc, 'per_user'], message: 'Input should be a valid boolean' });
     }
@@ -188,10 +205,10 @@ export function parseConfig(
     const unbuilt = references.some((r) => r.section === 'llms' && !llms.has(r.name));
     if (problems.length || unbuilt) return undefined;
     const make = () => type.build(checked.value, context(name));
-    return { fn: make(), make, perUser: perUser === true };
+    return { fn: make(), make, perUser: perUser === true || type.perUser === true };
   };
   for (const [name, component] of Object.entries(entriesOf('function_groups'))) {
-    const group = buildGroup(['function_groups', name], component, registry, context(name), found);
+    const group = buildGroup(['function_groups', name], component, registry, context(name), found, ignored);
     if (group) groups.set(name, group);
   }
   const declared = isMapping(sections.functions) ? sections.functions : {};
@@ -213,7 +230,13 @@ export function parseConfig(
   }
   const evaluation =
     sections.eval === undefined ? undefined : checkEvalSection(sections.eval, Object.keys(entriesOf('llms')));
-  found.push(...(evaluation?.problems ?? []));
+  // The eval section never stops serve (NAT's own evaluators are mostly Python): what it cannot use
+  // is a warning, and /evaluate/item offers no evaluator from a section with problems.
+  ignored.push(...(evaluation?.ignored ?? []));
+  const evalWarnings = (evaluation?.problems ?? []).map((p) => ({
+    ...p,
+    message: `${p.message}; the eval section's evaluators are not offered`,
+  }));
   // A missing or non-mapping workflow is already reported by the top-level check.
   if (top.ok || isMapping(sections.workflow)) workflow = build(['workflow'], 'workflow', sections.workflow);
 
@@ -233,9 +256,16 @@ export function parseConfig(
     groups,
     llms,
     eval: evaluation?.eval,
-    warnings: nat.warnings.map((w) => {
+    warnings: [
+      ...unset.map((w) => ({ ...w, message: `${w.message}; it reads as ""` })),
+      ...evalWarnings,
+      ...[...natSections.warnings, ...nat.warnings, ...ignored].map((w) => ({
+        ...w,
+        message: `ignored: ${w.message}`,
+      })),
+    ].map((w) => {
       const line = lineOf(doc, counter, w.loc);
-      return `${file}${line ? `:${line}` : ''}: ${formatPath(w.loc)}: ignored: ${w.message}`;
+      return `${file}${line ? `:${line}` : ''}: ${formatPath(w.loc)}: ${w.message}`;
     }),
   };
 }

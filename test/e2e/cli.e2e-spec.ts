@@ -28,16 +28,15 @@ describe('interlude validate', () => {
     expect(lines[0]).toBe(`Invalid config ${file}:`);
     expect(lines.slice(1)).toEqual(
       expect.arrayContaining([
-        `  ${file}:13: workflow.description: environment variable WORKFLOW_DESCRIPTION is not set and has no default (\${WORKFLOW_DESCRIPTION:-default})`,
         `  ${file}:4: general.front_end._type: _type must be one of: http, fastapi`,
         `  ${file}:5: general.front_end.prot: Extra inputs are not permitted`,
         `  ${file}:7: general.front_end.workflow.path: must be an absolute URL path such as /v1/workflow`,
-        `  ${file}:10: functions.helper._type: unknown _type "no_such_type"; known types: ask_confirmation, ask_question, calculator, current_datetime, echo, http_request, per_user_counter, react_agent, scripted, tool_calling_agent`,
+        `  ${file}:10: functions.helper._type: unknown _type "no_such_type"; known types: ask_confirmation, ask_question, calculator, current_datetime, current_timezone, echo, http_request, per_user_counter, per_user_react_agent, react_agent, scripted, tool_calling_agent`,
         `  ${file}:16: workflow.steps[1].sleep.seconds: Input should be greater than or equal to 0`,
         `  ${file}:17: workflow.steps[2].stream.text: Input should be a valid string`,
       ]),
     );
-    expect(lines).toHaveLength(8);
+    expect(lines).toHaveLength(7);
   });
 
   it('prints the same errors the server reports at start-up', async () => {

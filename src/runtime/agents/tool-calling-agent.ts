@@ -43,5 +43,12 @@ export const toolCallingAgent = agentType({
   type: 'tool_calling_agent',
   description: 'Tool Calling Agent Workflow',
   config: ToolCallingAgentConfig,
+  natFields: {
+    ignored: {
+      truncation_retry: 'a truncated answer is returned as it is',
+      max_empty_response_retries: 'an empty answer is returned as it is',
+      return_direct: "every tool's answer goes back to the model",
+    },
+  },
   loop: toolCallingLoop,
 });
