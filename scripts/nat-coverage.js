@@ -23,14 +23,17 @@ const DUMMY = 'dummy';
 const MCP_GROUP = 'python_tools';
 
 function usage(message) {
-  process.stderr.write(`${message}\nusage: node scripts/nat-coverage.js <nat-checkout> [--serve] [--mcp] [--list] [--blockers]\n`);
+  process.stderr.write(
+    `${message}\nusage: node scripts/nat-coverage.js <nat-checkout> [--serve] [--mcp] [--list] [--blockers]\n`,
+  );
   process.exit(2);
 }
 
 function yamlFiles(dir) {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name.startsWith('.') ? [] : yamlFiles(full);
+    if (entry.isDirectory())
+      return entry.name === 'node_modules' || entry.name.startsWith('.') ? [] : yamlFiles(full);
     return /\.ya?ml$/.test(entry.name) ? [full] : [];
   });
 }
@@ -48,7 +51,9 @@ function topLevel(file) {
 function dummyEnv(files) {
   const env = { ...process.env };
   for (const file of files) {
-    for (const [, name, fallback] of fs.readFileSync(file, 'utf8').matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}/g)) {
+    for (const [, name, fallback] of fs
+      .readFileSync(file, 'utf8')
+      .matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}/g)) {
       if (fallback === undefined && !env[name]) env[name] = DUMMY;
     }
   }
@@ -60,8 +65,24 @@ function reasonOf(problem) {
   const where = problem.path.split('.');
   const section = where[0];
   // `functions.<name>.field`, but `workflow.field` and `general.field`: entry names are left out.
-  const first = ['functions', 'function_groups', 'llms', 'embedders', 'authentication', 'memory', 'retrievers'].includes(section) ? 2 : 1;
-  const field = where.length > first ? `.${where.slice(first).join('.').replace(/\[\d+\]/g, '[]')}` : '';
+  const first = [
+    'functions',
+    'function_groups',
+    'llms',
+    'embedders',
+    'authentication',
+    'memory',
+    'retrievers',
+  ].includes(section)
+    ? 2
+    : 1;
+  const field =
+    where.length > first
+      ? `.${where
+          .slice(first)
+          .join('.')
+          .replace(/\[\d+\]/g, '[]')}`
+      : '';
   const message = problem.message.replace(/; (known types|functions|function_groups|llms): .*$/, '');
   if (/should not exist|Extra inputs/.test(message)) return `${section}…${field}: ${message}`;
   return `${section}: ${message.replace(/no entry "[^"]+"/, 'no entry "…"')}`;
@@ -72,7 +93,8 @@ function loadWith(loader, registry, file, env) {
     const config = loader.loadConfig(file, registry, env);
     return { ok: true, warnings: config.warnings.length };
   } catch (err) {
-    if (!(err instanceof loader.ConfigError)) return { ok: false, reason: `crash: ${err.message}`, detail: err.message };
+    if (!(err instanceof loader.ConfigError))
+      return { ok: false, reason: `crash: ${err.message}`, detail: err.message };
     return { ok: false, reason: reasonOf(err.problems[0]), all: [...new Set(err.problems.map(reasonOf))] };
   }
 }
@@ -93,13 +115,18 @@ function behindMcp(file, registry, known) {
   if (moved.size === 0) return undefined;
   doc.function_groups = {
     ...(doc.function_groups ?? {}),
-    [MCP_GROUP]: { _type: 'mcp_client', server: { transport: 'streamable-http', url: 'http://127.0.0.1:9901/mcp' } },
+    [MCP_GROUP]: {
+      _type: 'mcp_client',
+      server: { transport: 'streamable-http', url: 'http://127.0.0.1:9901/mcp' },
+    },
   };
-  const rename = (value) => (typeof value === 'string' && moved.has(value) ? `${MCP_GROUP}__${value}` : value);
+  const rename = (value) =>
+    typeof value === 'string' && moved.has(value) ? `${MCP_GROUP}__${value}` : value;
   const rewrite = (node) => {
     if (Array.isArray(node)) return node.map((v) => (typeof v === 'string' ? rename(v) : rewrite(v)));
     if (node && typeof node === 'object') {
-      for (const [k, v] of Object.entries(node)) node[k] = /^(tool_names|tool_name|function_name)$/.test(k) ? rewrite(rename(v)) : rewrite(v);
+      for (const [k, v] of Object.entries(node))
+        node[k] = /^(tool_names|tool_name|function_name)$/.test(k) ? rewrite(rename(v)) : rewrite(v);
     }
     return node;
   };
@@ -112,10 +139,14 @@ function behindMcp(file, registry, known) {
 
 function serve(file, env) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(DIST, 'cli.js'), 'serve', '--config', file, '--port', '0', '--host', '127.0.0.1'], {
-      env: { ...env, LOG_LEVEL: 'error', INTERLUDE_CONFIG: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [path.join(DIST, 'cli.js'), 'serve', '--config', file, '--port', '0', '--host', '127.0.0.1'],
+      {
+        env: { ...env, LOG_LEVEL: 'error', INTERLUDE_CONFIG: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     let err = '';
     const done = (result) => {
@@ -123,14 +154,19 @@ function serve(file, env) {
       child.kill('SIGKILL');
       resolve(result);
     };
-    const timer = setTimeout(() => done({ ok: false, reason: 'serve: no /health within 15 s' }), HEALTH_WAIT_MS);
+    const timer = setTimeout(
+      () => done({ ok: false, reason: 'serve: no /health within 15 s' }),
+      HEALTH_WAIT_MS,
+    );
     child.stderr.on('data', (d) => (err += d));
     child.stdout.on('data', async (d) => {
       out += d;
       const url = / at (http:\/\/\S+) /.exec(out)?.[1];
       if (!url) return;
       const res = await fetch(`${url}/health`).catch(() => undefined);
-      done(res?.ok ? { ok: true } : { ok: false, reason: `serve: /health answered ${res?.status ?? 'nothing'}` });
+      done(
+        res?.ok ? { ok: true } : { ok: false, reason: `serve: /health answered ${res?.status ?? 'nothing'}` },
+      );
     });
     child.on('exit', () => {
       const line = err.split('\n').find((l) => l.trim() && !l.startsWith('warning:')) ?? 'exited';
@@ -145,7 +181,8 @@ async function main() {
   if (!checkout) usage('a NAT checkout path is required');
   const examples = path.join(checkout, 'examples');
   if (!fs.existsSync(examples)) usage(`${examples} does not exist`);
-  if (!fs.existsSync(path.join(DIST, 'config', 'config.loader.js'))) usage('build first: npx tsc -p tsconfig.build.json');
+  if (!fs.existsSync(path.join(DIST, 'config', 'config.loader.js')))
+    usage('build first: npx tsc -p tsconfig.build.json');
   const [withServe, withMcp, list, blockers] = ['--serve', '--mcp', '--list', '--blockers'].map((f) =>
     args.includes(f),
   );
@@ -176,12 +213,17 @@ async function main() {
 
   const started = results.filter((r) => r.ok);
   if (list) {
-    for (const r of results) process.stdout.write(`${r.ok ? 'ok  ' : 'FAIL'} ${r.file}${r.ok ? '' : `  ${r.reason}`}\n`);
+    for (const r of results)
+      process.stdout.write(`${r.ok ? 'ok  ' : 'FAIL'} ${r.file}${r.ok ? '' : `  ${r.reason}`}\n`);
     process.stdout.write('\n');
   }
   const byReason = new Map();
-  for (const r of results.filter((x) => !x.ok)) byReason.set(r.reason, [...(byReason.get(r.reason) ?? []), r.file]);
-  const mode = [withServe ? 'interlude serve + /health' : 'config loader', withMcp ? 'Python-only components behind one mcp_client group' : 'unchanged'];
+  for (const r of results.filter((x) => !x.ok))
+    byReason.set(r.reason, [...(byReason.get(r.reason) ?? []), r.file]);
+  const mode = [
+    withServe ? 'interlude serve + /health' : 'config loader',
+    withMcp ? 'Python-only components behind one mcp_client group' : 'unchanged',
+  ];
   process.stdout.write(`${started.length} of ${results.length} start (${mode.join(', ')})\n`);
   for (const [reason, files] of [...byReason].sort((a, b) => b[1].length - a[1].length)) {
     process.stdout.write(`${String(files.length).padStart(4)}  ${reason}\n`);
@@ -189,7 +231,8 @@ async function main() {
   if (blockers) {
     // Every problem, not only the first: what fixing one kind of gap would unblock at most.
     const count = new Map();
-    for (const r of results) for (const reason of r.all ?? []) count.set(reason, (count.get(reason) ?? 0) + 1);
+    for (const r of results)
+      for (const reason of r.all ?? []) count.set(reason, (count.get(reason) ?? 0) + 1);
     process.stdout.write('\nevery blocker (configs it appears in):\n');
     for (const [reason, n] of [...count].sort((a, b) => b[1] - a[1])) {
       process.stdout.write(`${String(n).padStart(4)}  ${reason}\n`);
