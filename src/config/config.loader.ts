@@ -62,6 +62,8 @@ export interface AppConfig {
   llms: Map<string, LlmClient>;
   /** Fields that configure nothing here, one line each: `file:line: path: ignored: why`. */
   warnings: string[];
+  /** The YAML path of each warning, in the same order. */
+  warningPaths: string[];
   /** The `eval` section, when the file has one. */
   eval?: CheckedEval;
 }
@@ -246,6 +248,14 @@ export function parseConfig(
       found.map((p) => ({ path: formatPath(p.loc), message: p.message, line: lineOf(doc, counter, p.loc) })),
     );
   }
+  const warnings = [
+    ...unset.map((w) => ({ ...w, message: `${w.message}; it reads as ""` })),
+    ...evalWarnings,
+    ...[...natSections.warnings, ...nat.warnings, ...ignored].map((w) => ({
+      ...w,
+      message: `ignored: ${w.message}`,
+    })),
+  ];
   return {
     file,
     settings: top.value,
@@ -256,17 +266,11 @@ export function parseConfig(
     groups,
     llms,
     eval: evaluation?.eval,
-    warnings: [
-      ...unset.map((w) => ({ ...w, message: `${w.message}; it reads as ""` })),
-      ...evalWarnings,
-      ...[...natSections.warnings, ...nat.warnings, ...ignored].map((w) => ({
-        ...w,
-        message: `ignored: ${w.message}`,
-      })),
-    ].map((w) => {
+    warnings: warnings.map((w) => {
       const line = lineOf(doc, counter, w.loc);
       return `${file}${line ? `:${line}` : ''}: ${formatPath(w.loc)}: ${w.message}`;
     }),
+    warningPaths: warnings.map((w) => formatPath(w.loc)),
   };
 }
 
