@@ -11,6 +11,7 @@
 // up to 15 s for /health. --mcp first replaces each component whose _type Interlude lacks by one
 // `mcp_client` group (the way across docs/from-nemo-agent-toolkit.md describes) and references to it by
 // `<group>__<name>`. The summary is "N of M start", then the failures grouped by their first reason.
+/* global fetch */
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
@@ -103,16 +104,17 @@ function loadWith(loader, registry, file, env) {
 function behindMcp(file, registry, known) {
   const doc = YAML.parse(fs.readFileSync(file, 'utf8')) ?? {};
   const moved = new Set();
+  const movedGroups = new Set();
   const isKnown = (type) => registry.get(type) || registry.getGroup(type) || known.has(type);
   for (const section of ['functions', 'function_groups']) {
     for (const [name, entry] of Object.entries(doc[section] ?? {})) {
       if (entry && typeof entry === 'object' && !isKnown(entry._type)) {
         delete doc[section][name];
-        moved.add(name);
+        (section === 'functions' ? moved : movedGroups).add(name);
       }
     }
   }
-  if (moved.size === 0) return undefined;
+  if (moved.size + movedGroups.size === 0) return undefined;
   doc.function_groups = {
     ...(doc.function_groups ?? {}),
     [MCP_GROUP]: {
@@ -120,13 +122,21 @@ function behindMcp(file, registry, known) {
       server: { transport: 'streamable-http', url: 'http://127.0.0.1:9901/mcp' },
     },
   };
-  const rename = (value) =>
-    typeof value === 'string' && moved.has(value) ? `${MCP_GROUP}__${value}` : value;
+  // A moved function is one tool of the MCP group; a moved group's tools are all in it.
+  const rename = (value) => {
+    if (typeof value !== 'string') return value;
+    if (moved.has(value)) return `${MCP_GROUP}__${value}`;
+    if (movedGroups.has(value)) return MCP_GROUP;
+    const [group, tool] = value.split('__');
+    return tool !== undefined && movedGroups.has(group) ? `${MCP_GROUP}__${tool}` : value;
+  };
   const rewrite = (node) => {
-    if (Array.isArray(node)) return node.map((v) => (typeof v === 'string' ? rename(v) : rewrite(v)));
+    if (Array.isArray(node))
+      return [...new Set(node.map((v) => (typeof v === 'string' ? rename(v) : rewrite(v))))];
     if (node && typeof node === 'object') {
-      for (const [k, v] of Object.entries(node))
+      for (const [k, v] of Object.entries(node)) {
         node[k] = /^(tool_names|tool_name|function_name)$/.test(k) ? rewrite(rename(v)) : rewrite(v);
+      }
     }
     return node;
   };

@@ -30,7 +30,7 @@ export function withBase(plain: unknown, file: string, visited: string[] = []): 
   try {
     parsed = parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new Error(`base: cannot load ${path}: ${(err as Error).message.split('\n')[0]}`);
+    throw new Error(`base: cannot load ${path}: ${(err as Error).message.split('\n')[0]}`, { cause: err });
   }
   const inherited = withBase(parsed ?? {}, path, chain);
   if (!isMapping(inherited)) throw new Error(`base: ${path} is not a mapping`);
