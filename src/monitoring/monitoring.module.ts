@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { ServerConfig } from '../config/server-config';
 import { RequestPipeline } from '../core/http/request-pipeline';
 import { DatabaseModule } from '../db/database.module';
+import { ExecutionCounts } from './execution-counts';
 import { ExecutionsModule } from '../executions/executions.module';
 import { OAuthModule } from '../oauth/oauth.module';
 import { HealthController } from './health.controller';
@@ -33,6 +34,7 @@ export class MonitoringModule {
         ...(options.perUserMonitoring ? [MonitorController] : []),
       ],
       providers: [
+        ExecutionCounts,
         MetricsService,
         UserActivityService,
         ReadinessService,
