@@ -12,6 +12,8 @@ import { FeedbackRecorded } from '../../src/feedback/feedback-recorded';
 import { JobFinished } from '../../src/jobs/job-finished';
 import { Executions, NAME_YAML, type Pause } from '../utils/hitl';
 import { jobsAt } from '../utils/jobs-client';
+import { OAuthBrowser } from '../utils/oauth-browser';
+import { calendarWorkflowYaml, oauthProvider, startAuthServer } from '../utils/oidc-server';
 import { postJson } from '../utils/sse';
 import { eventually, failingYaml, scriptedYaml, startApp, type TestApp } from '../utils/test-app';
 
@@ -133,6 +135,46 @@ describe('Lifecycle events: executions that pause for a person', () => {
     expect(bus.of(ExecutionFinished.event)).toMatchObject([
       { executionId: pause.execution_id, outcome: { kind: 'cancelled', reason: 'cancelled by client' } },
     ]);
+  });
+});
+
+describe('Lifecycle events: an execution that waits for an OAuth authorization', () => {
+  it('paused (oauth) when the person must consent, resumed once they did, then finished', async () => {
+    const redirect = 'http://interlude.test/auth/redirect';
+    const auth = await startAuthServer({
+      clients: [{ client_id: 'interlude', client_secret: 'secret', redirect_uris: [redirect] }],
+    });
+    const client = { client_id: 'interlude', client_secret: 'secret', redirect_uri: redirect };
+    const provider = oauthProvider(auth, client, { auth_timeout_seconds: 30 });
+    const general = 'general:\n  outbound: { allow_hosts: [127.0.0.1] }\n';
+    const t = await startApp(general + calendarWorkflowYaml(auth, provider));
+    try {
+      const bus = listen(t);
+      const alice = { cookie: 'nat-session=alice' };
+      const res = await postJson(`${t.url}/v1/workflow`, { input_message: 'x' }, alice);
+      expect(res.status).toBe(202);
+      const id = res.json.execution_id as string;
+      expect(bus.names()).toEqual([ExecutionStarted.event, ExecutionPaused.event]);
+      expect(bus.of(ExecutionPaused.event)).toEqual([{ executionId: id, wait: { kind: 'oauth' } }]);
+
+      const browser = OAuthBrowser.of(t.url, auth, 'alice', alice);
+      const authUrl = await browser.open(res.json.auth_url as string);
+      expect((await browser.callback(await auth.authorize(authUrl, 'alice'))).status).toBe(200);
+      await eventually(() => expect(bus.of(ExecutionFinished.event)).toHaveLength(1));
+      expect(bus.names()).toEqual([
+        ExecutionStarted.event,
+        ExecutionPaused.event,
+        ExecutionResumed.event,
+        ExecutionFinished.event,
+      ]);
+      expect(bus.of(ExecutionResumed.event)).toEqual([{ executionId: id, wait: { kind: 'oauth' } }]);
+      expect(bus.of(ExecutionFinished.event)).toMatchObject([
+        { executionId: id, outcome: { kind: 'completed' } },
+      ]);
+    } finally {
+      await t.close();
+      await auth.close();
+    }
   });
 });
 
