@@ -8,6 +8,7 @@ import {
   type NestModule,
 } from '@nestjs/common';
 import { APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ConnectionCount } from './connection-count';
 import { composeMiddleware } from './http/compose-middleware';
 import { httpPipeline, HttpSettings } from './http/http-pipeline';
@@ -16,20 +17,25 @@ import { RouteTable } from './http/route-table';
 import { IdentityGuard } from './identity/identity.guard';
 import { IdentityResolver } from './identity/identity.resolver';
 import { JsonBodyPipe } from './validation/body.pipes';
+import { ExecutionSpanEnds } from './tracing/execution-span-ends';
 
 /**
  * Who is asking (IdentityGuard, for every HTTP route; the gateway's handshake uses the same
- * resolver), the open-connection count, the route table, and the middleware of the HTTP server
- * (headers, Host check, CORS, body, proxies, stream caps).
+ * resolver), the open-connection count, the route table, the middleware of the HTTP server
+ * (headers, Host check, CORS, body, proxies, stream caps), and the event bus the lifecycle events
+ * (core/events) travel on, for the server and the job worker alike.
  */
 @Global()
 @Module({
+  // No wildcards: an emit is then one map lookup and the listeners' calls (the engine emits per request).
+  imports: [EventEmitterModule.forRoot({ wildcard: false })],
   providers: [
     IdentityResolver,
     ConnectionCount,
     RouteTable,
     { provide: APP_GUARD, useClass: IdentityGuard },
     { provide: APP_PIPE, useClass: JsonBodyPipe },
+    ExecutionSpanEnds,
   ],
   exports: [IdentityResolver, ConnectionCount, RouteTable],
 })

@@ -4,6 +4,7 @@ import { ServerConfig } from '../config/server-config';
 import { composeMiddleware } from '../core/http/compose-middleware';
 import { ALL_ROUTES } from '../core/http/route-paths';
 import { DatabaseModule } from '../db/database.module';
+import { ExecutionCounts } from './execution-counts';
 import { ExecutionsModule } from '../executions/executions.module';
 import { OAuthModule } from '../oauth/oauth.module';
 import { HealthController } from './health.controller';
@@ -37,6 +38,7 @@ export class MonitoringModule implements NestModule {
         ...(options.perUserMonitoring ? [MonitorController] : []),
       ],
       providers: [
+        ExecutionCounts,
         MetricsService,
         UserActivityService,
         ReadinessService,

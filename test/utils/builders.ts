@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { parseConfig } from '../../src/config/config.loader';
 import { ServerConfig } from '../../src/config/server-config';
+import { ExecutionFinished, ExecutionStarted } from '../../src/core/events/execution-events';
 import type { Identity } from '../../src/core/identity/identity';
+import { ExecutionSpanEnds } from '../../src/core/tracing/execution-span-ends';
 import { MemoryEventLogs } from '../../src/executions/event-log/execution-event-log';
 import type { ExecutionRecord } from '../../src/executions/model/execution-record';
 import { ExecutionService } from '../../src/executions/engine/execution.service';
@@ -18,6 +21,7 @@ import type {
   WaitOutcome,
 } from '../../src/interactions/interaction-record';
 import { InteractionService } from '../../src/interactions/interaction.service';
+import { ExecutionCounts } from '../../src/monitoring/execution-counts';
 import { OAuthService } from '../../src/oauth/oauth.service';
 import { MemoryOAuthTokens } from '../../src/oauth/oauth-tokens';
 import { MemoryOAuthWakeups } from '../../src/oauth/oauth-wakeups';
@@ -94,7 +98,8 @@ export class AskingExecution {
 
 /**
  * The engine without Nest: the real ExecutionService and InteractionService over memory adapters, as
- * `yaml` configures them (the broker can be swapped, e.g. for one that holds answers back).
+ * `yaml` configures them (the broker can be swapped, e.g. for one that holds answers back), with the
+ * listeners of its lifecycle events that Nest would subscribe (`counts`: what /metrics would show).
  */
 export function anEngine(
   yaml = 'workflow: { _type: echo }',
@@ -103,18 +108,24 @@ export function anEngine(
   const config = new ServerConfig(parseConfig(yaml, 'test.yml', builtinRegistry()));
   const store = new MemoryExecutionStore();
   const interactions = new InteractionService(broker);
-  const executions = new ExecutionService(
-    store,
-    new MemoryEventLogs({ maxBytes: Number.POSITIVE_INFINITY }),
-    interactions,
-    new WorkflowInstances(config),
-    new OAuthService(
-      config,
-      new MemoryPendingOAuthFlows(),
-      new MemoryOAuthTokens(),
-      new MemoryOAuthWakeups(),
-    ),
+  const instances = new WorkflowInstances(config);
+  const oauth = new OAuthService(
     config,
+    new MemoryPendingOAuthFlows(),
+    new MemoryOAuthTokens(),
+    new MemoryOAuthWakeups(),
   );
-  return { config, store, broker, interactions, executions };
+  const bus = new EventEmitter2();
+  const counts = new ExecutionCounts();
+  const spans = new ExecutionSpanEnds();
+  bus.on(ExecutionStarted.event, () => counts.countStarted());
+  bus.on(ExecutionFinished.event, (event: ExecutionFinished) => {
+    counts.countFinished(event);
+    spans.finished(event);
+    instances.runEnded(event);
+    oauth.executionFinished(event);
+  });
+  const logs = new MemoryEventLogs({ maxBytes: Number.POSITIVE_INFINITY });
+  const executions = new ExecutionService(store, logs, interactions, instances, oauth, config, bus);
+  return { config, store, broker, interactions, executions, bus, counts };
 }

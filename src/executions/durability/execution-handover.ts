@@ -31,9 +31,8 @@ export function abandonDurable(entries: Map<string, Entry>, endings: ExecutionEn
     entry.handedOver = entry.ended = true;
     entry.journal.close();
     entries.delete(id);
-    endings.releaseInstance(entry);
     entry.abort.abort(new HandedOver());
-    entry.span.end({ kind: 'cancelled', reason: 'handed over' });
+    endings.handedOver(entry);
   }
 }
 

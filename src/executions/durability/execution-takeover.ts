@@ -39,7 +39,7 @@ export async function takeOver(run: ClaimedRun, deps: TakeoverDeps): Promise<voi
   if (spec.workflow !== deps.workflowType) {
     // Another config (a deploy changed the workflow): replaying it would not be the same run.
     const message = `The workflow changed (it was ${spec.workflow}); the execution cannot go on`;
-    return deps.endings.refuse(run.id, { message, type: 'WorkflowChanged' });
+    return deps.endings.refuse(record, { message, type: 'WorkflowChanged' });
   }
   const journal = await durable.journal.read(record.id);
   const after = journaledSeq(journal);

@@ -7,6 +7,7 @@ import {
   type OnApplicationShutdown,
   type OnModuleInit,
 } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { AppError, ErrorCode } from '../../core/errors/app-error';
 import type { Identity } from '../../core/identity/identity';
 import type { ExecutionSpan } from '../../core/tracing/execution-spans';
@@ -27,6 +28,7 @@ import { cancelElsewhere, remoteExecution, startReleased } from './remote-execut
 import { ExecutionCancels, LocalExecutionCancels } from './execution-cancels';
 import { startingRecord, type ExecutionRecord } from '../model/execution-record';
 import { applyOnceStored, storeDeferred } from './deferred-record';
+import { announceAnswered, announceStarted, announcingWaits } from './lifecycle-events';
 import { isTerminalStatus } from '../model/execution-state';
 import { ExecutionStore } from '../store/execution.store';
 import { TraceOwners } from '../store/trace-owners';
@@ -62,6 +64,8 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     private readonly instances: WorkflowInstances,
     private readonly oauth: OAuthService,
     private readonly config: ServerConfig,
+    /** Where the lifecycle is announced (core/events): metrics, spans, OAuth, instances listen. */
+    private readonly bus: EventEmitter2,
     @Optional() private readonly traceOwners?: TraceOwners,
     @Optional() private readonly cancels: ExecutionCancels = new LocalExecutionCancels(),
     /** Durable waits (store: postgres): leases, claims and the journal; null in one process. */
@@ -71,16 +75,11 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
       interactions,
       oauth,
       defaultPromptTimeout: config.general.default_prompt_timeout_seconds,
-      record: applyOnceStored(this.entries, store),
+      record: announcingWaits(applyOnceStored(this.entries, store), this.entries, bus),
       read: async (id, interactionId) => (await this.store.get(id))?.interactions[interactionId],
     };
-    const deps = { store, oauth, instances, ttlSeconds: config.general.execution_ttl_seconds };
+    const deps = { store, bus, ttlSeconds: config.general.execution_ttl_seconds };
     this.endings = new ExecutionEndings(this.entries, { ...deps, journal: durable?.journal });
-  }
-
-  /** Since start-up, for /metrics. */
-  get counts() {
-    return this.endings.counts;
   }
 
   /** Streams told to let their client re-attach elsewhere when this replica hands its runs over. */
@@ -166,14 +165,14 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
     // This replica is handing its runs over: another one runs it, from the start.
     if (spec && this.durable!.stopped) {
       this.instances.release(identity);
-      this.counts.started++;
+      announceStarted(this.bus, record, workflow.type, identity);
       const cancel = async (reason: string) => void (await this.cancels.request(record.id, reason));
       return startReleased(this.store, this.eventLogs, this.durable!, { record, spec, cancel, options });
     }
     const deferred = options.deferRecord === true && !spec; // stored once needed (deferred-record.ts)
     if (!deferred)
       await this.store.create(record, spec ? { replica: this.durable!.replica, spec } : undefined);
-    this.counts.started++;
+    announceStarted(this.bus, record, workflow.type, identity);
 
     const span = spanOf(record.id, workflow.type, identity, trace, options.request);
     const events = this.eventLogs.open(record.id, { held: deferred });
@@ -286,6 +285,7 @@ export class ExecutionService implements OnModuleInit, BeforeApplicationShutdown
       answer: this.durable ? answer : undefined,
     });
     if (closed !== 'applied') throw alreadyResolved(interactionId);
+    announceAnswered(this.bus, executionId, interactionId);
     await this.interactions.deliver(interactionId, answer);
   }
 
