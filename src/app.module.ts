@@ -2,10 +2,10 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import type { AppConfig } from './config/config.loader';
 import type { FrontEndConfig } from './config/config.schema';
-import { ServerConfig } from './config/server-config';
 import { ServerConfigModule } from './config/server-config.module';
 import { CoreModule } from './core/core.module';
 import { AppExceptionFilter } from './core/http/app-exception.filter';
+import { A2aModule } from './a2a/a2a.module';
 import { AguiModule } from './agui/agui.module';
 import { SocketOrigins } from './core/http/allowed-origin';
 import { trustedProxies, UntrustedForwardedFor } from './core/http/client-address';
@@ -18,10 +18,12 @@ import { HttpInteractiveModule } from './http-interactive/http-interactive.modul
 import { JobsModule } from './jobs/jobs.module';
 import { EvaluateItemRoutesModule } from './jobs/evaluation/evaluate-item.module';
 import { McpModule } from './mcp/mcp.module';
+import { McpServerModule } from './mcp-server/mcp-server.module';
 import { MonitoringModule } from './monitoring/monitoring.module';
 import { OpenAiModule } from './openai/openai.module';
+import { ResponsesModule } from './responses/responses.module';
 import { ApiDocs } from './openapi';
-import { resolveRoutes, routeTable } from './routes';
+import { resolveRoutes } from './routes';
 import { UiModule } from './ui/ui.module';
 import { WorkflowsModule } from './workflows/workflows.module';
 
@@ -71,8 +73,11 @@ export class AppModule {
         HttpInteractiveModule.forRoot(routes.oauth2Callback),
         ...(routes.websocket ? [GatewayModule.forRoot(routes.websocket)] : []),
         AguiModule.forRoot(config),
+        A2aModule.forRoot(config),
+        ResponsesModule.forRoot(config),
         FeedbackModule,
         McpModule,
+        McpServerModule.forRoot(config),
         EvaluateItemRoutesModule.forRoot(routes.evaluateItem),
         MonitoringModule.forRoot({ perUserMonitoring: config.settings.general.enable_per_user_monitoring }),
         JobsModule.forRoot(config, routes),
@@ -82,19 +87,14 @@ export class AppModule {
                 rootPath: frontEnd.root_path,
                 websocket: routes.websocket,
                 workflow: routes.workflow ?? routes.legacyWorkflow,
+                title: frontEnd.ui.title ?? config.workflow.type,
+                description: frontEnd.ui.description ?? config.workflow.description ?? '',
+                examples: frontEnd.ui.example_prompts,
               }),
             ]
           : []),
       ],
-      providers: [
-        {
-          provide: APP_FILTER,
-          inject: [ServerConfig],
-          useFactory: (server: ServerConfig) =>
-            new AppExceptionFilter(routeTable(resolveRoutes(server.frontEnd))),
-        },
-        ApiDocs,
-      ],
+      providers: [{ provide: APP_FILTER, useClass: AppExceptionFilter }, ApiDocs],
     };
   }
 }

@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, type AppConfig, type ConfigOverride } from './config/config.loader';
+import { componentReport, formatReport, readPlain } from './config/component-report';
 import { ANONYMOUS } from './core/identity/identity';
 import { builtinRegistry } from './runtime/builtin-functions';
 import { runWorkflow } from './runtime/workflow-runner';
@@ -133,11 +134,33 @@ withConfigOptions(
 withConfigOptions(
   program
     .command('validate')
-    .description('Check a config file; prints every problem and exits non-zero when there is one'),
+    .description(
+      'Check a config file: what each component does here, every problem; exits non-zero when serve would not start',
+    ),
   ' (default: INTERLUDE_CONFIG or NAT_CONFIG_FILE)',
 ).action((opts: ConfigOptions, command: Command) => {
-  const config = load(opts, command);
-  process.stdout.write(`${config.file}: valid (workflow: ${config.workflow.type})\n`);
+  const file = resolve(configFile(opts, command));
+  const registry = builtinRegistry();
+  let config: AppConfig | undefined;
+  let error: ConfigError | undefined;
+  try {
+    config = loadConfig(file, registry, process.env, overridesOf(opts, command));
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    error = err;
+  }
+  const plain = readPlain(file);
+  if (plain !== undefined) {
+    const problems = error?.problems.map((p) => p.path) ?? [];
+    const lines = componentReport(plain, registry, problems, config?.warningPaths ?? []);
+    process.stdout.write(`${file}: components\n${formatReport(lines)}`);
+  }
+  for (const warning of config?.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
+  if (error) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(2);
+  }
+  process.stdout.write(`${config!.file}: valid (workflow: ${config!.workflow.type})\n`);
 });
 
 withConfigOptions(

@@ -10,7 +10,6 @@ import { InterludeWsAdapter } from './gateway/interlude-ws.adapter';
 import type { AppConfig } from './config/config.loader';
 import { InterludeExpressAdapter } from './core/http/express-adapter';
 import { HttpSettings } from './core/http/http-pipeline';
-import { cacheValidationMetadata } from './core/validation/metadata-cache';
 import {
   checkedLogLevel,
   createLogger,
@@ -40,16 +39,17 @@ function logLevel(options: CreateAppOptions): LogLevelName {
 }
 
 /**
- * Builds the whole server from a validated config. The middleware (logging, security headers, CORS,
- * body limits, stream caps, identity, request tracking) is mounted by the modules that own it, in their
- * `configure`; what is left here is Express settings, the WebSocket adapter and the API docs.
+ * Builds the whole server from a validated config. The middleware is mounted by the modules that own
+ * it, in their `configure`: logging (LoggingModule), then security headers, Host check, CORS, body
+ * limits and stream caps (CoreModule), then request metrics (MonitoringModule). Who asks is resolved
+ * by CoreModule's global IdentityGuard once a request has a route. What is left here is Express
+ * settings, the WebSocket adapter and the API docs.
  */
 export async function createApp(
   config: AppConfig,
   options: CreateAppOptions = {},
 ): Promise<NestExpressApplication> {
   const frontEnd = config.settings.general.front_end;
-  cacheValidationMetadata();
   const logging = {
     level: logLevel(options),
     destination: options.log?.destination,

@@ -9,8 +9,8 @@ import { GenerateDocs } from './workflows/generate-docs';
 
 /**
  * Swagger UI (`/docs`) and `/openapi.json` are plain Express routes, so they pass only the middleware
- * mounted before them. They are set up when the modules initialise: after Nest has mounted the
- * middleware of every module's `configure` (security headers, CORS, logging…), before its 404 handler.
+ * mounted before them. They are set up when the modules initialise: after Nest has mounted the modules'
+ * middleware (security headers, CORS, logging…), before its 404 handler.
  */
 @Injectable()
 export class ApiDocs implements OnModuleInit {

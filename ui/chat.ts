@@ -1,9 +1,11 @@
 import type { Conversation, ConversationStore, Turn } from './conversations';
 import { on } from './dom';
+import { emptyState, type PageInfo } from './empty-state';
 import { answerText, promptView, type PromptContent, type PromptView } from './prompts';
 import { oauthView } from './oauth';
 import { ChatSocket, type ServerMessage } from './socket';
 import { TurnView } from './turn-view';
+import { WaitingPrompts } from './waiting';
 
 export interface ChatElements {
   log: HTMLElement;
@@ -25,12 +27,15 @@ export class Chat {
   private socket: ChatSocket | null = null;
   private readonly views = new Map<string, TurnView>();
   private readonly prompts = new Map<string, { view: PromptView; turn: string }>();
+  private readonly waiting: WaitingPrompts;
 
   constructor(
     private readonly store: ConversationStore,
     private readonly ui: ChatElements,
     private readonly websocketPath: string | null,
+    private readonly page: PageInfo,
   ) {
+    this.waiting = new WaitingPrompts(page.title === 'Interlude' ? page.title : `${page.title} · Interlude`);
     on(ui.form, 'submit', (event) => {
       event.preventDefault();
       this.ask(ui.input.value);
@@ -53,8 +58,12 @@ export class Chat {
     this.socket?.close();
     this.views.clear();
     this.prompts.clear();
+    this.waiting.clear();
     this.conversation = this.store.open(id);
     this.ui.log.replaceChildren(...this.conversation.turns.map((t) => this.viewOf(t).element));
+    if (this.conversation.turns.length === 0) {
+      this.ui.log.append(emptyState(this.page, (text) => this.ask(text)));
+    }
     this.updateControls();
     if (this.websocketPath === null) {
       this.ui.connection.textContent = 'This server has no WebSocket route: the chat is off.';
@@ -88,6 +97,7 @@ export class Chat {
     const turn: Turn = { id: crypto.randomUUID(), question: text, answer: '', steps: [], status: 'running' };
     if (this.conversation.turns.length === 0) {
       this.conversation.title = text.slice(0, 60);
+      this.ui.log.replaceChildren();
     }
     this.conversation.turns.push(turn);
     this.ui.log.append(this.viewOf(turn).element);
@@ -192,6 +202,8 @@ export class Chat {
         : promptView(content, async (answer) => {
             // Notifications are shown, never waited on: nothing to send.
             if (content.input_type === 'notification') return null;
+            this.waiting.remove(message.id);
+            view.setWaiting(this.waiting.has(turn.id));
             this.socket?.send({
               type: 'user_interaction_message',
               id: crypto.randomUUID(),
@@ -206,6 +218,10 @@ export class Chat {
             return null;
           });
     this.prompts.set(message.id, { view: prompt, turn: turn.id });
+    if (content.input_type !== 'notification') {
+      this.waiting.add(message.id, turn.id);
+      view.setWaiting(true);
+    }
     view.prompts.append(prompt.element);
     prompt.element.scrollIntoView({ block: 'nearest' });
     // A new question takes keyboard focus unless the person is busy elsewhere (a notification only informs).
@@ -229,6 +245,8 @@ export class Chat {
       if (prompt.turn === turn.id && prompt.view.passed) {
         prompt.view.passed();
         this.prompts.delete(id);
+        this.waiting.remove(id);
+        this.viewOf(turn).setWaiting(this.waiting.has(turn.id));
       }
     }
   }
@@ -260,6 +278,8 @@ export class Chat {
         this.prompts.delete(id);
       }
     }
+    this.waiting.clear(turn.id);
+    this.viewOf(turn).setWaiting(false);
     this.viewOf(turn).refresh();
     this.updateControls();
     this.save();

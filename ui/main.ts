@@ -1,6 +1,7 @@
 import { Chat } from './chat';
 import { ConversationStore } from './conversations';
 import { h, icon, iconButton, on } from './dom';
+import { pageInfoOf } from './empty-state';
 import { Inbox } from './inbox';
 import { Settings } from './settings';
 
@@ -54,7 +55,16 @@ function start(): void {
       listChanged: () => renderList(),
     },
     body.websocketPath ? `${body.rootPath ?? ''}${body.websocketPath}` : null,
+    pageInfoOf(body),
   );
+
+  // On a phone the sidebar is a menu: the button opens it, choosing a conversation closes it.
+  const menu = $('menu');
+  const showMenu = (open: boolean) => {
+    document.querySelector('.layout')?.classList.toggle('menu-open', open);
+    menu.setAttribute('aria-expanded', String(open));
+  };
+  on(menu, 'click', () => showMenu(menu.getAttribute('aria-expanded') !== 'true'));
 
   const openConversation = (id: string) => {
     const url = new URL(location.href);
@@ -63,6 +73,7 @@ function start(): void {
     chat.open(id);
     renderList();
     show('chat');
+    showMenu(false);
   };
 
   function renderList(): void {

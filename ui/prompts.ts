@@ -87,6 +87,19 @@ export interface PromptView {
 }
 
 /**
+ * An answered prompt shrinks to one line, its question and the answer; the line opens the whole
+ * card again (its controls stay disabled) and closes it.
+ */
+function collapse(form: HTMLFormElement): void {
+  const toggle = h('button', { type: 'button', class: 'prompt-toggle', 'aria-expanded': 'false' }, 'Details');
+  form.append(toggle);
+  on(toggle, 'click', () => {
+    const open = form.classList.toggle('prompt-expanded');
+    toggle.setAttribute('aria-expanded', String(open));
+  });
+}
+
+/**
  * A prompt as a form: its controls by input type, a countdown from its timeout, and cancel when the
  * prompt allows it. `submit` delivers the answer and resolves to an error message to show, or null.
  */
@@ -122,6 +135,7 @@ export function promptView(
     timer.textContent = '';
     const record = h('p', { class: 'prompt-outcome' }, note);
     form.append(record);
+    if (kind === 'answered') collapse(form);
   };
 
   const send = async (answer: Answer) => {

@@ -25,6 +25,8 @@ export class TurnView {
   private readonly actions: HTMLElement;
   private readonly stepViews = new Map<string, { summary: HTMLElement; body: HTMLElement }>();
   private renderQueued = false;
+  /** Whether a prompt of this turn waits for the person (then the run waits for them, not the reverse). */
+  private waiting = false;
 
   constructor(
     readonly turn: Turn,
@@ -83,22 +85,37 @@ export class TurnView {
     this.renderStep(step);
   }
 
+  setWaiting(waiting: boolean): void {
+    if (waiting === this.waiting) return;
+    this.waiting = waiting;
+    this.refresh();
+  }
+
   /** Redraws what depends on the turn's status (error, state line, actions). */
   refresh(): void {
     const { turn } = this;
     this.renderAnswer();
-    this.error.hidden = !turn.error;
-    if (turn.error) {
+    // A stop is the person's own act, not a failure: it is said in the state line, not as an error.
+    const error = turn.status === 'stopped' ? undefined : turn.error;
+    this.error.hidden = !error;
+    if (error) {
       this.error.replaceChildren(
-        h('strong', {}, turn.status === 'stopped' ? 'Stopped' : 'Error'),
-        h('span', {}, `: ${turn.error.details || turn.error.message}`),
+        h('strong', {}, 'Error'),
+        h('span', {}, `: ${error.details || error.message}`),
       );
-      if (turn.error.message && turn.error.details) {
-        this.error.append(h('span', { class: 'error-type' }, ` (${turn.error.message})`));
+      if (error.message && error.details) {
+        this.error.append(h('span', { class: 'error-type' }, ` (${error.message})`));
       }
     }
-    this.state.textContent =
-      turn.status === 'running' ? 'Working…' : turn.status === 'stopped' && !turn.error ? 'Stopped' : '';
+    const waiting = turn.status === 'running' && this.waiting;
+    this.state.textContent = waiting
+      ? 'Waiting for you'
+      : turn.status === 'running'
+        ? 'Working…'
+        : turn.status === 'stopped'
+          ? 'Stopped'
+          : '';
+    this.state.classList.toggle('waiting', waiting);
     this.element.setAttribute('aria-busy', String(turn.status === 'running'));
     this.renderActions();
   }
@@ -211,8 +228,22 @@ export class TurnView {
       void send({ comment: comment.value }, () => {
         turn.commented = true;
         comment.value = '';
+        form.hidden = true;
+        open.setAttribute('aria-expanded', 'false');
       });
     });
-    return [up, down, form, note];
+    // The comment box stays out of the way until asked for: one small button beside the thumbs.
+    form.hidden = true;
+    const open = h(
+      'button',
+      { type: 'button', class: 'link-button', 'aria-expanded': 'false' },
+      'Add a comment',
+    );
+    on(open, 'click', () => {
+      form.hidden = !form.hidden;
+      open.setAttribute('aria-expanded', String(!form.hidden));
+      if (!form.hidden) comment.focus();
+    });
+    return [up, down, open, form, note];
   }
 }

@@ -1,17 +1,10 @@
-import { Injectable, Logger, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { Message } from '@ag-ui/core';
-import type { Request, Response } from 'express';
 import { AppError, ErrorCode } from '../core/errors/app-error';
-import { requestMetadata } from '../core/http/request-metadata';
-import { SseWriter } from '../core/http/sse-writer';
+import type { SseWriter } from '../core/http/sse-writer';
 import type { Identity } from '../core/identity/identity';
-import { RequestLog } from '../core/logging/request-log';
-import { activeOtelTraceId } from '../core/tracing/otel';
-import {
-  observabilityTrace,
-  TRACE_HEADER,
-  type ObservabilityTrace,
-} from '../core/tracing/observability-trace';
+import type { RequestMetadata } from '../core/request-metadata';
+import type { ObservabilityTrace } from '../core/tracing/observability-trace';
 import { ServerConfig } from '../config/server-config';
 import type { Execution } from '../executions/model/execution';
 import { ExecutionService } from '../executions/engine/execution.service';
@@ -31,6 +24,14 @@ type Following = Promise<{ stop?: Stop; lastSeq: number; handedOver?: boolean }>
 
 const ownerOf = (identity: Identity) => identity.userId ?? 'anonymous';
 
+/** What a run needs of its HTTP exchange: the request as a workflow sees it, its trace, its stream. */
+export interface RunExchange {
+  request: RequestMetadata;
+  trace: ObservabilityTrace;
+  /** Opens the SSE answer, naming the execution it follows (when there is one) to the client and logs. */
+  open(executionId?: string): SseWriter;
+}
+
 /**
  * One AG-UI run: checks the input against its thread (the interrupt contract rules), starts or
  * resumes the thread's execution on the shared ExecutionService, and streams what it does until it
@@ -46,7 +47,6 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
     private readonly executions: ExecutionService,
     private readonly threads: AguiThreads,
     private readonly config: ServerConfig,
-    @Optional() private readonly log?: RequestLog,
   ) {}
 
   onModuleInit(): void {
@@ -61,15 +61,12 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
     if (this.sweeper) clearInterval(this.sweeper);
   }
 
-  async run(identity: Identity, input: RunInput, req: Request, res: Response): Promise<void> {
+  async run(identity: Identity, input: RunInput, exchange: RunExchange): Promise<void> {
     const resuming = (input.resume?.length ?? 0) > 0;
     const owner = ownerOf(identity);
     const hold = await ThreadHold.take(this.threads, input.threadId, owner, this.logger, resuming);
-    const trace = observabilityTrace(req.headers, activeOtelTraceId);
-    res.setHeader(TRACE_HEADER, trace.traceId);
-    this.log?.assign(req, { userId: identity.userId, traceId: trace.traceId });
     if (!hold) {
-      const writer = this.open(res);
+      const writer = exchange.open();
       const renderer = this.renderer(input, '', writer);
       renderer.started();
       renderer.error('THREAD_BUSY', `A run is already streaming on thread ${input.threadId}`);
@@ -77,7 +74,7 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
       return;
     }
     try {
-      await this.runOn(hold, identity, input, req, res, trace);
+      await this.runOn(hold, identity, input, exchange);
     } finally {
       await hold.release();
     }
@@ -87,20 +84,14 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
     hold: ThreadHold,
     identity: Identity,
     input: RunInput,
-    req: Request,
-    res: Response,
-    trace: ObservabilityTrace,
+    exchange: RunExchange,
   ): Promise<void> {
     const { thread } = hold;
     const { plan, execution: current } = await this.plan(identity, thread, input);
     let out: { writer: SseWriter; renderer: RunRenderer; following?: Following } | undefined;
     // The stream opens (and follows the execution) before its workflow runs, so no event is merged or missed.
     const begin = (execution: Execution | undefined, afterSeq = 0) => {
-      if (execution) {
-        res.setHeader('X-Execution-Id', execution.id);
-        this.log?.assign(req, { executionId: execution.id });
-      }
-      const writer = this.open(res);
+      const writer = exchange.open(execution?.id);
       const renderer = this.renderer(input, execution?.id ?? '', writer);
       renderer.started();
       out = { writer, renderer };
@@ -109,8 +100,8 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
     if (plan.kind === 'start') {
       const agui = extrasOf(input);
       const started = await this.executions.start(this.workflowInput(input), identity, {
-        request: { ...requestMetadata(req), extras: { agui } },
-        trace,
+        request: { ...exchange.request, extras: { agui } },
+        trace: exchange.trace,
         interactive: true,
         face: { name: AGUI_FACE, options: { threadId: input.threadId } },
         streaming: true,
@@ -263,12 +254,6 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
       }, afterSeq);
       if (done) subscription.stop();
     });
-  }
-
-  private open(res: Response): SseWriter {
-    const writer = new SseWriter(res, this.config.frontEnd.sse_keepalive_seconds * 1000);
-    writer.open();
-    return writer;
   }
 
   private renderer(input: RunInput, executionId: string, writer: SseWriter): RunRenderer {

@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Optional, Post, Req, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBody,
@@ -11,8 +11,13 @@ import {
 } from '@nestjs/swagger';
 import type { AgentCapabilities } from '@ag-ui/core';
 import type { Request, Response } from 'express';
-import { AppError, ErrorCode } from '../core/errors/app-error';
+import { UnreadableBody, unreadableError } from '../core/validation/body.pipes';
+import { Streams } from '../core/http/streams.decorator';
+import { requestMetadata } from '../core/http/request-metadata';
+import { SseWriter } from '../core/http/sse-writer';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
+import { RequestLog } from '../core/logging/request-log';
+import { Traced, traceOf } from '../core/tracing/request-trace.interceptor';
 import type { Identity } from '../core/identity/identity';
 import { ServerConfig } from '../config/server-config';
 import { AguiRunService } from './agui-run.service';
@@ -20,24 +25,25 @@ import { capabilitiesOf } from './capabilities';
 import { RUN_AGENT_INPUT_DOC } from './openapi';
 import { parseRunInput } from './run-input';
 
-type RequestWithBody = Request & {
-  bodyError?: { type?: string; status?: number; message: string; setting?: string };
-};
-
 /** The AG-UI face: `POST` runs an agent (SSE), `GET capabilities` says what it supports. */
 @ApiTags('AG-UI')
 @Controller()
 export class AguiController {
   private readonly capabilities: AgentCapabilities;
+  private readonly keepAliveMs: number;
 
   constructor(
     private readonly runs: AguiRunService,
     config: ServerConfig,
+    @Optional() private readonly log?: RequestLog,
   ) {
     this.capabilities = capabilitiesOf(config.app);
+    this.keepAliveMs = config.frontEnd.sse_keepalive_seconds * 1000;
   }
 
   @Post()
+  @Streams()
+  @Traced()
   @HttpCode(200)
   @ApiOperation({
     summary: 'Run the workflow as an AG-UI agent (RunAgentInput in, AG-UI events out as SSE)',
@@ -54,35 +60,39 @@ export class AguiController {
   @ApiBadRequestResponse({ description: 'Not a valid RunAgentInput (`issues` says why)' })
   @ApiUnsupportedMediaTypeResponse({ description: 'The body is not JSON' })
   @ApiNotFoundResponse({ description: 'The thread belongs to another identity' })
-  async run(
-    @CurrentIdentity() identity: Identity,
-    @Req() req: RequestWithBody,
-    @Res() res: Response,
-  ): Promise<void> {
+  async run(@CurrentIdentity() identity: Identity, @Req() req: Request, @Res() res: Response): Promise<void> {
     if (!req.is(['application/json', 'application/*+json'])) {
       res
         .status(415)
         .json({ error: 'unsupported_media_type', message: 'Send the RunAgentInput as application/json' });
       return;
     }
-    const err = req.bodyError;
-    if (err && (err.type === 'entity.too.large' || err.status === 413)) {
-      const setting = `general.front_end.${err.setting ?? 'max_stream_body_bytes'}`;
-      throw new AppError(
-        ErrorCode.PayloadTooLarge,
-        `Request body is larger than the limit (${err.message}; ${setting})`,
-      );
-    }
-    const parsed = err
-      ? { issues: [{ path: '', message: `JSON decode error: ${err.message}` }] }
-      : parseRunInput(req.body);
+    const body: unknown = req.body;
+    // A body too large is a 413 as on every face; one that is not JSON is this face's 400.
+    if (body instanceof UnreadableBody && body.tooLarge) throw unreadableError(body);
+    const parsed =
+      body instanceof UnreadableBody
+        ? { issues: [{ path: '', message: `JSON decode error: ${body.message}` }] }
+        : parseRunInput(body);
     if ('issues' in parsed) {
       res
         .status(400)
         .json({ error: 'invalid_run_agent_input', message: 'Invalid RunAgentInput', issues: parsed.issues });
       return;
     }
-    await this.runs.run(identity, parsed.input, req, res);
+    await this.runs.run(identity, parsed.input, {
+      request: requestMetadata(req),
+      trace: traceOf(req),
+      open: (executionId) => {
+        if (executionId !== undefined) {
+          res.setHeader('X-Execution-Id', executionId);
+          this.log?.assign(req, { executionId });
+        }
+        const writer = new SseWriter(res, this.keepAliveMs);
+        writer.open();
+        return writer;
+      },
+    });
   }
 
   @Get('capabilities')

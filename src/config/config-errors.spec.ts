@@ -76,7 +76,7 @@ workflow:
   it('names the known types for an unknown workflow _type', () => {
     const problem = problemAt(errorOf('workflow:\n  _type: rewoo_agent\n'), 'workflow._type');
     expect(problem.message).toBe(
-      'unknown _type "rewoo_agent"; known types: ask_confirmation, ask_question, calculator, current_datetime, echo, http_request, per_user_counter, react_agent, scripted, tool_calling_agent',
+      'unknown _type "rewoo_agent"; known types: ask_confirmation, ask_question, calculator, current_datetime, current_timezone, echo, http_request, per_user_counter, per_user_react_agent, react_agent, scripted, tool_calling_agent',
     );
     expect(problem.line).toBe(2);
   });

@@ -204,13 +204,12 @@ workflow:
     expect(settings.general.front_end.disable_legacy_routes).toBe(true);
   });
 
-  it('reports an unset variable without a default, naming it and the YAML path', () => {
-    const err = errorOf(yaml);
-    const problem = problemAt(err, 'workflow.description');
-    expect(problem.message).toContain('TEAM');
-    expect(problem.message).toMatch(/not set/);
-    expect(problem.line).toBe(10);
-    expect(err.message).toContain('app.yml:10: workflow.description:');
+  it('reads an unset variable without a default as "" (as NAT does), with a warning naming it and its line', () => {
+    const { workflow, warnings } = parse(yaml);
+    expect(workflow.description).toBe('Echo for ');
+    expect(warnings).toEqual([
+      'app.yml:10: workflow.description: environment variable TEAM is not set and has no default (${TEAM:-default}); it reads as ""',
+    ]);
   });
 
   it('reports a non-numeric value substituted into a number', () => {

@@ -1,25 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { validatePlain } from '../core/validation/validation-issues';
-import {
-  GROUP_SEPARATOR,
-  type BuildContext,
-  type BuiltFunction,
-  type BuiltFunctionGroup,
-  type ConfigReference,
-} from '../runtime/function-type';
+import type { BuildContext, BuiltFunction, BuiltFunctionGroup } from '../runtime/function-type';
 import { OutboundPolicy } from '../core/outbound/outbound-policy';
 import { SandboxConfig } from '../core/workers/sandbox.config';
 import type { FunctionRegistry } from '../runtime/function-registry';
 import type { LlmClient } from '../runtime/llm/llm-client';
 import { buildLlm } from '../runtime/llm/llm-builder';
-import { AUTH_PROVIDER_TYPES, OAuth2AuthCodeFlowConfig } from './authentication.schema';
 import { ConfigFile } from './config.schema';
 import { checkEvalSection, type CheckedEval } from './eval.schema';
 import { applyOverrides, type ConfigOverride } from './config-overrides';
 import { interpolate } from './env-interpolation';
-import { applyNatFields } from './nat-compat';
+import { withBase } from './config-base';
+import { applyNatFields, takeNatSections } from './nat-compat';
 import { buildGroup } from './function-groups';
+import { checkAuthProvider, referenceProblems } from './component-references';
+import { takeNatFields } from '../runtime/nat-fields';
 
 export type { ConfigOverride } from './config-overrides';
 
@@ -60,6 +56,8 @@ export interface AppConfig {
   llms: Map<string, LlmClient>;
   /** Fields that configure nothing here, one line each: `file:line: path: ignored: why`. */
   warnings: string[];
+  /** The YAML path of each warning, in the same order. */
+  warningPaths: string[];
   /** The `eval` section, when the file has one. */
   eval?: CheckedEval;
 }
@@ -108,12 +106,23 @@ export function parseConfig(
     );
   }
   const found: { loc: Loc; message: string }[] = [];
+  /** NAT fields accepted and ignored, reported once as warnings. */
+  const ignored: { loc: Loc; message: string }[] = [];
   try {
     applyOverrides(doc, overrides);
   } catch (err) {
     throw new ConfigError(file, [{ path: '', message: `--override: ${(err as Error).message}` }]);
   }
-  const plain = interpolate(doc.toJS() ?? {}, env, [], found);
+  // NAT reads an unset `${VAR}` without a default as "": so does the server, with a warning.
+  const unset: { loc: Loc; message: string }[] = [];
+  let merged: unknown;
+  try {
+    merged = withBase(doc.toJS() ?? {}, file);
+  } catch (err) {
+    throw new ConfigError(file, [{ path: 'base', message: (err as Error).message.replace(/^base: /, '') }]);
+  }
+  const natSections = takeNatSections(interpolate(merged, env, [], unset));
+  const plain = natSections.plain;
 
   const top = validatePlain(ConfigFile, plain, [], { forbidUnknown: true });
   if (!top.ok) found.push(...top.issues.map((i) => ({ loc: i.loc, message: i.msg })));
@@ -138,8 +147,10 @@ export function parseConfig(
         checkAuthProvider(['authentication', name], entry, found);
       } else {
         const built = buildLlm(name, entry, env);
-        if ('llm' in built) llms.set(name, built.llm);
-        else
+        if ('llm' in built) {
+          llms.set(name, built.llm);
+          for (const n of built.notes) ignored.push({ loc: ['llms', name, ...n.loc], message: n.message });
+        } else
           found.push(...built.problems.map((p) => ({ loc: ['llms', name, ...p.loc], message: p.message })));
       }
     }
@@ -169,7 +180,9 @@ export function parseConfig(
       return undefined;
     }
     // `per_user` is the server's business, valid on any component.
-    const { per_user: perUser, ...settings } = component as Record<string, unknown>;
+    const { per_user: perUser, ...given } = component as Record<string, unknown>;
+    const { settings, notes } = takeNatFields(given, type.natFields);
+    for (const n of notes) ignored.push({ loc: [...loc, ...n.loc], message: n.message });
     if (perUser !== undefined && typeof perUser !== 'boolean') {
       found.push({ loc: [...loc, 'per_user'], message: 'Input should be a valid boolean' });
     }
@@ -188,10 +201,10 @@ export function parseConfig(
     const unbuilt = references.some((r) => r.section === 'llms' && !llms.has(r.name));
     if (problems.length || unbuilt) return undefined;
     const make = () => type.build(checked.value, context(name));
-    return { fn: make(), make, perUser: perUser === true };
+    return { fn: make(), make, perUser: perUser === true || type.perUser === true };
   };
   for (const [name, component] of Object.entries(entriesOf('function_groups'))) {
-    const group = buildGroup(['function_groups', name], component, registry, context(name), found);
+    const group = buildGroup(['function_groups', name], component, registry, context(name), found, ignored);
     if (group) groups.set(name, group);
   }
   const declared = isMapping(sections.functions) ? sections.functions : {};
@@ -213,7 +226,13 @@ export function parseConfig(
   }
   const evaluation =
     sections.eval === undefined ? undefined : checkEvalSection(sections.eval, Object.keys(entriesOf('llms')));
-  found.push(...(evaluation?.problems ?? []));
+  // The eval section never stops serve (NAT's own evaluators are mostly Python): what it cannot use
+  // is a warning, and /evaluate/item offers no evaluator from a section with problems.
+  ignored.push(...(evaluation?.ignored ?? []));
+  const evalWarnings = (evaluation?.problems ?? []).map((p) => ({
+    ...p,
+    message: `${p.message}; the eval section's evaluators are not offered`,
+  }));
   // A missing or non-mapping workflow is already reported by the top-level check.
   if (top.ok || isMapping(sections.workflow)) workflow = build(['workflow'], 'workflow', sections.workflow);
 
@@ -223,6 +242,14 @@ export function parseConfig(
       found.map((p) => ({ path: formatPath(p.loc), message: p.message, line: lineOf(doc, counter, p.loc) })),
     );
   }
+  const warnings = [
+    ...unset.map((w) => ({ ...w, message: `${w.message}; it reads as ""` })),
+    ...evalWarnings,
+    ...[...natSections.warnings, ...nat.warnings, ...ignored].map((w) => ({
+      ...w,
+      message: `ignored: ${w.message}`,
+    })),
+  ];
   return {
     file,
     settings: top.value,
@@ -233,80 +260,12 @@ export function parseConfig(
     groups,
     llms,
     eval: evaluation?.eval,
-    warnings: nat.warnings.map((w) => {
+    warnings: warnings.map((w) => {
       const line = lineOf(doc, counter, w.loc);
-      return `${file}${line ? `:${line}` : ''}: ${formatPath(w.loc)}: ignored: ${w.message}`;
+      return `${file}${line ? `:${line}` : ''}: ${formatPath(w.loc)}: ${w.message}`;
     }),
+    warningPaths: warnings.map((w) => formatPath(w.loc)),
   };
-}
-
-/**
- * References to entries the file does not declare (or a function naming itself as its own tool). A
- * tool may also be a whole function group or one of its tools, `<group>__<tool>`; whether that tool
- * exists is known once the group has connected.
- */
-function referenceProblems(
-  references: ConfigReference[],
-  self: string,
-  entriesOf: (section: string) => Record<string, unknown>,
-  registry: FunctionRegistry,
-): { loc: Loc; message: string }[] {
-  const groups = Object.keys(entriesOf('function_groups'));
-  return references.flatMap(({ loc, section, name }) => {
-    if (section === 'functions' && name === self) {
-      return [{ loc, message: `"${name}" cannot be its own tool` }];
-    }
-    const known = Object.keys(entriesOf(section));
-    if (known.includes(name)) return [];
-    if (section === 'functions') {
-      const group = name.includes(GROUP_SEPARATOR) ? name.slice(0, name.indexOf(GROUP_SEPARATOR)) : name;
-      if (groups.includes(group)) return [];
-      if (registry.getGroup(name)) {
-        return [
-          {
-            loc,
-            message: `"${name}" is a function group type: declare it under function_groups and name that entry`,
-          },
-        ];
-      }
-      if (groups.length) {
-        const listed = [
-          known.length ? `functions: ${known.join(', ')}` : '',
-          `function_groups: ${groups.join(', ')}`,
-        ];
-        return [
-          {
-            loc,
-            message: `no entry "${name}" in functions or function_groups; ${listed.filter(Boolean).join('; ')}`,
-          },
-        ];
-      }
-    }
-    const listed = known.length ? `; ${section}: ${known.join(', ')}` : `, and ${section}: declares none`;
-    return [{ loc, message: `no entry "${name}" in ${section}${listed}` }];
-  });
-}
-
-function checkAuthProvider(loc: Loc, entry: Record<string, unknown>, found: { loc: Loc; message: string }[]) {
-  if (!AUTH_PROVIDER_TYPES.includes(String(entry._type))) {
-    found.push({
-      loc: [...loc, '_type'],
-      message: `unknown _type "${String(entry._type)}"; known types: ${AUTH_PROVIDER_TYPES.join(', ')}`,
-    });
-    return;
-  }
-  const checked = validatePlain(OAuth2AuthCodeFlowConfig, entry, loc, { forbidUnknown: true });
-  if (!checked.ok) found.push(...checked.issues.map((i) => ({ loc: i.loc, message: i.msg })));
-  else if (
-    checked.value.token_endpoint_auth_method &&
-    checked.value.token_endpoint_auth_method !== 'none' &&
-    !checked.value.client_secret
-  ) {
-    found.push({
-      loc: [...loc, 'client_secret'],
-      message: `${checked.value.token_endpoint_auth_method} needs a client_secret`,
-    });
-  }
 }
 
 export function loadConfig(

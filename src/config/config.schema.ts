@@ -27,6 +27,8 @@ import { IsHostPatterns } from '../core/http/known-hosts';
 import { STEP_ADAPTOR_MODES, type StepAdaptorMode } from '../runtime/step-adaptor';
 import { OutboundConfig } from './outbound.schema';
 import { AsyncConfig, EvaluationConfig } from './async.schema';
+import { PageConfig } from './page.schema';
+import { McpServerConfig } from './mcp-server.schema';
 
 const nullable = (o: object, key: string) => (o as Record<string, unknown>)[key] !== null;
 // The type check sits nearest the field so a wrong type is reported as such, not as out of range
@@ -98,6 +100,7 @@ export class FrontEndConfig extends NatFrontEndFields {
   @IfPresent() @IsString() @IsRoutePath() oauth2_callback_path = '/auth/redirect';
   /** Where the built-in page (chat, prompts, approvals inbox) is served; null turns it off. */
   @ValidateIf((o: object) => nullable(o, 'ui_path')) @IsString() @IsRoutePath() ui_path: string | null = '/';
+  @IfPresent() @ValidateNested() @Type(() => PageConfig) ui = new PageConfig();
   @IfPresent() @ValidateNested() @Type(() => CorsConfig) cors = new CorsConfig();
   @IfPresent() @Min(1) @IsInt() max_body_bytes = 10 * 1024 * 1024;
   /** The body limit of streaming routes (`/stream`, `/full`, streamed chat completions). */
@@ -135,10 +138,28 @@ export class FrontEndConfig extends NatFrontEndFields {
   @IsString()
   @IsRoutePath()
   ag_ui_path: string | null = '/v1/ag-ui';
+  /** The A2A face's JSON-RPC endpoint (and the agent card at `/.well-known/agent-card.json`); null removes both. */
+  @ValidateIf((o: object) => nullable(o, 'a2a_path'))
+  @IsString()
+  @IsRoutePath()
+  a2a_path: string | null = '/a2a';
   /** AG-UI threads one identity may hold at once; the least recently used idle one goes first. */
   @IfPresent() @Min(1) @IsInt() ag_ui_max_threads_per_user = 1000;
   /** Seconds an AG-UI thread is remembered after its last run (its pending interrupts with it). */
   @IfPresent() @Min(1) @IsInt() ag_ui_thread_ttl_seconds = 3600;
+  /** OpenAI's Responses API (`POST`, `GET/DELETE …/{id}`, `…/input_items`, `…/cancel`); null removes it. */
+  @ValidateIf((o: object) => nullable(o, 'responses_path'))
+  @IsString()
+  @IsRoutePath()
+  responses_path: string | null = '/v1/responses';
+  /** Seconds a stored response stays retrievable (and continuable with `previous_response_id`). */
+  @IfPresent() @Min(1) @IsInt() responses_ttl_seconds = 7 * 24 * 3600;
+  /** The MCP server face (Streamable HTTP: `POST`, `GET`, `DELETE`); null removes it. */
+  @ValidateIf((o: object) => nullable(o, 'mcp_path'))
+  @IsString()
+  @IsRoutePath()
+  mcp_path: string | null = '/mcp';
+  @IfPresent() @ValidateNested() @Type(() => McpServerConfig) mcp = new McpServerConfig();
 }
 
 /** What happens to each feedback besides being stored. */

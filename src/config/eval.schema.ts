@@ -17,6 +17,7 @@ import {
 import { IfPresent } from '../core/validation/if-present.decorator';
 import { validatePlain } from '../core/validation/validation-issues';
 import { INTERMEDIATE_STEP_TYPES, type IntermediateStepType } from '../runtime/intermediate-step';
+import { takeNatFields, takeNatPaths, type NatFields } from '../runtime/nat-fields';
 
 /*
  * The `eval` section, in NeMo Agent Toolkit's layout (`eval.general.dataset`, `eval.evaluators`). In the
@@ -165,6 +166,39 @@ export interface CheckedEval {
   evaluators: Map<string, EvaluatorConfig>;
 }
 
+const NOT_HERE = 'not used by Interlude';
+const PROFILER =
+  "NAT's profiler does not run here; workflow_output.json carries each item's intermediate steps";
+
+/** NAT's `eval.general` members that configure nothing here. */
+const EVAL_NAT_PATHS: Record<string, string> = {
+  'general.profiler': PROFILER,
+  'general.verbose': 'evaluation progress is the job status (GET /evaluate/job/{id})',
+  'general.validate_llm_endpoints': 'LLM endpoints are reached when the first item runs',
+  'general.per_input_user_id': 'every item runs as the caller of /evaluate',
+  'general.output.write_atif_workflow_output':
+    "workflow_output.json is written in NAT's intermediate-step format only",
+  'general.output.job_management': 'jobs are kept and evicted as general.async says',
+  'general.output.remote_dir': "results are written under the job's folder only (no S3 upload)",
+  'general.output.s3': "results are written under the job's folder only (no S3 upload)",
+  'general.output.custom_scripts': 'Python scripts do not run here',
+  'general.output.custom_pre_eval_process_function': 'Python functions do not run here',
+  'general.dataset.filter': 'every item of the dataset runs',
+  'general.dataset.structure.disable': NOT_HERE,
+  'general.dataset.s3': 'datasets are read from a file beside the evaluation file',
+  'general.dataset.remote_file_path': 'datasets are read from a file beside the evaluation file',
+  'general.dataset.function': 'Python functions do not run here',
+  'general.dataset.kwargs': 'Python functions do not run here',
+};
+
+/** NAT's trajectory evaluator asks a model; Interlude's compares the tools called. */
+const TRAJECTORY_NAT_FIELDS: NatFields = {
+  ignored: {
+    llm_name: 'the trajectory evaluator compares the tools called with the expected ones, without a model',
+    enable_atif_evaluator: 'the trajectory evaluator reads intermediate steps',
+  },
+};
+
 /** Evaluator names become file names (`<name>_output.json`). */
 const EVALUATOR_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
@@ -176,8 +210,16 @@ export function checkEvalSection(
   raw: unknown,
   llmNames: string[],
   loc: Loc = ['eval'],
-): { eval?: CheckedEval; problems: { loc: Loc; message: string }[] } {
+): {
+  eval?: CheckedEval;
+  problems: { loc: Loc; message: string }[];
+  /** NAT fields accepted and ignored (not in an evaluation file's report: it has its own warnings). */
+  ignored?: { loc: Loc; message: string }[];
+} {
   const problems: { loc: Loc; message: string }[] = [];
+  const natPaths = takeNatPaths(raw, EVAL_NAT_PATHS);
+  const ignored = natPaths.notes.map((n) => ({ loc: [...loc, ...n.loc], message: n.message }));
+  raw = natPaths.settings;
   const top = validatePlain(EvalSection, raw, loc, { forbidUnknown: true });
   if (!top.ok) problems.push(...top.issues.map((i) => ({ loc: i.loc, message: i.msg })));
   // The evaluators are checked even when the general settings have problems: every problem at once.
@@ -209,7 +251,12 @@ export function checkEvalSection(
       });
       continue;
     }
-    const checked = validatePlain(schema, entry, at, { forbidUnknown: true });
+    const nat = takeNatFields(
+      entry as Record<string, unknown>,
+      type === 'trajectory' ? TRAJECTORY_NAT_FIELDS : undefined,
+    );
+    ignored.push(...nat.notes.map((n) => ({ loc: [...at, ...n.loc], message: n.message })));
+    const checked = validatePlain(schema, nat.settings, at, { forbidUnknown: true });
     if (!checked.ok) {
       problems.push(...checked.issues.map((i) => ({ loc: i.loc, message: i.msg })));
       continue;
@@ -229,8 +276,8 @@ export function checkEvalSection(
     }
     evaluators.set(name, config);
   }
-  if (problems.length > 0 || !top.ok) return { problems };
-  return { eval: { general: top.value.general, evaluators }, problems };
+  if (problems.length > 0 || !top.ok) return { problems, ignored };
+  return { eval: { general: top.value.general, evaluators }, problems, ignored };
 }
 
 function regexProblem(config: RegexConfig): { field: string; message: string } | undefined {

@@ -1,6 +1,7 @@
 import { validatePlain } from '../core/validation/validation-issues';
 import type { BuildContext, BuiltFunctionGroup } from '../runtime/function-type';
 import type { FunctionRegistry } from '../runtime/function-registry';
+import { takeNatFields } from '../runtime/nat-fields';
 import type { AppConfig, Loc } from './config.loader';
 
 /** A `function_groups:` entry, validated and built but not connected (see `connectGroups`). */
@@ -10,6 +11,7 @@ export function buildGroup(
   registry: FunctionRegistry,
   context: BuildContext,
   found: { loc: Loc; message: string }[],
+  ignored: { loc: Loc; message: string }[],
 ): BuiltFunctionGroup | undefined {
   const typeName = (component as { _type?: unknown } | null)?._type;
   if (component === null || typeof component !== 'object' || typeof typeName !== 'string') {
@@ -24,7 +26,9 @@ export function buildGroup(
     });
     return undefined;
   }
-  const checked = validatePlain(type.config, component, loc, { forbidUnknown: true });
+  const { settings, notes } = takeNatFields(component as Record<string, unknown>, type.natFields);
+  for (const n of notes) ignored.push({ loc: [...loc, ...n.loc], message: n.message });
+  const checked = validatePlain(type.config, settings, loc, { forbidUnknown: true });
   if (!checked.ok) {
     found.push(...checked.issues.map((i) => ({ loc: i.loc, message: i.msg })));
     return undefined;

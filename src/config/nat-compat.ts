@@ -1,3 +1,4 @@
+import { takeNatPaths } from '../runtime/nat-fields';
 import type { ConfigFile } from './config.schema';
 
 type Loc = (string | number)[];
@@ -40,6 +41,53 @@ const TELEMETRY: Record<string, string> = {
   logging: 'logging is set with LOG_LEVEL',
   tracing: 'traces are exported over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set',
 };
+
+/** NAT's top-level sections (and general members) that configure nothing here, and why. */
+const IGNORED_SECTIONS: Record<string, string> = {
+  'general.telemetry.enabled': 'traces are exported over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set',
+  optimizer: "NAT's optimizer (`nat optimize`) does not run here",
+  ttc_strategies: "NAT's test-time compute strategies do not run here",
+  object_stores: 'object stores are Python components; serve the functions that use them over MCP',
+  middleware:
+    "NAT's function middleware does not run here (ask_confirmation asks a person before a step instead)",
+  trainers: 'finetuning (`nat finetune`) does not run here',
+  trainer_adapters: 'finetuning (`nat finetune`) does not run here',
+  trajectory_builders: 'finetuning (`nat finetune`) does not run here',
+  finetuning: 'finetuning (`nat finetune`) does not run here',
+};
+
+/** NAT front ends other than FastAPI: Interlude serves all its faces on one HTTP server instead. */
+const OTHER_FRONT_ENDS: Record<string, string> = {
+  mcp: 'tools are served over MCP at /mcp on the HTTP server (docs/from-nemo-agent-toolkit.md)',
+  fastmcp: 'tools are served over MCP at /mcp on the HTTP server (docs/from-nemo-agent-toolkit.md)',
+  a2a: 'the workflow is served over A2A by the HTTP server (docs/from-nemo-agent-toolkit.md)',
+  console: '`interlude run --input TEXT` runs the workflow once from a terminal',
+  a365: 'Microsoft Agent 365 is not served; the workflow is served over HTTP',
+};
+
+/**
+ * Before validation: NAT sections that configure nothing here leave the file with a warning each, and
+ * a front end NAT has but Interlude serves differently becomes the HTTP front end (host and port kept).
+ */
+export function takeNatSections(plain: unknown): { plain: unknown; warnings: ConfigNote[] } {
+  const { settings, notes } = takeNatPaths(plain, IGNORED_SECTIONS);
+  const warnings: ConfigNote[] = [...notes];
+  const general = mapping(mapping(settings).general);
+  const frontEnd = mapping(general.front_end);
+  const type = frontEnd._type;
+  if (typeof type === 'string' && Object.hasOwn(OTHER_FRONT_ENDS, type)) {
+    const { host, port } = frontEnd;
+    general.front_end = { ...(host !== undefined && { host }), ...(port !== undefined && { port }) };
+    const dropped = Object.keys(frontEnd).filter((k) => !['_type', 'host', 'port'].includes(k));
+    warnings.push({
+      loc: ['general', 'front_end', '_type'],
+      message:
+        `NAT's "${type}" front end: ${OTHER_FRONT_ENDS[type]}` +
+        (dropped.length ? `; its fields ${dropped.join(', ')} are not used` : ''),
+    });
+  }
+  return { plain: settings, warnings };
+}
 
 const mapping = (v: unknown): Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};

@@ -7,35 +7,42 @@ import {
   type MiddlewareConsumer,
   type NestModule,
 } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
-import type { RequestHandler } from 'express';
+import { APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ConnectionCount } from './connection-count';
+import { composeMiddleware } from './http/compose-middleware';
 import { httpPipeline, HttpSettings } from './http/http-pipeline';
-import { RequestPipeline } from './http/request-pipeline';
 import { ALL_ROUTES } from './http/route-paths';
+import { RouteTable } from './http/route-table';
 import { IdentityGuard } from './identity/identity.guard';
-import { identityMiddleware } from './identity/identity.middleware';
 import { IdentityResolver } from './identity/identity.resolver';
+import { JsonBodyPipe } from './validation/body.pipes';
+import { ExecutionSpanEnds } from './tracing/execution-span-ends';
 
 /**
- * Who is asking (for every HTTP route and the socket handshake), the open-connection count, and the
- * middleware of the HTTP server (headers, CORS, body, proxies, stream caps, then identity), mounted
- * with every other module's as one, through RequestPipeline.
+ * Who is asking (IdentityGuard, for every HTTP route; the gateway's handshake uses the same
+ * resolver), the open-connection count, the route table, the middleware of the HTTP server
+ * (headers, Host check, CORS, body, proxies, stream caps), and the event bus the lifecycle events
+ * (core/events) travel on, for the server and the job worker alike.
  */
 @Global()
 @Module({
+  // No wildcards: an emit is then one map lookup and the listeners' calls (the engine emits per request).
+  imports: [EventEmitterModule.forRoot({ wildcard: false })],
   providers: [
     IdentityResolver,
     ConnectionCount,
+    RouteTable,
     { provide: APP_GUARD, useClass: IdentityGuard },
-    RequestPipeline,
+    { provide: APP_PIPE, useClass: JsonBodyPipe },
+    ExecutionSpanEnds,
   ],
-  exports: [IdentityResolver, ConnectionCount, RequestPipeline],
+  exports: [IdentityResolver, ConnectionCount, RouteTable],
 })
 export class CoreModule implements NestModule {
   /**
-   * With the HTTP settings from config: the whole pipeline, and the settings for the WebSocket face
-   * (Host check, origins, proxies). Without (`CoreModule`): identity only.
+   * With the HTTP settings from config: the middleware, and the settings for the WebSocket face
+   * (Host check, origins, proxies). Without (`CoreModule`): identity and the route table only.
    */
   static forRoot(http: HttpSettings): DynamicModule {
     return {
@@ -46,17 +53,16 @@ export class CoreModule implements NestModule {
   }
 
   constructor(
-    resolver: IdentityResolver,
-    private readonly pipeline: RequestPipeline,
-    @Optional() http?: HttpSettings,
+    private readonly routes: RouteTable,
+    @Optional() private readonly http?: HttpSettings,
   ) {
-    pipeline.use('core', ...(http ? httpPipeline(http) : []), identityMiddleware(resolver) as RequestHandler);
     const warning = http?.hosts.startupWarning;
     if (warning) new Logger('HTTP').warn(warning);
   }
 
-  /** Every module's middleware (RequestPipeline), mounted as one. */
+  /** The middleware as one (one Express layer and one Nest wrapper per request, not six). */
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(this.pipeline.handle).forRoutes(ALL_ROUTES);
+    if (!this.http) return;
+    consumer.apply(composeMiddleware(httpPipeline(this.http, this.routes))).forRoutes(ALL_ROUTES);
   }
 }

@@ -33,15 +33,41 @@ function sqliteDialect(file: string): Dialect {
   return new SqliteDialect({ database: db });
 }
 
-function postgresDialect(connectionString: string, schema: string | undefined): Dialect {
+/** How long a query waits for a connection before it fails (then 503): a pool never waits for ever. */
+const POSTGRES_CONNECT_TIMEOUT_MS = 5000;
+
+function postgresDialect(connectionString: string, schema: string | undefined, where: string): Dialect {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const pg = require('pg') as { Pool: typeof Pool };
   const pool = new pg.Pool({
     connectionString,
+    connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS,
     // Every connection resolves unqualified table names in our schema only.
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
+  watchOutages(pool, where);
   return new OwnSchemaPostgresDialect({ pool });
+}
+
+/**
+ * An idle connection the server closes (restart, fail-over, network) is an `error` on the pool, which
+ * would end the process if nobody listened. The pool drops that connection and opens new ones on
+ * demand: one line says PostgreSQL went away, one that it is back (the next connection that opens).
+ */
+function watchOutages(pool: Pool, where: string): void {
+  let down = false;
+  pool.on('error', (err) => {
+    if (down) return;
+    down = true;
+    Database.logger.warn(
+      `${where}: connection lost (${err.message}); requests that need it answer 503 until it is back`,
+    );
+  });
+  pool.on('connect', () => {
+    if (!down) return;
+    down = false;
+    Database.logger.log(`${where}: reachable again`);
+  });
 }
 
 /**
@@ -49,7 +75,7 @@ function postgresDialect(connectionString: string, schema: string | undefined): 
  * Opened, and migrated to the latest schema, at start-up; closed on shutdown by DatabaseModule.
  */
 export class Database {
-  private static readonly logger = new Logger('Database');
+  static readonly logger = new Logger('Database');
 
   private constructor(
     readonly db: Kysely<Tables>,
@@ -63,7 +89,7 @@ export class Database {
       const dialect =
         target.dialect === 'sqlite'
           ? sqliteDialect(target.file)
-          : postgresDialect(target.connectionString, target.schema);
+          : postgresDialect(target.connectionString, target.schema, redactDatabaseUrl(url));
       db = new Kysely<Tables>({ dialect });
       const database = new Database(db, target.dialect);
       const throwaway = target.dialect === 'sqlite' && target.file === SQLITE_MEMORY;

@@ -10,6 +10,7 @@ import * as aguiThreads from './migrations/0007-agui-threads';
 import * as traceOwnerCreated from './migrations/0008-trace-owner-created';
 import * as feedbackByUser from './migrations/0009-feedback-by-user';
 import * as aguiThreadOwnerKey from './migrations/0010-agui-thread-owner-key';
+import * as responses from './migrations/0011-responses';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: DatabaseDialect): Promise<void>;
@@ -28,6 +29,7 @@ const MIGRATIONS: [string, DialectMigration][] = [
   ['0008-trace-owner-created', traceOwnerCreated],
   ['0009-feedback-by-user', feedbackByUser],
   ['0010-agui-thread-owner-key', aguiThreadOwnerKey],
+  ['0011-responses', responses],
 ];
 
 /** The migrations compiled into the server, so no migrations folder has to ship beside it. */

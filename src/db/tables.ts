@@ -118,6 +118,14 @@ export interface AguiThreadTable {
   thread: ColumnType<unknown, string, string>;
 }
 
+/** A stored OpenAI response of `general.executions.store: postgres`; `response` is the whole StoredResponse. */
+export interface ResponseTable {
+  id: string;
+  owner_id: string | null;
+  expires_at: BigIntColumn;
+  response: ColumnType<unknown, string, string>;
+}
+
 /** Every table, as Kysely sees them. Migrations in ./migrations create them. */
 export interface Tables {
   feedback: FeedbackTable;
@@ -128,6 +136,7 @@ export interface Tables {
   pending_oauth_flow: PendingOAuthFlowTable;
   oauth_token: OAuthTokenTable;
   agui_thread: AguiThreadTable;
+  response: ResponseTable;
 }
 
 export function isoTimestamp(value: Date | string): string {

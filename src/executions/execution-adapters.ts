@@ -1,4 +1,5 @@
 import type { Provider } from '@nestjs/common';
+import { EventEmitterReadinessWatcher } from '@nestjs/event-emitter';
 import { pickAdapter } from '../core/adapters';
 import { ServerConfig } from '../config/server-config';
 import { BackingRedis } from '../redis/backing-redis';
@@ -72,8 +73,13 @@ export const executionAdapters: Provider[] = [
   {
     // Durable waits: only with the shared store (one process has no replica to hand a run to).
     provide: DurableRuns,
-    inject: [ServerConfig, Database, BackingRedis],
-    useFactory: (config: ServerConfig, database: Database, redis: BackingRedis) =>
+    inject: [ServerConfig, Database, BackingRedis, EventEmitterReadinessWatcher],
+    useFactory: (
+      config: ServerConfig,
+      database: Database,
+      redis: BackingRedis,
+      events: EventEmitterReadinessWatcher,
+    ) =>
       pickAdapter<DurableRuns | null>(STORE, config.general.executions.store, {
         memory: () => null,
         postgres: () => {
@@ -84,6 +90,7 @@ export const executionAdapters: Provider[] = [
             new PostgresExecutionClaims(db),
             (replica) => new ReplicaLiveness(redis, replica, leaseMs),
             leaseMs,
+            events.waitUntilReady(),
           );
         },
       }),

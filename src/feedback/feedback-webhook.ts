@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
 import { ServerConfig } from '../config/server-config';
 import { OutboundPolicy } from '../core/outbound/outbound-policy';
 import { outboundRequest } from '../core/outbound/outbound-request';
 import { webhookHeaders } from '../core/outbound/webhook-signature';
+import { FeedbackRecorded } from './feedback-recorded';
 import type { FeedbackItem } from './feedback.service';
 
 /**
- * Forwards each feedback (with its sender's `user_id`) to `general.feedback.webhook_url`, with
+ * Forwards each feedback recorded (with its sender's `user_id`) to `general.feedback.webhook_url`, with
  * Standard Webhooks headers, signed when `webhook_secret` is set. Fire and forget: the sender's request never
  * waits for it or fails because of it; a failure or a timeout is logged. Shutdown waits for calls under way.
  */
@@ -30,7 +32,8 @@ export class FeedbackWebhook implements OnApplicationShutdown {
     this.timeoutMs = webhook_timeout_seconds * 1000;
   }
 
-  forward(item: FeedbackItem): void {
+  @OnEvent(FeedbackRecorded.event)
+  forward({ item }: FeedbackRecorded): void {
     if (!this.url) return;
     const call = this.post(this.url, item).finally(() => this.inFlight.delete(call));
     this.inFlight.add(call);

@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import {
   ApiBody,
   ApiNotFoundResponse,
@@ -11,7 +11,6 @@ import {
 import { ValidationErrorBodyDto } from '../http-responders/dto/responses.dto';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
-import { JsonBody } from '../core/http/json-body';
 import { FeedbackQueryDto, FeedbackRequestDto } from './dto/feedback-request.dto';
 import { FeedbackAddedDto, FeedbackListDto } from './dto/feedback-response.dto';
 import { FeedbackBodyPipe, FeedbackQueryPipe, type FeedbackListing } from './feedback.pipes';
@@ -45,7 +44,7 @@ export class FeedbackController {
   @ApiNotFoundResponse({ description: 'The trace belongs to another user' })
   async add(
     @CurrentIdentity() identity: Identity,
-    @JsonBody(new FeedbackBodyPipe()) body: FeedbackRequestDto,
+    @Body(new FeedbackBodyPipe()) body: FeedbackRequestDto,
   ): Promise<FeedbackAddedDto> {
     return { message: addedMessage(await this.feedback.add(identity, body)) };
   }

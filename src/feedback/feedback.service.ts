@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { ServerConfig } from '../config/server-config';
 import { AppError, ErrorCode } from '../core/errors/app-error';
 import { isAdmin } from '../core/identity/admins';
@@ -6,7 +7,7 @@ import type { Identity } from '../core/identity/identity';
 import { Database } from '../db/database';
 import { isoTimestamp } from '../db/tables';
 import { TraceOwners } from '../executions/store/trace-owners';
-import { FeedbackWebhook } from './feedback-webhook';
+import { FeedbackRecorded } from './feedback-recorded';
 
 /** One feedback as stored, listed and forwarded. */
 export interface FeedbackItem {
@@ -68,12 +69,12 @@ export function cursorId(cursor: string): number | undefined {
 export class FeedbackService {
   constructor(
     private readonly database: Database,
-    private readonly webhook: FeedbackWebhook,
+    private readonly bus: EventEmitter2,
     private readonly owners: TraceOwners,
     private readonly config: ServerConfig,
   ) {}
 
-  /** Stores the feedback and forwards it to the webhook, if any; 404 on another user's trace. */
+  /** Stores the feedback and announces it (the webhook forwards it); 404 on another user's trace. */
   async add(identity: Identity, feedback: NewFeedback): Promise<FeedbackItem> {
     if (!(await this.mayUse(identity, feedback.observability_trace_id))) {
       // 404, never 403, as for executions: a trace id names nothing to someone it does not belong to.
@@ -87,7 +88,7 @@ export class FeedbackService {
       created_at: new Date().toISOString(),
     };
     await this.database.db.insertInto('feedback').values(item).execute();
-    this.webhook.forward(item);
+    this.bus.emit(FeedbackRecorded.event, new FeedbackRecorded(item));
     return item;
   }
 

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { Logger, type INestApplicationContext, type WsMessageHandler } from '@nestjs/common';
 import { AbstractWsAdapter } from '@nestjs/websockets';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { isObservable } from 'rxjs';
 import { jsonDepth, MAX_JSON_DEPTH } from '../core/validation/validation-issues';
 import type { TrustedProxy, UntrustedForwardedFor } from '../core/http/client-address';
 import { addressOf, OpenCounter } from '../core/http/connection-caps';
@@ -181,12 +182,21 @@ export class InterludeWsAdapter extends AbstractWsAdapter {
     });
   }
 
-  /** Gateway handlers own their errors; anything that still escapes is logged, never thrown at `ws`. */
+  /**
+   * Gateway handlers own their errors; anything that still escapes is logged, never thrown at `ws`.
+   * With an interceptor bound (a global one included), Nest hands back an Observable that runs the
+   * handler only once subscribed to, as Nest's own adapters do.
+   */
   private dispatch(handler: WsMessageHandler | undefined, data: unknown): void {
     if (!handler) return;
+    const failed = (err: unknown) => this.failed(err);
     try {
       const result: unknown = handler.callback(data);
-      if (result instanceof Promise) result.catch((err: unknown) => this.failed(err));
+      if (result instanceof Promise) {
+        result.then((value: unknown) => {
+          if (isObservable(value)) value.subscribe({ error: failed });
+        }, failed);
+      }
     } catch (err) {
       this.failed(err);
     }

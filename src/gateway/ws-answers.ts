@@ -4,7 +4,7 @@ import { AppError } from '../core/errors/app-error';
 import { ExecutionService } from '../executions/engine/execution.service';
 import { AnswerMismatch, type Prompt } from '../runtime/prompts';
 import { ConversationRuns } from './conversation-runs';
-import { answerFromText } from './text-answer';
+import { answerFromText } from '../runtime/text-answer';
 import { check, rejectFrame } from './ws-frames';
 import { UserInteractionMessageDto } from './ws-messages';
 import type { WsRun } from './ws-run';

@@ -11,6 +11,7 @@ import {
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ExecutionStatusDto, DetailBodyDto, SSE_RESPONSE } from '../http-responders/dto/responses.dto';
+import { Streams } from '../core/http/streams.decorator';
 import { AppError, ErrorCode } from '../core/errors/app-error';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
@@ -60,6 +61,7 @@ export class ExecutionsController {
   }
 
   @Get(':id/stream')
+  @Streams({ execution: 'id' })
   @ApiOperation({
     summary: 'Re-attach to an interactive stream: the frames after Last-Event-ID, then the live ones',
   })

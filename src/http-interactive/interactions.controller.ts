@@ -1,4 +1,4 @@
-import { Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBody,
@@ -11,7 +11,7 @@ import {
 import { DetailBodyDto, ValidationErrorBodyDto } from '../http-responders/dto/responses.dto';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
-import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
+import { ValidateBodyPipe } from '../core/validation/body.pipes';
 import { InteractionResponseDto } from './dto/interaction-response.dto';
 import { ExecutionService } from '../executions/engine/execution.service';
 
@@ -35,7 +35,7 @@ export class InteractionsController {
     @CurrentIdentity() identity: Identity,
     @Param('id') executionId: string,
     @Param('interactionId') interactionId: string,
-    @JsonBody(new ValidateBodyPipe(InteractionResponseDto)) body: InteractionResponseDto,
+    @Body(new ValidateBodyPipe(InteractionResponseDto)) body: InteractionResponseDto,
   ): Promise<void> {
     await this.executions.respond(identity, executionId, interactionId, body.response);
   }

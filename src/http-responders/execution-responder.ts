@@ -6,8 +6,7 @@ import type { Identity } from '../core/identity/identity';
 import { requestMetadata } from '../core/http/request-metadata';
 import type { SseWriter } from '../core/http/sse-writer';
 import { RequestLog } from '../core/logging/request-log';
-import { activeOtelTraceId } from '../core/tracing/otel';
-import { observabilityTrace, TRACE_HEADER } from '../core/tracing/observability-trace';
+import { traceOf } from '../core/tracing/request-trace.interceptor';
 import { ServerConfig } from '../config/server-config';
 import type { BuiltFunction } from '../runtime/function-type';
 import { outcome } from '../executions/rendering/outcome';
@@ -117,7 +116,7 @@ export class ExecutionResponder {
     return wait(elsewhere);
   }
 
-  /** Starts the execution; its trace id goes out as a header on every answer, errors included. */
+  /** Starts the execution, in the trace RequestTraceInterceptor read (its route is `@Traced()`). */
   private start(
     input: unknown,
     identity: Identity,
@@ -126,12 +125,9 @@ export class ExecutionResponder {
     streaming: boolean,
     beforeRun?: (e: Execution) => void,
   ) {
-    const trace = observabilityTrace(req.headers, activeOtelTraceId);
-    req.res?.setHeader(TRACE_HEADER, trace.traceId);
-    this.log?.assign(req, { userId: identity.userId, traceId: trace.traceId });
     return this.executions.start(input, identity, {
       request: requestMetadata(req),
-      trace,
+      trace: traceOf(req),
       interactive: face.interactive,
       interactiveRoute: face.interactiveRoute,
       workflow: face.workflow,

@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBody,
@@ -10,26 +10,15 @@ import {
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ServerConfig } from '../config/server-config';
-import { AppError, type ValidationIssue } from '../core/errors/app-error';
-import { JsonBody } from '../core/http/json-body';
 import { requestMetadata } from '../core/http/request-metadata';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import type { Identity } from '../core/identity/identity';
-import { validatePlain } from '../core/validation/validation-issues';
-import { ChatRequestDto } from '../http-responders/dto/chat-request.dto';
 import { DetailBodyDto, ValidationErrorBodyDto } from '../http-responders/dto/responses.dto';
 import { AsyncJobsService, DEFAULT_EXPIRY_SECONDS } from './async-jobs.service';
-import {
-  ASYNC_FIELDS,
-  AsyncJobFieldsDto,
-  JobListDto,
-  JobStatusDto,
-  JobSubmittedDto,
-} from './dto/async-job.dto';
+import { AsyncJobBodyPipe, type AsyncJobBody } from './async-job-body.pipe';
+import { AsyncJobFieldsDto, JobListDto, JobStatusDto, JobSubmittedDto } from './dto/async-job.dto';
 import { isFinal, jobStatusBody } from './job-record';
 import { parseListQuery, type JobListQuery } from './job-query';
-import { webhookUrlProblem } from './job-webhook';
 
 /**
  * NeMo Agent Toolkit's async generate routes, under the workflow path and its legacy alias (mounted by
@@ -40,10 +29,7 @@ import { webhookUrlProblem } from './job-webhook';
 @ApiUnprocessableEntityResponse({ type: ValidationErrorBodyDto })
 @Controller()
 export class AsyncJobsController {
-  constructor(
-    private readonly jobs: AsyncJobsService,
-    private readonly config: ServerConfig,
-  ) {}
+  constructor(private readonly jobs: AsyncJobsService) {}
 
   @Post('async')
   @HttpCode(202)
@@ -57,12 +43,11 @@ export class AsyncJobsController {
   })
   @ApiOkResponse({ type: JobStatusDto, description: 'Ended within sync_timeout, or job_id already existed' })
   async submit(
-    @JsonBody() body: unknown,
+    @Body(AsyncJobBodyPipe) { fields, input }: AsyncJobBody,
     @CurrentIdentity() identity: Identity,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ) {
-    const { fields, input } = this.parse(body);
     const { job, created } = await this.jobs.submit(
       identity,
       {
@@ -96,24 +81,6 @@ export class AsyncJobsController {
   @ApiOkResponse({ type: JobStatusDto })
   async status(@CurrentIdentity() identity: Identity, @Param('job_id') jobId: string) {
     return jobStatusBody(await this.jobs.get('workflow', identity, jobId));
-  }
-
-  /** Splits the body into the job's options and the workflow's input, each validated (422 otherwise). */
-  private parse(body: unknown): { fields: AsyncJobFieldsDto; input: Record<string, unknown> } {
-    const checked = validatePlain(AsyncJobFieldsDto, body, ['body']);
-    if (!checked.ok) throw AppError.validation(checked.issues);
-    const input = { ...(body as Record<string, unknown>) };
-    for (const key of ASYNC_FIELDS) delete input[key];
-    const workflow = this.config.workflow;
-    const dto = workflow.input.kind === 'chat' ? ChatRequestDto : workflow.input.dto;
-    const issues: ValidationIssue[] = [];
-    const valid = validatePlain(dto as new () => object, input, ['body']);
-    if (!valid.ok) issues.push(...valid.issues);
-    const url = checked.value.webhook_url;
-    const problem = url === undefined ? null : webhookUrlProblem(url, this.config.general.async);
-    if (problem) issues.push({ type: 'value_error', loc: ['body', 'webhook_url'], msg: problem, input: url });
-    if (issues.length > 0) throw AppError.validation(issues);
-    return { fields: checked.value, input };
   }
 }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { ServerConfig } from '../config/server-config';
 import { AppError, ErrorCode, internalErrorMessage } from '../core/errors/app-error';
 import type { Identity } from '../core/identity/identity';
@@ -8,7 +9,7 @@ import { JobEvents } from './job-events';
 import { isFinal, type Job, type JobKind, type JobStatus } from './job-record';
 import { JobQueue } from './job-queue';
 import { InvalidCursor, JobStore, type JobPage, type NewJob } from './job.store';
-import { JobWebhook } from './job-webhook';
+import { JobFinished } from './job-finished';
 
 /** How often a request holding a `sync_timeout` looks at a job another process runs. */
 const POLL_MS = 250;
@@ -34,7 +35,7 @@ export class AsyncJobsService {
     private readonly store: JobStore,
     private readonly queue: JobQueue,
     private readonly events: JobEvents,
-    private readonly webhook: JobWebhook,
+    private readonly bus: EventEmitter2,
     private readonly config: ServerConfig,
   ) {}
 
@@ -119,7 +120,7 @@ export class AsyncJobsService {
     if (!ended) return this.get(kind, identity, jobId);
     await this.queue.cancel(job.id);
     this.events.changed(job.id);
-    this.webhook.finished(ended);
+    this.bus.emit(JobFinished.event, new JobFinished(ended));
     return ended;
   }
 

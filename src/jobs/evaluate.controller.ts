@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import {
   ApiNotFoundResponse,
   ApiOkResponse,
@@ -10,7 +10,7 @@ import {
 import type { Request, Response } from 'express';
 import { ServerConfig } from '../config/server-config';
 import { AppError, ErrorCode } from '../core/errors/app-error';
-import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
+import { ValidateBodyPipe } from '../core/validation/body.pipes';
 import { requestMetadata } from '../core/http/request-metadata';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import type { Identity } from '../core/identity/identity';
@@ -38,7 +38,7 @@ export class EvaluateController {
   @ApiOperation({ summary: 'Run an evaluation config in the background' })
   @ApiOkResponse({ type: JobSubmittedDto, description: 'job_id already existed: its status' })
   async submit(
-    @JsonBody(new ValidateBodyPipe(EvaluateRequestDto)) body: EvaluateRequestDto,
+    @Body(new ValidateBodyPipe(EvaluateRequestDto)) body: EvaluateRequestDto,
     @CurrentIdentity() identity: Identity,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { ServerConfig } from '../config/server-config';
 import type { Execution } from '../executions/model/execution';
 import { ExecutionService } from '../executions/engine/execution.service';
@@ -12,7 +13,7 @@ import { JobEvents } from './job-events';
 import { jobOutput } from './job-output';
 import { isFinal, type Job, type JobPause, type JobStatus, type JobTicket } from './job-record';
 import { JobStore } from './job.store';
-import { JobWebhook } from './job-webhook';
+import { JobFinished } from './job-finished';
 import { JobSlots, type Slot } from './job-slots';
 
 /**
@@ -78,7 +79,7 @@ export class JobRunner {
     private readonly store: JobStore,
     private readonly executions: ExecutionService,
     private readonly events: JobEvents,
-    private readonly webhook: JobWebhook,
+    private readonly bus: EventEmitter2,
     private readonly config: ServerConfig,
     @Optional() @Inject(EvaluationRunner) private readonly evaluation?: EvaluationRunner,
   ) {
@@ -146,7 +147,7 @@ export class JobRunner {
     }
     if (this.stopping) return;
     const finished = await this.store.finish(job.id, end);
-    if (finished) this.webhook.finished(finished);
+    if (finished) this.bus.emit(JobFinished.event, new JobFinished(finished));
     this.events.changed(job.id);
   }
 

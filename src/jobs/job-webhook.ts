@@ -1,4 +1,5 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
 import ipaddr from 'ipaddr.js';
 import type { AsyncConfig } from '../config/async.schema';
 import { ServerConfig } from '../config/server-config';
@@ -6,6 +7,7 @@ import { OutboundPolicy } from '../core/outbound/outbound-policy';
 import { outboundRequest } from '../core/outbound/outbound-request';
 import { redactUrl } from '../core/outbound/redact-url';
 import { webhookHeaders } from '../core/outbound/webhook-signature';
+import { JobFinished } from './job-finished';
 import { jobStatusBody, type Job } from './job-record';
 
 /** Whether `host` is listed in `allowed` (names, `*.example.com` for subdomains, IP addresses). */
@@ -41,7 +43,8 @@ export function webhookUrlProblem(url: string, settings: AsyncConfig): string | 
 }
 
 /**
- * POSTs a finished job's status body, with its owner's id, to the server's webhook and the job's own.
+ * POSTs a finished job's status body, with its owner's id, to the server's webhook and the job's own,
+ * on each JobFinished (emitted once per job, by the process that recorded its end).
  * Retried with exponential back-off on network errors, 429 and 5xx; each attempt carries Standard
  * Webhooks headers, signed when a secret is set. Nothing waits for it; shutdown waits for the calls
  * under way.
@@ -63,7 +66,8 @@ export class JobWebhook implements OnApplicationShutdown {
     this.policy = new OutboundPolicy(config.general.outbound);
   }
 
-  finished(job: Job): void {
+  @OnEvent(JobFinished.event)
+  finished({ job }: JobFinished): void {
     const targets: string[] = [];
     if (this.settings.webhook_url) targets.push(this.settings.webhook_url);
     if (job.webhookUrl) {

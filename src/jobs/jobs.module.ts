@@ -26,7 +26,7 @@ import { EvaluationModule } from './evaluation/evaluation.module';
 @Module({
   imports: [DatabaseModule, ExecutionsModule, EvaluationModule],
   providers: [JobStore, JobEvents, JobWebhook, JobRunner],
-  exports: [JobStore, JobEvents, JobWebhook, JobRunner],
+  exports: [JobStore, JobEvents, JobRunner],
 })
 export class JobsCoreModule {}
 

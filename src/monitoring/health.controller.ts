@@ -1,10 +1,12 @@
 import { Controller, Get, Res } from '@nestjs/common';
+import { Public } from '../core/identity/public.decorator';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { HealthDto, ReadinessDto } from '../http-responders/dto/responses.dto';
 import { ReadinessService } from './readiness.service';
 
 @ApiTags('Health')
+@Public()
 @Controller('health')
 export class HealthController {
   constructor(private readonly readiness: ReadinessService) {}

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { ConnectionCount } from '../core/connection-count';
-import { ExecutionService } from '../executions/engine/execution.service';
 import { ExecutionStore } from '../executions/store/execution.store';
 import { OAuthService } from '../oauth/oauth.service';
+import { ExecutionCounts } from './execution-counts';
 
 /**
  * Prometheus metrics, names prefixed `interlude_`, no user ids in labels. One registry per app, so
@@ -27,7 +27,7 @@ export class MetricsService {
   });
 
   constructor(
-    executions: ExecutionService,
+    executions: ExecutionCounts,
     store: ExecutionStore,
     oauth: OAuthService,
     connections: ConnectionCount,
@@ -56,12 +56,11 @@ export class MetricsService {
       labelNames: ['status'] as const,
       registers: [this.registry],
       collect() {
-        const counts = executions.counts;
-        this.set({ status: 'started' }, counts.started);
-        this.set({ status: 'completed' }, counts.completed);
-        this.set({ status: 'failed' }, counts.failed);
-        this.set({ status: 'cancelled' }, counts.cancelled);
-        this.set({ status: 'running' }, counts.started - counts.completed - counts.failed - counts.cancelled);
+        this.set({ status: 'started' }, executions.started);
+        this.set({ status: 'completed' }, executions.completed);
+        this.set({ status: 'failed' }, executions.failed);
+        this.set({ status: 'cancelled' }, executions.cancelled);
+        this.set({ status: 'running' }, executions.running);
       },
     });
     new Gauge({

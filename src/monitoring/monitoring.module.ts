@@ -1,7 +1,10 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
 import { ServerConfig } from '../config/server-config';
-import { RequestPipeline } from '../core/http/request-pipeline';
+import { composeMiddleware } from '../core/http/compose-middleware';
+import { ALL_ROUTES } from '../core/http/route-paths';
 import { DatabaseModule } from '../db/database.module';
+import { ExecutionCounts } from './execution-counts';
 import { ExecutionsModule } from '../executions/executions.module';
 import { OAuthModule } from '../oauth/oauth.module';
 import { HealthController } from './health.controller';
@@ -15,14 +18,16 @@ import { BackingRedis } from '../redis/backing-redis';
 import { closeConnectionsWhileStopping, ConnectionDrain } from './draining';
 import { ReadinessService } from './readiness.service';
 import { requestTracking } from './request-tracking';
+import { UserActivityInterceptor } from './user-activity.interceptor';
 import { UserActivityService } from './user-activity.service';
 
 /**
- * Health, readiness, Prometheus metrics and (when enabled) per-user monitoring. Counts every request,
- * after the core middleware has identified its caller.
+ * Health, readiness, Prometheus metrics and (when enabled) per-user monitoring. Its middleware runs
+ * after core's (a non-global module's); per-user activity is counted by an interceptor, once
+ * IdentityGuard has identified the caller.
  */
 @Module({})
-export class MonitoringModule {
+export class MonitoringModule implements NestModule {
   static forRoot(options: { perUserMonitoring: boolean }): DynamicModule {
     return {
       module: MonitoringModule,
@@ -33,6 +38,7 @@ export class MonitoringModule {
         ...(options.perUserMonitoring ? [MonitorController] : []),
       ],
       providers: [
+        ExecutionCounts,
         MetricsService,
         UserActivityService,
         ReadinessService,
@@ -40,6 +46,7 @@ export class MonitoringModule {
         ...(options.perUserMonitoring
           ? [
               MonitorUsersService,
+              { provide: APP_INTERCEPTOR, useClass: UserActivityInterceptor },
               {
                 provide: ReplicaActivity,
                 inject: [ServerConfig, BackingRedis],
@@ -57,17 +64,15 @@ export class MonitoringModule {
   }
 
   constructor(
-    metrics: MetricsService,
-    activity: UserActivityService,
-    config: ServerConfig,
-    readiness: ReadinessService,
-    pipeline: RequestPipeline,
-  ) {
-    const perUser = config.general.enable_per_user_monitoring;
-    pipeline.use(
-      'monitoring',
-      closeConnectionsWhileStopping(readiness),
-      requestTracking(metrics, perUser ? activity : undefined),
-    );
+    private readonly metrics: MetricsService,
+    private readonly readiness: ReadinessService,
+  ) {}
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer
+      .apply(
+        composeMiddleware([closeConnectionsWhileStopping(this.readiness), requestTracking(this.metrics)]),
+      )
+      .forRoutes(ALL_ROUTES);
   }
 }

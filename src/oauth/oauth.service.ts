@@ -1,8 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
 import * as oauth from 'oauth4webapi';
 import { OAuth2AuthCodeFlowConfig } from '../config/authentication.schema';
 import { ServerConfig } from '../config/server-config';
 import type { ExecutionEventBody } from '../runtime/execution-event';
+import { ExecutionFinished } from '../core/events/execution-events';
 import type { Identity } from '../core/identity/identity';
 import { anonymousOAuthAllowed } from '../core/identity/identity.resolver';
 import { validatePlain } from '../core/validation/validation-issues';
@@ -250,7 +252,8 @@ export class OAuthService {
   }
 
   /** Forgets an ended execution's flows, and an anonymous caller's tokens with it. */
-  forgetExecution(executionId: string): void {
+  @OnEvent(ExecutionFinished.event)
+  executionFinished({ executionId }: ExecutionFinished): void {
     this.claimed.delete(executionId);
     if (!this.anonymous.delete(executionId)) return;
     this.tokens.forgetExecution(executionId).catch((err: unknown) => {

@@ -7,7 +7,7 @@ import { writeStreamError, type StreamErrorStyle } from '../http-responders/stre
 import type { StepAdaptor } from '../runtime/step-adaptor';
 import { chunkText } from '../runtime/output-text';
 import type { ChunkFactory } from './chat-output';
-import { openAiError } from './openai-error';
+import { openAiError } from '../http-responders/openai-error';
 
 export interface ChatStreamOptions {
   /** One per completion, so a re-attached stream continues the same completion. */

@@ -1,4 +1,4 @@
-import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBody,
@@ -20,9 +20,11 @@ import {
   TRACE_HEADER_DOC,
   ValidationErrorBodyDto,
 } from '../http-responders/dto/responses.dto';
+import { Streams } from '../core/http/streams.decorator';
+import { Traced } from '../core/tracing/request-trace.interceptor';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
-import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
+import { ValidateBodyPipe } from '../core/validation/body.pipes';
 import { ExecutionResponder } from '../http-responders/execution-responder';
 import { ChatRoute } from './chat-route';
 import { ChatService, type ChatFaceOptions } from './chat.service';
@@ -37,6 +39,7 @@ const bodyPipe = new ValidateBodyPipe(ChatRequestDto);
     oneOf: [{ $ref: getSchemaPath(ValidationErrorBodyDto) }, { $ref: getSchemaPath(ErrorBodyDto) }],
   },
 })
+@Traced()
 export abstract class ChatRoutes {
   constructor(
     private readonly route: ChatRoute,
@@ -55,7 +58,7 @@ export abstract class ChatRoutes {
     ...TRACE_HEADER_DOC,
   })
   async complete(
-    @JsonBody(bodyPipe) request: ChatRequestDto,
+    @Body(bodyPipe) request: ChatRequestDto,
     @CurrentIdentity() identity: Identity,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
@@ -71,12 +74,13 @@ export abstract class ChatRoutes {
   }
 
   @Post('stream')
+  @Streams()
   @ApiBody({ type: ChatRequestDto })
   @ApiOperation({ summary: 'Chat with the workflow, streaming chat.completion.chunk frames' })
   @ApiProduces('text/event-stream')
   @ApiOkResponse({ ...SSE_RESPONSE, ...TRACE_HEADER_DOC })
   async stream(
-    @JsonBody(bodyPipe) request: ChatRequestDto,
+    @Body(bodyPipe) request: ChatRequestDto,
     @CurrentIdentity() identity: Identity,
     @Req() req: Request,
     @Res() res: Response,

@@ -1,4 +1,4 @@
-import { Controller, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBody,
@@ -12,13 +12,15 @@ import {
 import type { Request, Response } from 'express';
 import { ChatRequestDto } from '../http-responders/dto/chat-request.dto';
 import { ChatCompletionDto, OpenAiErrorDto, TRACE_HEADER_DOC } from '../http-responders/dto/responses.dto';
+import { Streams } from '../core/http/streams.decorator';
+import { Traced } from '../core/tracing/request-trace.interceptor';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
-import { JsonBody, ValidateBodyPipe } from '../core/http/json-body';
+import { ValidateBodyPipe } from '../core/validation/body.pipes';
 import { ExecutionResponder } from '../http-responders/execution-responder';
 import { ChatRoute } from './chat-route';
 import { ChatService, type ChatFaceOptions } from './chat.service';
-import { OpenAiExceptionFilter } from './openai-exception.filter';
+import { OpenAiExceptionFilter } from '../http-responders/openai-exception.filter';
 
 /**
  * The OpenAI-compatible `/v1/chat/completions`: `stream` picks the mode; errors in OpenAI's shape. It is
@@ -26,6 +28,7 @@ import { OpenAiExceptionFilter } from './openai-exception.filter';
  */
 @ApiTags('OpenAI')
 @UseFilters(OpenAiExceptionFilter)
+@Traced()
 @ApiExtraModels(ChatCompletionDto)
 @Controller()
 export class CompletionsController {
@@ -36,6 +39,7 @@ export class CompletionsController {
   ) {}
 
   @Post()
+  @Streams({ whenBodyAsks: true })
   @HttpCode(200)
   @ApiOperation({ summary: 'OpenAI Chat Completions (stream: true streams chat.completion.chunk frames)' })
   @ApiBody({ type: ChatRequestDto })
@@ -51,7 +55,7 @@ export class CompletionsController {
   @ApiBadRequestResponse({ type: OpenAiErrorDto, description: 'Invalid request' })
   @ApiUnprocessableEntityResponse({ type: OpenAiErrorDto, description: 'The workflow failed' })
   async create(
-    @JsonBody(new ValidateBodyPipe(ChatRequestDto)) request: ChatRequestDto,
+    @Body(new ValidateBodyPipe(ChatRequestDto)) request: ChatRequestDto,
     @CurrentIdentity() identity: Identity,
     @Req() req: Request,
     @Res() res: Response,

@@ -1,4 +1,4 @@
-import { reactAgent } from './agents/react-agent';
+import { perUserReactAgent, reactAgent } from './agents/react-agent';
 import { toolCallingAgent } from './agents/tool-calling-agent';
 import { FunctionRegistry } from './function-registry';
 import { echoFunction } from './functions/echo.function';
@@ -7,7 +7,8 @@ import { scriptedFunction } from './functions/scripted.function';
 import { askConfirmationTool } from './tools/ask-confirmation.tool';
 import { askQuestionTool } from './tools/ask-question.tool';
 import { calculatorTool } from './tools/calculator/calculator.tool';
-import { currentDatetimeTool } from './tools/current-datetime.tool';
+import { calculatorGroupType } from './tools/calculator/calculator-group';
+import { currentDatetimeTool, currentTimezoneTool } from './tools/current-datetime.tool';
 import { httpRequestTool } from './tools/http-request.tool';
 import { mcpClientGroupType } from './mcp/mcp-client-group';
 
@@ -19,10 +20,13 @@ export function builtinRegistry(): FunctionRegistry {
     .register(perUserCounterFunction)
     .register(toolCallingAgent)
     .register(reactAgent)
+    .register(perUserReactAgent)
     .register(currentDatetimeTool)
+    .register(currentTimezoneTool)
     .register(calculatorTool)
     .register(httpRequestTool)
     .register(askConfirmationTool)
     .register(askQuestionTool)
-    .registerGroup(mcpClientGroupType);
+    .registerGroup(mcpClientGroupType)
+    .registerGroup(calculatorGroupType);
 }

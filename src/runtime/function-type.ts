@@ -2,6 +2,7 @@ import type { OutboundPolicy } from '../core/outbound/outbound-policy';
 import type { SandboxConfig } from '../core/workers/sandbox.config';
 import type { ChatRequest } from './chat-input';
 import type { LlmClient } from './llm/llm-client';
+import type { NatFields } from './nat-fields';
 import type { JsonSchema } from './tools/json-schema';
 import type { WorkflowFn } from './workflow-context';
 
@@ -76,6 +77,8 @@ export interface FunctionGroupType<C extends object = object> {
   type: string;
   description: string;
   config: Ctor<C>;
+  /** NeMo Agent Toolkit fields its config class does not name (see takeNatFields). */
+  natFields?: NatFields;
   check?(config: C): ConfigProblem[];
   build(config: C, context: BuildContext): BuiltFunctionGroup;
 }
@@ -94,6 +97,10 @@ export interface FunctionType<C extends object = object> {
   aliases?: string[];
   description: string;
   config: Ctor<C>;
+  /** NeMo Agent Toolkit fields its config class does not name (see takeNatFields). */
+  natFields?: NatFields;
+  /** Each user gets an instance of their own, as `per_user: true` asks (NAT's `per_user_*` types). */
+  perUser?: boolean;
   /** Checks that span fields (one action per step, template names that exist), once the shape is valid. */
   check?(config: C): ConfigProblem[];
   /** The LLMs, functions and auth providers the config names, so a typo is reported at start-up. */

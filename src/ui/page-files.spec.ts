@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PageFiles } from './page-files';
 
+const NO_TEXT = { title: 'echo', description: '', examples: [] };
+
 describe('PageFiles', () => {
   let dir: string;
   beforeAll(() => {
@@ -10,7 +12,8 @@ describe('PageFiles', () => {
     mkdirSync(join(dir, 'assets'));
     writeFileSync(
       join(dir, 'index.html'),
-      '<body data-root-path="%ROOT_PATH%" data-websocket-path="%WEBSOCKET_PATH%" data-workflow-path="%WORKFLOW_PATH%">',
+      '<body data-root-path="%ROOT_PATH%" data-websocket-path="%WEBSOCKET_PATH%" data-workflow-path="%WORKFLOW_PATH%"' +
+        ' data-title="%TITLE%" data-description="%DESCRIPTION%" data-examples="%EXAMPLES%">',
     );
     writeFileSync(join(dir, 'icon.svg'), '<svg/>');
     writeFileSync(join(dir, 'assets', 'main-ABC.js'), 'x');
@@ -18,15 +21,27 @@ describe('PageFiles', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('tells the page where the routes are, escaped for an attribute', () => {
-    const files = new PageFiles({ rootPath: '/a"b', websocket: null, workflow: "/v1/it's" }, dir);
+  it('tells the page where the routes are and what it serves, escaped for an attribute', () => {
+    const files = new PageFiles(
+      {
+        rootPath: '/a"b',
+        websocket: null,
+        workflow: "/v1/it's",
+        title: '<script>alert(1)</script>',
+        description: 'Fish & "chips"',
+        examples: ['Say "hi"', "it's <b>"],
+      },
+      dir,
+    );
     expect(files.get('index.html')?.body.toString()).toBe(
-      '<body data-root-path="/a&#34;b" data-websocket-path="" data-workflow-path="/v1/it&#39;s">',
+      '<body data-root-path="/a&#34;b" data-websocket-path="" data-workflow-path="/v1/it&#39;s"' +
+        ' data-title="&#60;script&#62;alert(1)&#60;/script&#62;" data-description="Fish &#38; &#34;chips&#34;"' +
+        ' data-examples="[&#34;Say \\&#34;hi\\&#34;&#34;,&#34;it&#39;s &#60;b&#62;&#34;]">',
     );
   });
 
   it('serves only the built files it knows the type of; hashed assets are immutable', () => {
-    const files = new PageFiles({ rootPath: '', websocket: '/websocket', workflow: null }, dir);
+    const files = new PageFiles({ ...NO_TEXT, rootPath: '', websocket: '/websocket', workflow: null }, dir);
     expect(files.get('assets/main-ABC.js')).toMatchObject({
       type: 'text/javascript; charset=utf-8',
       immutable: true,
@@ -37,6 +52,8 @@ describe('PageFiles', () => {
   });
 
   it('is empty when the page was never built', () => {
-    expect(new PageFiles({ rootPath: '', websocket: null, workflow: null }, null).built).toBe(false);
+    expect(new PageFiles({ ...NO_TEXT, rootPath: '', websocket: null, workflow: null }, null).built).toBe(
+      false,
+    );
   });
 });

@@ -24,11 +24,15 @@ function publicDir(): string | null {
   return candidates.find((dir) => existsSync(join(dir, 'index.html'))) ?? null;
 }
 
-/** What index.html learns from the config: where the server's routes are. */
+/** What index.html learns from the config: where the server's routes are, and what it serves. */
 export interface PagePaths {
   rootPath: string;
   websocket: string | null;
   workflow: string | null;
+  /** The empty conversation's heading, description and one-click questions. */
+  title: string;
+  description: string;
+  examples: string[];
 }
 
 const escapeAttribute = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -46,7 +50,10 @@ export class PageFiles {
       html
         .replace('%ROOT_PATH%', escapeAttribute(paths.rootPath))
         .replace('%WEBSOCKET_PATH%', escapeAttribute(paths.websocket ?? ''))
-        .replace('%WORKFLOW_PATH%', escapeAttribute(paths.workflow ?? '')),
+        .replace('%WORKFLOW_PATH%', escapeAttribute(paths.workflow ?? ''))
+        .replace('%TITLE%', escapeAttribute(paths.title))
+        .replace('%DESCRIPTION%', escapeAttribute(paths.description))
+        .replace('%EXAMPLES%', escapeAttribute(JSON.stringify(paths.examples))),
     );
     this.load(dir, 'icon.svg', false);
     const assets = join(dir, 'assets');

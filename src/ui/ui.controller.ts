@@ -3,6 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { parse as parseCookies, serialize } from 'cookie';
 import type { Request, Response } from 'express';
 import { AppError, ErrorCode } from '../core/errors/app-error';
+import { Page } from '../core/http/page.decorator';
 import { RequestLog } from '../core/logging/request-log';
 import { PageFiles } from './page-files';
 import { sendPageFile } from './page-headers';
@@ -11,6 +12,7 @@ import { SESSION_COOKIE } from './page-session';
 
 /** The built-in page, mounted at `general.front_end.ui_path` by UiModule. */
 @ApiExcludeController()
+@Page()
 @Controller()
 export class UiController {
   constructor(

@@ -1,9 +1,8 @@
-import { Controller, Delete, Get, Put, Query, Req, Res, type Type } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Put, Query, Req, Res, type Type } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
-import { JsonBody } from '../core/http/json-body';
 import type { EndpointMethod } from '../config/nat-front-end.schema';
 import {
   FullOperation,
@@ -30,7 +29,7 @@ export class PutEndpointController extends GenerateRoutes {
   @Put()
   @GenerateOperation()
   generate(
-    @JsonBody(GenerateInputPipe) input: object,
+    @Body(GenerateInputPipe) input: object,
     @CurrentIdentity() identity: Identity,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
@@ -41,7 +40,7 @@ export class PutEndpointController extends GenerateRoutes {
   @Put('stream')
   @StreamOperation()
   stream(
-    @JsonBody(GenerateInputPipe) input: object,
+    @Body(GenerateInputPipe) input: object,
     @CurrentIdentity() identity: Identity,
     @Req() req: Request,
     @Res() res: Response,
@@ -52,7 +51,7 @@ export class PutEndpointController extends GenerateRoutes {
   @Put('full')
   @FullOperation()
   full(
-    @JsonBody(GenerateInputPipe) input: object,
+    @Body(GenerateInputPipe) input: object,
     @CurrentIdentity() identity: Identity,
     @Req() req: Request,
     @Res() res: Response,

@@ -1,5 +1,5 @@
 import { Injectable, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
-import { checkedInput } from '../core/http/json-body';
+import { checkedInput } from '../core/validation/body.pipes';
 import { functionInputDto } from '../http-responders/dto/function-input.dto';
 import type { ExecutionRoute } from '../http-responders/execution-responder';
 import type { BuiltFunction, Ctor } from '../runtime/function-type';

@@ -1,4 +1,4 @@
-import { applyDecorators, Controller, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import { applyDecorators, Body, Controller, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiExtraModels,
@@ -23,7 +23,8 @@ import {
 } from '../http-responders/dto/responses.dto';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
-import { JsonBody } from '../core/http/json-body';
+import { Streams } from '../core/http/streams.decorator';
+import { Traced } from '../core/tracing/request-trace.interceptor';
 import { ExecutionResponder } from '../http-responders/execution-responder';
 import { GenerateInputPipe, GenerateRoute } from './generate-route';
 import { parseStepFilter } from './generate-sse.renderer';
@@ -53,6 +54,7 @@ export const GenerateOperation = () =>
 
 export const StreamOperation = () =>
   applyDecorators(
+    Streams(),
     ApiOperation({ summary: 'Run the workflow, streaming output and step-adapted intermediate steps' }),
     ApiProduces('text/event-stream'),
     ApiOkResponse({ ...SSE_RESPONSE, ...TRACE_HEADER_DOC }),
@@ -60,6 +62,7 @@ export const StreamOperation = () =>
 
 export const FullOperation = () =>
   applyDecorators(
+    Streams(),
     ApiOperation({ summary: 'Run the workflow, streaming output and raw intermediate steps' }),
     ApiQuery({
       name: 'filter_steps',
@@ -79,6 +82,7 @@ export const FullOperation = () =>
   },
 })
 @ApiPayloadTooLargeResponse({ description: 'Body larger than `max_body_bytes`' })
+@Traced()
 export abstract class GenerateRoutes {
   constructor(
     private readonly route: GenerateRoute,
@@ -113,7 +117,7 @@ export abstract class PostGenerateRoutes extends GenerateRoutes {
   @Post()
   @GenerateOperation()
   generate(
-    @JsonBody(GenerateInputPipe) input: object,
+    @Body(GenerateInputPipe) input: object,
     @CurrentIdentity() identity: Identity,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
@@ -124,7 +128,7 @@ export abstract class PostGenerateRoutes extends GenerateRoutes {
   @Post('stream')
   @StreamOperation()
   stream(
-    @JsonBody(GenerateInputPipe) input: object,
+    @Body(GenerateInputPipe) input: object,
     @CurrentIdentity() identity: Identity,
     @Req() req: Request,
     @Res() res: Response,
@@ -135,7 +139,7 @@ export abstract class PostGenerateRoutes extends GenerateRoutes {
   @Post('full')
   @FullOperation()
   full(
-    @JsonBody(GenerateInputPipe) input: object,
+    @Body(GenerateInputPipe) input: object,
     @CurrentIdentity() identity: Identity,
     @Req() req: Request,
     @Res() res: Response,

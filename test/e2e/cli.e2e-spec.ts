@@ -13,8 +13,11 @@ describe('interlude validate', () => {
       const res = await cli(['validate', '--config', config(name)]);
       expect(res.stderr).toBe('');
       expect(res.code).toBe(0);
-      expect(res.stdout).toMatch(
-        new RegExp(`^${config(name).replace(/[.]/g, '\\.')}: valid \\(workflow: \\w+\\)\\n$`),
+      const lines = res.stdout.trimEnd().split('\n');
+      expect(lines[0]).toBe(`${config(name)}: components`);
+      expect(lines.slice(1, -1).every((l) => l.startsWith('  supported '))).toBe(true);
+      expect(lines.at(-1)).toMatch(
+        new RegExp(`^${config(name).replace(/[.]/g, '\\.')}: valid \\(workflow: \\w+\\)$`),
       );
     },
   );
@@ -23,21 +26,24 @@ describe('interlude validate', () => {
     const file = fixture('broken.yml');
     const res = await cli(['validate', '--config', file]);
     expect(res.code).toBe(2);
-    expect(res.stdout).toBe('');
+    expect(res.stdout).toContain(
+      '  not supported            functions.helper (no_such_type): a NeMo Agent Toolkit',
+    );
+    expect(res.stdout).toContain('  invalid                  workflow (scripted): see the errors below');
+    expect(res.stdout).not.toContain('valid (workflow');
     const lines = res.stderr.trimEnd().split('\n');
     expect(lines[0]).toBe(`Invalid config ${file}:`);
     expect(lines.slice(1)).toEqual(
       expect.arrayContaining([
-        `  ${file}:13: workflow.description: environment variable WORKFLOW_DESCRIPTION is not set and has no default (\${WORKFLOW_DESCRIPTION:-default})`,
         `  ${file}:4: general.front_end._type: _type must be one of: http, fastapi`,
         `  ${file}:5: general.front_end.prot: Extra inputs are not permitted`,
         `  ${file}:7: general.front_end.workflow.path: must be an absolute URL path such as /v1/workflow`,
-        `  ${file}:10: functions.helper._type: unknown _type "no_such_type"; known types: ask_confirmation, ask_question, calculator, current_datetime, echo, http_request, per_user_counter, react_agent, scripted, tool_calling_agent`,
+        `  ${file}:10: functions.helper._type: unknown _type "no_such_type"; known types: ask_confirmation, ask_question, calculator, current_datetime, current_timezone, echo, http_request, per_user_counter, per_user_react_agent, react_agent, scripted, tool_calling_agent`,
         `  ${file}:16: workflow.steps[1].sleep.seconds: Input should be greater than or equal to 0`,
         `  ${file}:17: workflow.steps[2].stream.text: Input should be a valid string`,
       ]),
     );
-    expect(lines).toHaveLength(8);
+    expect(lines).toHaveLength(7);
   });
 
   it('prints the same errors the server reports at start-up', async () => {
@@ -51,6 +57,24 @@ describe('interlude validate', () => {
     }
     expect(expected).not.toBe('');
     expect((await cli(['validate', '--config', file])).stderr).toBe(expected);
+  });
+
+  it('reports per component what serve does with a NeMo Agent Toolkit config, exiting 0 when it starts', async () => {
+    const res = await cli(['validate', '--config', fixture('nat-example.yml')]);
+    expect(res.code).toBe(0);
+    const file = fixture('nat-example.yml');
+    expect(res.stdout.split('\n')).toEqual([
+      `${file}: components`,
+      '  accepted with a warning  llms.nim_llm (nim): see the warnings on api_key, thinking',
+      '  supported                function_groups.calculator (calculator)',
+      '  accepted with a warning  workflow (react_agent): see the warnings on log_response_max_chars',
+      '  not supported            eval.evaluators.rag_accuracy (ragas): a NAT Python evaluator; the served eval section is not used (start-up goes on)',
+      "  accepted with a warning  embedders.nv-embedqa (nim): NAT's Python retrievers and memory use embedders; nothing here does",
+      `${file}: valid (workflow: react_agent)`,
+      '',
+    ]);
+    expect(res.stderr).toContain(`warning: ${file}:8: workflow.log_response_max_chars: ignored:`);
+    expect(res.stderr).toContain('NVIDIA_API_KEY is not set and has no default');
   });
 
   it('takes variables from the environment', async () => {
@@ -79,7 +103,7 @@ describe("a NeMo Agent Toolkit user's command line", () => {
     const file = fixture('nat-config.yml');
     const res = await cli(['validate', '--config_file', file]);
     expect(res.code).toBe(0);
-    expect(res.stdout).toBe(`${file}: valid (workflow: echo)\n`);
+    expect(res.stdout.trimEnd().split('\n').at(-1)).toBe(`${file}: valid (workflow: echo)`);
     expect(res.stderr.trimEnd().split('\n')).toEqual([
       expect.stringMatching(new RegExp(`^warning: ${file}:3: general\\.use_uvloop: ignored: `)),
       expect.stringMatching(

@@ -114,7 +114,7 @@ describe('OpenAPI', () => {
 
   it('routes set to null are gone, from the server and the document', async () => {
     const s = await startApp(
-      `general:\n  front_end:\n    disable_legacy_routes: true\n    ag_ui_path: null\n    workflow: { openai_api_v1_path: null }\n${ECHO_YAML}`,
+      `general:\n  front_end:\n    disable_legacy_routes: true\n    ag_ui_path: null\n    a2a_path: null\n    responses_path: null\n    workflow: { openai_api_v1_path: null }\n${ECHO_YAML}`,
     );
     try {
       const doc = await openapi(s);

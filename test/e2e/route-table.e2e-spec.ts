@@ -1,26 +1,27 @@
-import { resolveRoutes, routeTable } from '../../src/routes';
 import { ECHO_YAML, startApp, type TestApp } from '../utils/test-app';
 
-/** `METHOD /path`, any `:param` named alike (the table matches a parameter whatever its name). */
-const routeKey = (method: string, path: string) =>
-  `${method.toUpperCase()} ${path.replace(/\/:[^/]+/g, '/:param')}`;
+type Layer = {
+  route?: { path: string; methods: Record<string, boolean> };
+  match(path: string): unknown;
+};
 
-/** Every route the app serves, as Express holds them. */
-function servedRoutes(t: TestApp): Set<string> {
-  type Layer = { route?: { path: string; methods: Record<string, boolean> } };
-  const { router } = t.app.getHttpAdapter().getInstance() as { router: { stack: Layer[] } };
-  return new Set(
-    router.stack.flatMap(({ route }) =>
-      route ? Object.keys(route.methods).map((m) => routeKey(m, route.path)) : [],
-    ),
-  );
+/** Every route Express holds, and which of them match a path (Express's own matching). */
+function router(t: TestApp) {
+  const { router } = t.app.getHttpAdapter().getInstance() as unknown as { router: { stack: Layer[] } };
+  const routes = router.stack.filter((l) => l.route);
+  return {
+    paths: [...new Set(routes.map((l) => l.route!.path))],
+    methodsAt: (path: string) =>
+      new Set(routes.filter((l) => l.match(path)).flatMap((l) => Object.keys(l.route!.methods))),
+  };
 }
 
 const CONFIGS: [string, string][] = [
   ['the defaults', ECHO_YAML],
   [
-    'paths of its own, and endpoints with each method',
+    'paths of its own, endpoints with each method, and per-user monitoring',
     `general:
+  enable_per_user_monitoring: true
   front_end:
     oauth2_callback_path: /oauth/cb
     workflow: { path: /api/run, legacy_path: /gen, openai_api_path: /api/chat, legacy_openai_api_path: /c }
@@ -43,31 +44,45 @@ ${ECHO_YAML}`,
   ],
 ];
 
-describe('the route table behind 405 answers (src/routes.ts) is true', () => {
-  it.each(CONFIGS)('with %s', async (_name, yaml) => {
-    const t = await startApp(yaml);
+/** Routes that are not the API's: the page (a file server's 404) and Swagger UI's files. */
+const notApi = (path: string) =>
+  path === '/' ||
+  path === '/icon.svg' ||
+  path.startsWith('/assets/') ||
+  path.startsWith('/docs') ||
+  path === '/openapi.json';
+
+describe('405 answers come from the router itself', () => {
+  it.each(CONFIGS)(
+    'with %s: every route answers another method with 405 and what it serves in Allow',
+    async (_name, yaml) => {
+      const t = await startApp(yaml);
+      try {
+        const { paths, methodsAt } = router(t);
+        const checked = paths.filter((p) => !notApi(p) && !p.includes('*'));
+        expect(checked.length).toBeGreaterThan(10);
+        for (const pattern of checked) {
+          const path = pattern.replace(/:[^/]+/g, 'x');
+          const served = [...methodsAt(path)].map((m) => m.toUpperCase()).sort();
+          const other = ['PATCH', 'PUT', 'DELETE', 'POST', 'GET'].find((m) => !served.includes(m))!;
+          const res = await fetch(`${t.url}${path}`, { method: other });
+          const allow = res.headers.get('allow')?.split(/,\s*/).sort();
+          expect([other, path, res.status, allow]).toEqual([other, path, 405, served]);
+        }
+      } finally {
+        await t.close();
+      }
+    },
+  );
+
+  it('POST /metrics, /health/ready and /monitor/users are 405 with Allow: GET', async () => {
+    const t = await startApp(`general:\n  enable_per_user_monitoring: true\n${ECHO_YAML}`);
     try {
-      const routes = resolveRoutes(t.config.settings.general.front_end);
-      const table = new Set(routeTable(routes).map((r) => routeKey(r.method, r.path)));
-      const served = servedRoutes(t);
-      // Every route it lists is served: no 405 sends a client to a method nobody answers.
-      expect([...table].filter((r) => !served.has(r))).toEqual([]);
-      // Every route served under a path from config is listed: a wrong method there is a 405.
-      const bases = [
-        routes.workflow,
-        routes.legacyWorkflow,
-        routes.chat,
-        routes.legacyChat,
-        routes.completions,
-        routes.oauth2Callback,
-        ...routes.endpoints.map((e) => e.path),
-      ].filter((b): b is string => b !== null);
-      const configured = [...served].filter((r) => {
-        const path = r.split(' ')[1];
-        return bases.some((b) => path === b || path.startsWith(`${b}/`));
-      });
-      expect(configured.filter((r) => !table.has(r))).toEqual([]);
-      expect(configured.length).toBeGreaterThan(0);
+      for (const path of ['/metrics', '/health/ready', '/monitor/users']) {
+        const res = await fetch(`${t.url}${path}`, { method: 'POST' });
+        expect([path, res.status, res.headers.get('allow')]).toEqual([path, 405, 'GET']);
+        expect(await res.json()).toEqual({ detail: 'Method Not Allowed' });
+      }
     } finally {
       await t.close();
     }

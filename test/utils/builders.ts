@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { parseConfig } from '../../src/config/config.loader';
 import { ServerConfig } from '../../src/config/server-config';
+import { ExecutionFinished, ExecutionStarted } from '../../src/core/events/execution-events';
 import type { Identity } from '../../src/core/identity/identity';
+import { ExecutionSpanEnds } from '../../src/core/tracing/execution-span-ends';
 import { MemoryEventLogs } from '../../src/executions/event-log/execution-event-log';
 import type { ExecutionRecord } from '../../src/executions/model/execution-record';
 import { ExecutionService } from '../../src/executions/engine/execution.service';
@@ -23,6 +26,7 @@ import type {
   WaitOutcome,
 } from '../../src/interactions/interaction-record';
 import { InteractionService } from '../../src/interactions/interaction.service';
+import { ExecutionCounts } from '../../src/monitoring/execution-counts';
 import { OAuthService } from '../../src/oauth/oauth.service';
 import { MemoryOAuthTokens } from '../../src/oauth/oauth-tokens';
 import { MemoryOAuthWakeups } from '../../src/oauth/oauth-wakeups';
@@ -100,7 +104,8 @@ export class AskingExecution {
 /**
  * The engine without Nest: the real ExecutionService and InteractionService over memory adapters (trace
  * owners in an in-memory SQLite), as `yaml` configures them, with no durable waits (one process); the
- * broker can be swapped, e.g. for one that holds answers back.
+ * broker can be swapped, e.g. for one that holds answers back. The listeners of its lifecycle events
+ * that Nest would subscribe are wired to its bus (`counts`: what /metrics would show).
  */
 export async function anEngine(
   yaml = 'workflow: { _type: echo }',
@@ -116,8 +121,18 @@ export async function anEngine(
     new MemoryOAuthTokens(),
     new MemoryOAuthWakeups(),
   );
+  const bus = new EventEmitter2();
+  const counts = new ExecutionCounts();
+  const spans = new ExecutionSpanEnds();
+  bus.on(ExecutionStarted.event, () => counts.countStarted());
+  bus.on(ExecutionFinished.event, (event: ExecutionFinished) => {
+    counts.countFinished(event);
+    spans.finished(event);
+    instances.runEnded(event);
+    oauth.executionFinished(event);
+  });
   const running = new RunningExecutions();
-  const runner = new ExecutionRunner(running, store, interactions, oauth, instances, config, null);
+  const runner = new ExecutionRunner(running, store, interactions, oauth, instances, config, bus, null);
   const executions = new ExecutionService(
     store,
     new MemoryEventLogs({ maxBytes: Number.POSITIVE_INFINITY }),
@@ -126,9 +141,10 @@ export async function anEngine(
     config,
     new TraceOwners(await Database.open('sqlite::memory:')),
     new LocalExecutionCancels(),
+    bus,
     null,
     running,
     runner,
   );
-  return { config, store, broker, interactions, executions };
+  return { config, store, broker, interactions, executions, bus, counts };
 }

@@ -19,6 +19,9 @@ export interface ReplicaOptions {
   general?: Record<string, unknown>;
   /** Extra environment for every process. */
   env?: NodeJS.ProcessEnv;
+  /** How the replicas reach PostgreSQL and Redis, e.g. through a TcpProxy (`proxy.via`); directly when unset. */
+  dbUrl?: (url: string) => string;
+  redisUrl?: (url: string) => string;
 }
 
 export interface Response {
@@ -80,12 +83,12 @@ export class ReplicaProcesses {
       max_waiting_executions_per_address: 100_000,
       ...general,
       ...extra,
-      db_url: this.services.dbUrl,
+      db_url: options.dbUrl ? options.dbUrl(this.services.dbUrl) : this.services.dbUrl,
       executions: {
         ...((general.executions as object) ?? {}),
         ...((extra.executions as object) ?? {}),
         store: 'postgres',
-        redis_url: this.services.redisUrl,
+        redis_url: options.redisUrl ? options.redisUrl(this.services.redisUrl) : this.services.redisUrl,
         redis_key_prefix: this.prefix,
       },
     };
@@ -172,6 +175,11 @@ export class ReplicaProcesses {
       }
     }
     return { status: res.statusCode!, headers: responseHeaders, text: res.text, json, replica };
+  }
+
+  /** The indexes of the replicas that are not running (exited by themselves or killed). */
+  exited(): number[] {
+    return this.replicas.filter((r) => !r.running).map((r) => r.index);
   }
 
   /** Sends `signal` to replica `i` and waits for it to exit. */

@@ -7,7 +7,6 @@ import type { AppConfig } from '../../src/config/config.loader';
 import { ServerConfigModule } from '../../src/config/server-config.module';
 import { CoreModule } from '../../src/core/core.module';
 import { AppExceptionFilter } from '../../src/core/http/app-exception.filter';
-import { resolveRoutes, routeTable } from '../../src/routes';
 import { configFrom, ECHO_YAML } from './test-app';
 
 export interface SlimApp {
@@ -31,7 +30,7 @@ export interface SlimAppOptions {
 /**
  * A few controllers in a testing module, with what createApp applies that a route's 4xx answers
  * depend on: CoreModule's middleware (the JSON body parser and its limits, identity) and guard, the
- * exception filter with the route table (404/405). No engine, no other face, no database.
+ * exception filter with the route table read from the router (404/405). No engine, no other face, no database.
  */
 export async function slimApp({
   controllers = [],
@@ -44,10 +43,7 @@ export async function slimApp({
   let builder = Test.createTestingModule({
     imports: [ServerConfigModule.forRoot(config), CoreModule.forRoot(httpSettings(frontEnd)), ...imports],
     controllers,
-    providers: [
-      { provide: APP_FILTER, useValue: new AppExceptionFilter(routeTable(resolveRoutes(frontEnd))) },
-      ...providers,
-    ],
+    providers: [{ provide: APP_FILTER, useClass: AppExceptionFilter }, ...providers],
   });
   for (const [module, by] of replace) builder = builder.overrideModule(module).useModule(by);
   const moduleRef = await builder.compile();

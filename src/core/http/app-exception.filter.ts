@@ -4,11 +4,13 @@ import {
   HttpException,
   HttpStatus,
   Logger,
+  Optional,
   type ExceptionFilter,
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { AppError, ErrorCode } from '../errors/app-error';
-import { matchesRoute } from './route-paths';
+import { isDependencyOutage, OUTAGE_RETRY_AFTER_SECONDS } from '../errors/dependency-outage';
+import { RouteTable } from './route-table';
 
 export function statusOf(code: ErrorCode): number {
   switch (code) {
@@ -59,13 +61,14 @@ export function errorBody(error: AppError): unknown {
 
 /**
  * Maps domain errors to HTTP for every route but the OpenAI one (which has its own filter).
- * Unknown routes are 404 JSON; a known path with another method is 405 with `Allow`.
+ * Unknown routes are 404 JSON; a known path with another method is 405 with `Allow` (the methods the
+ * route table, read from the router, serves it with).
  */
 @Catch()
 export class AppExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('HTTP');
 
-  constructor(private readonly routes: { method: string; path: string }[]) {}
+  constructor(@Optional() private readonly routes?: RouteTable) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
@@ -87,7 +90,7 @@ export class AppExceptionFilter implements ExceptionFilter {
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       if (status === HttpStatus.NOT_FOUND) {
-        const allowed = this.routes.filter((r) => matchesRoute(r.path, req.path)).map((r) => r.method);
+        const allowed = this.routes?.allowed(req.path) ?? [];
         if (allowed.length > 0) {
           return new AppError(ErrorCode.MethodNotAllowed, 'Method Not Allowed', {
             headers: { Allow: allowed.join(', ') },
@@ -98,6 +101,15 @@ export class AppExceptionFilter implements ExceptionFilter {
       if (status === HttpStatus.PAYLOAD_TOO_LARGE)
         return new AppError(ErrorCode.PayloadTooLarge, exception.message);
       if (status < 500) return new AppError(ErrorCode.BadRequest, exception.message);
+    }
+    if (isDependencyOutage(exception)) {
+      return new AppError(
+        ErrorCode.Unavailable,
+        'A service this server depends on is unavailable; retry shortly',
+        {
+          headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) },
+        },
+      );
     }
     return new AppError(ErrorCode.Internal, 'Internal Server Error');
   }

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { clientAddress, type TrustedProxy, type UntrustedForwardedFor } from './client-address';
-import type { StreamRoutes } from './stream-routes';
+import type { StreamRoutes } from './route-table';
 
 /** Open connections per key (an address, an execution), refusing past a maximum. */
 export class OpenCounter {

@@ -9,7 +9,7 @@ import type { HostCheck } from './host-check';
 import { jsonBodyParser, type BodyLimits } from './json-body';
 import type { Routes } from './route-paths';
 import { securityHeaders } from './security-headers';
-import { streamRoutes } from './stream-routes';
+import type { RouteTable, StreamRoutes } from './route-table';
 
 /** What the HTTP middleware takes from config (`general.front_end`), in core's terms. */
 export abstract class HttpSettings {
@@ -33,9 +33,15 @@ export abstract class HttpSettings {
  * name this server does not answer to, before anything reads the request); CORS, when an origin
  * is allowed (with none there is nothing to answer); the JSON body, with its limits; the trusted
  * proxies; the caps on open streams, which read the body (a chat completion streams when it says so).
+ * Which routes stream comes from the route table (handlers marked `@Streams()`).
  */
-export function httpPipeline(settings: HttpSettings): RequestHandler[] {
-  const streams = streamRoutes(settings.routes);
+export function httpPipeline(settings: HttpSettings, table: RouteTable): RequestHandler[] {
+  // The table is read at the first request, once every module has registered its routes.
+  const streams: StreamRoutes = {
+    byPath: (path) => table.streams.byPath(path),
+    byBody: (path) => table.streams.byBody(path),
+    reattached: (path) => table.streams.reattached(path),
+  };
   const { allow_origins, allow_origin_regex } = settings.cors;
   return [
     securityHeaders(settings.routes),

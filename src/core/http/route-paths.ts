@@ -1,4 +1,4 @@
-/** Every path the server answers, resolved from config (legacy aliases included). */
+/** The paths from config that modules mount their routes under (legacy aliases included; null: left out). */
 export interface Routes {
   workflow: string | null;
   legacyWorkflow: string | null;
@@ -6,18 +6,13 @@ export interface Routes {
   legacyChat: string | null;
   completions: string | null;
   websocket: string | null;
-  health: string;
+  /** Swagger UI (its own Content-Security-Policy). */
   docs: string;
-  openapi: string;
   oauth2Callback: string;
-  /** The AG-UI endpoint; null when the config removes it. */
-  agui?: string | null;
   /** NeMo Agent Toolkit's evaluation job routes (`front_end.evaluate.path`, default `/evaluate`). */
   evaluate: string | null;
   /** `POST /evaluate/item` (`front_end.evaluate_item.path`). */
   evaluateItem: string | null;
-  /** `general.front_end.endpoints`: each function's routes, with the method configured for it. */
-  endpoints: { method: string; path: string }[];
 }
 
 /** Whether a request path matches a route path of the table. */

@@ -1,40 +1,43 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { IncomingMessage } from 'node:http';
 import { AppError, ErrorCode } from '../errors/app-error';
 import { addressOf } from '../http/connection-caps';
 import { AuthConfig } from './auth.config';
 import type { Identity } from './identity';
-import type { IdentifiedRequest } from './identity.middleware';
 import { IdentityResolver } from './identity.resolver';
+import { IS_PUBLIC } from './public.decorator';
 
-/** Routes that answer whoever asks: liveness and the API description. */
-const OPEN_PATHS = [/^\/health(\/|$)/, /^\/docs(\/|$|-)/, /^\/openapi\.json$/];
+type IdentifiedRequest = IncomingMessage & { identity?: Identity };
 
 /**
- * Reports a credential that failed (resolved by identityMiddleware before routing) and keeps anonymous
- * callers out when identity is required.
+ * Who is asking, for every HTTP route: resolves the caller's identity (session cookie, JWT, API key,
+ * Basic) and puts it on the request, where `@CurrentIdentity()`, the logs and the monitoring read it.
+ * A credential that fails is refused in the route's own error shape; an anonymous caller is refused
+ * when `general.auth.require_identity` is on, unless the route is `@Public()`. The WebSocket gateway
+ * identifies each connection at its handshake with the same resolver.
  */
 @Injectable()
 export class IdentityGuard implements CanActivate {
   constructor(
     private readonly resolver: IdentityResolver,
     private readonly auth: AuthConfig,
+    private readonly reflector: Reflector,
   ) {}
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
-    // The WebSocket gateway identifies each connection at its handshake (and on auth_message).
     if (context.getType() !== 'http') return true;
     const req = context.switchToHttp().getRequest<IdentifiedRequest>();
-    if (req.identityError) throw req.identityError;
-    if (req.identity) return this.admit(req, req.identity);
-    // Resolved here only when the middleware did not run (an app assembled without createApp).
-    return Promise.resolve(this.resolver.resolve(req.headers, undefined, addressOf(req))).then((identity) => {
-      req.identity = identity;
-      return this.admit(req, identity);
-    });
+    const resolved = this.resolver.resolve(req.headers, undefined, addressOf(req));
+    // Most credentials resolve at once: no promise, no extra tick.
+    if (!(resolved instanceof Promise)) return this.admit(context, req, resolved);
+    return resolved.then((identity) => this.admit(context, req, identity));
   }
 
-  private admit(req: IdentifiedRequest, identity: Identity): boolean {
-    if (identity.userId === null && this.auth.require_identity && !OPEN_PATHS.some((p) => p.test(req.path))) {
+  private admit(context: ExecutionContext, req: IdentifiedRequest, identity: Identity): boolean {
+    req.identity = identity;
+    // The metadata is read only for the callers it could turn away.
+    if (identity.userId === null && this.auth.require_identity && !this.isPublic(context)) {
       throw new AppError(
         ErrorCode.Unauthorized,
         `This server requires you to identify yourself (accepted: ${[...this.resolver.sources].join(', ')})`,
@@ -42,5 +45,14 @@ export class IdentityGuard implements CanActivate {
       );
     }
     return true;
+  }
+
+  private isPublic(context: ExecutionContext): boolean {
+    return (
+      this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, [
+        context.getHandler(),
+        context.getClass(),
+      ]) === true
+    );
   }
 }

@@ -173,13 +173,14 @@ export function validatePlain<T extends object>(
       ],
     };
   }
-  const shallow = options.forbidUnknown !== true && isFlat(cls);
-  const instance = shallow
-    ? shallowInstance(cls, value as Record<string, unknown>)
-    : plainToInstance(cls, value, { enableImplicitConversion: false });
+  const lenient = options.forbidUnknown !== true;
+  const instance =
+    lenient && isFlat(cls)
+      ? shallowInstance(cls, value as Record<string, unknown>)
+      : plainToInstance(cls, value, { enableImplicitConversion: false });
   // The common case, a body that fits, decided by the class's compiled rules; anything else is
   // validated (and described) by class-validator.
-  if (shallow && compiledCheck(cls)?.(instance as Record<string, unknown>) === true)
+  if (lenient && compiledCheck(cls)?.(instance as Record<string, unknown>) === true)
     return { ok: true, value: instance };
   const errors = validateSync(instance, {
     forbidUnknownValues: false,

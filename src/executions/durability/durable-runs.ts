@@ -28,6 +28,8 @@ export class DurableRuns {
   private scanning?: Promise<void>;
   /** Once set, this replica claims nothing and owns nothing new (it stops, or it is presumed dead). */
   stopped = false;
+  /** Set once the lifecycle listeners are subscribed (see `listening`): claims wait for it. */
+  private heard = false;
 
   private readonly mine: ReplicaLiveness;
 
@@ -36,6 +38,11 @@ export class DurableRuns {
     private readonly claims: PostgresExecutionClaims,
     liveness: (replica: string) => ReplicaLiveness,
     readonly leaseMs: number,
+    /**
+     * Resolves once the process's event listeners are subscribed (Nest does it after every module's
+     * init, and this starts during it): a run taken over sooner could end with nobody to hear it.
+     */
+    private readonly listening: Promise<unknown> = Promise.resolve(),
   ) {
     this.mine = liveness(this.replica);
   }
@@ -47,7 +54,13 @@ export class DurableRuns {
     this.scanner = setInterval(() => void this.scan(host), Math.max(250, this.leaseMs / 4));
     this.heartbeat.unref();
     this.scanner.unref();
-    void this.scan(host);
+    void this.listening.then(
+      () => {
+        this.heard = true;
+        return this.scan(host);
+      },
+      () => undefined,
+    );
   }
 
   private async beat(host: TakeoverHost): Promise<void> {
@@ -63,7 +76,7 @@ export class DurableRuns {
 
   /** Claims the executions of replicas that are gone (and released ones), and goes on with each. */
   scan(host: TakeoverHost): Promise<void> {
-    if (this.stopped) return Promise.resolve();
+    if (this.stopped || !this.heard) return Promise.resolve();
     return (this.scanning ??= this.claimOrphans(host).finally(() => (this.scanning = undefined)));
   }
 

@@ -26,7 +26,7 @@ export interface TakeoverEngine {
   /** Whether this process runs the execution already. */
   runs(executionId: string): boolean;
   /** Ends an execution this process cannot run. */
-  refuse(executionId: string, error: { message: string; type: string }): Promise<void>;
+  refuse(run: { id: string; traceId: string }, error: { message: string; type: string }): Promise<void>;
   /** Runs a claimed execution again, from the start. */
   resume(run: ResumedRun): void;
   /** Stops this replica's durable runs, recording nothing: another replica goes on with them. */
@@ -61,7 +61,7 @@ export class ExecutionTakeover implements TakeoverHost {
     if (spec.workflow !== this.stores.workflowType) {
       // Another config (a deploy changed the workflow): replaying it would not be the same run.
       const message = `The workflow changed (it was ${spec.workflow}); the execution cannot go on`;
-      return this.engine.refuse(run.id, { message, type: 'WorkflowChanged' });
+      return this.engine.refuse(record, { message, type: 'WorkflowChanged' });
     }
     const journal = await durable.journal.read(record.id);
     const after = journaledSeq(journal);

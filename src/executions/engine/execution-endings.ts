@@ -1,19 +1,23 @@
 import { Logger } from '@nestjs/common';
+import type { EventEmitter2 } from '@nestjs/event-emitter';
 import { internalErrorMessage, isExposed, WorkflowError } from '../../core/errors/app-error';
-import type { OAuthService } from '../../oauth/oauth.service';
+import {
+  ExecutionFinished,
+  ExecutionHandedOver,
+  type ExecutionOutcome,
+} from '../../core/events/execution-events';
 import type { ExecutionEventBody } from '../../runtime/execution-event';
 import { ExecutionCancelled } from '../model/execution';
 import type { Ending, Entry } from './execution-entry';
 import { wasStored } from './deferred-record';
 import type { ExecutionStore } from '../store/execution.store';
 import type { Journal } from '../durability/journal';
-import type { WorkflowInstances } from './workflow-instances';
 import type { RunningExecutions } from './running-executions';
 
 export interface EndingDeps {
   store: ExecutionStore;
-  oauth: OAuthService;
-  instances: WorkflowInstances;
+  /** Where the end is announced: the span, the counters, OAuth and the per-user instance listen. */
+  bus: EventEmitter2;
   ttlSeconds: number;
   /** Durable runs' journal, forgotten once the end is recorded. */
   journal?: Journal;
@@ -22,8 +26,6 @@ export interface EndingDeps {
 /** How the executions this process runs end: their terminal event, their record, what they held. */
 export class ExecutionEndings {
   private readonly logger = new Logger('ExecutionService');
-  /** Since start-up, for /metrics. */
-  readonly counts = { started: 0, completed: 0, failed: 0, cancelled: 0 };
 
   constructor(
     private readonly running: RunningExecutions,
@@ -42,16 +44,13 @@ export class ExecutionEndings {
   }
 
   private completed(entry: Entry, result: unknown): Promise<void> | undefined {
-    this.releaseInstance(entry);
     if (entry.ended) return;
-    entry.span.end({ kind: 'completed' });
-    this.counts.completed++;
+    this.announce(entry, { kind: 'completed' });
     const terminal: ExecutionEventBody = { kind: 'completed', result, streamed: entry.streamed };
     return this.ended(entry, { kind: 'completed', result }, terminal);
   }
 
   private failed(entry: Entry, err: unknown): Promise<void> | undefined {
-    this.releaseInstance(entry);
     if (entry.ended) return;
     const failure = WorkflowError.from(err);
     const type = failure.extra.errorType ?? 'Error';
@@ -66,8 +65,7 @@ export class ExecutionEndings {
       );
     }
     const error = { message, type };
-    entry.span.end({ kind: 'failed', ...error });
-    this.counts.failed++;
+    this.announce(entry, { kind: 'failed', ...error });
     return this.ended(entry, { kind: 'failed', error }, { kind: 'failed', error });
   }
 
@@ -79,15 +77,32 @@ export class ExecutionEndings {
   }
 
   /** Ends an execution this process could not run (a takeover it cannot replay). */
-  async refuse(id: string, error: { message: string; type: string }): Promise<void> {
+  async refuse(
+    run: { id: string; traceId: string },
+    error: { message: string; type: string },
+  ): Promise<void> {
     const expiresAt = Date.now() + this.deps.ttlSeconds * 1000;
-    await this.deps.store.apply(id, { kind: 'failed', error, expiresAt });
-    this.counts.failed++;
+    await this.deps.store.apply(run.id, { kind: 'failed', error, expiresAt });
+    const finished = new ExecutionFinished(run.id, run.traceId, { kind: 'failed', ...error });
+    this.deps.bus.emit(ExecutionFinished.event, finished);
   }
 
-  releaseInstance(entry: Entry): void {
-    if (entry.holder) this.deps.instances.release(entry.holder);
+  /**
+   * Announces the end, once per execution (then the entry holds no per-user instance any more). A
+   * synchronous emit: the instance is released and the span ended before the client can see the end.
+   */
+  private announce(entry: Entry, outcome: ExecutionOutcome): void {
+    const { id, traceId } = entry.execution;
+    const finished = new ExecutionFinished(id, traceId, outcome, entry.span, entry.holder);
     entry.holder = undefined;
+    this.deps.bus.emit(ExecutionFinished.event, finished);
+  }
+
+  /** A durable run this replica stops without ending it (another one goes on with it). */
+  handedOver(entry: Entry): void {
+    const event = new ExecutionHandedOver(entry.execution.id, entry.span, entry.holder);
+    entry.holder = undefined;
+    this.deps.bus.emit(ExecutionHandedOver.event, event);
   }
 
   async cancel(entry: Entry, reason: string): Promise<void> {
@@ -95,8 +110,7 @@ export class ExecutionEndings {
     entry.ended = true;
     entry.abort.abort(new ExecutionCancelled(reason));
     entry.execution.events.append({ kind: 'cancelled', reason });
-    entry.span.end({ kind: 'cancelled', reason });
-    this.counts.cancelled++;
+    this.announce(entry, { kind: 'cancelled', reason });
     await this.finish(entry, {
       kind: 'failed',
       error: { message: 'Execution cancelled', type: 'ExecutionCancelled' },
@@ -110,7 +124,6 @@ export class ExecutionEndings {
   private async finish(entry: Entry, end: Ending, terminal?: ExecutionEventBody): Promise<void> {
     const { id, events } = entry.execution;
     const { store } = this.deps;
-    this.deps.oauth.forgetExecution(id);
     try {
       if (!entry.exposed) {
         if (terminal) events.append(terminal);

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { Identity } from '../../core/identity/identity';
 import { startExecutionSpan, type ExecutionSpan } from '../../core/tracing/execution-spans';
 import type { ObservabilityTrace } from '../../core/tracing/observability-trace';
@@ -16,6 +17,7 @@ import type { EventLog } from '../event-log/event-log';
 import type { PersonWaits } from '../model/execution';
 import { ExecutionStore } from '../store/execution.store';
 import { applyOnceStored, storeDeferred } from './deferred-record';
+import { announcingWaits } from './lifecycle-events';
 import { ExecutionEndings } from './execution-endings';
 import { launch, newEntry, signalOf, type CancelEntry, type Entry } from './execution-entry';
 import { routeOf, sinkFor, type WaitDeps } from './execution-sink';
@@ -74,6 +76,8 @@ export class ExecutionRunner implements TakeoverEngine {
     oauth: OAuthService,
     private readonly instances: WorkflowInstances,
     config: ServerConfig,
+    /** Where the lifecycle is announced (core/events): metrics, spans, OAuth, instances listen. */
+    bus: EventEmitter2,
     /** Durable waits (store: postgres): leases, claims and the journal; null in one process. */
     @Inject(DurableRuns) private readonly durable: DurableRuns | null,
   ) {
@@ -81,10 +85,10 @@ export class ExecutionRunner implements TakeoverEngine {
       interactions,
       oauth,
       defaultPromptTimeout: config.general.default_prompt_timeout_seconds,
-      record: applyOnceStored(running, store),
+      record: announcingWaits(applyOnceStored(running, store), running, bus),
       read: async (id, interactionId) => (await store.get(id))?.interactions[interactionId],
     };
-    const deps = { store, oauth, instances, ttlSeconds: config.general.execution_ttl_seconds };
+    const deps = { store, bus, ttlSeconds: config.general.execution_ttl_seconds };
     this.endings = new ExecutionEndings(running, { ...deps, journal: durable?.journal });
   }
 
@@ -125,8 +129,8 @@ export class ExecutionRunner implements TakeoverEngine {
     return this.running.has(executionId);
   }
 
-  refuse(executionId: string, error: { message: string; type: string }): Promise<void> {
-    return this.endings.refuse(executionId, error);
+  refuse(run: { id: string; traceId: string }, error: { message: string; type: string }): Promise<void> {
+    return this.endings.refuse(run, error);
   }
 
   resume({ record, spec, events, journal, logged }: ResumedRun): void {
@@ -147,9 +151,8 @@ export class ExecutionRunner implements TakeoverEngine {
       entry.handedOver = entry.ended = true;
       entry.journal.close();
       this.running.remove(entry.execution.id);
-      this.endings.releaseInstance(entry);
       entry.abort.abort(new HandedOver());
-      entry.span.end({ kind: 'cancelled', reason: 'handed over' });
+      this.endings.handedOver(entry);
     }
     this.handovers.fire();
   }

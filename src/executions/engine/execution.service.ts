@@ -7,6 +7,7 @@ import {
   type OnModuleDestroy,
   type OnModuleInit,
 } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { AppError, ErrorCode } from '../../core/errors/app-error';
 import type { Identity } from '../../core/identity/identity';
 import { newTraceId } from '../../core/tracing/observability-trace';
@@ -20,6 +21,7 @@ import { WorkflowInstances } from './workflow-instances';
 import { cancelElsewhere, remoteExecution, startReleased } from './remote-execution';
 import { ExecutionCancels } from './execution-cancels';
 import { startingRecord, type ExecutionRecord } from '../model/execution-record';
+import { announceAnswered, announceStarted } from './lifecycle-events';
 import { isTerminalStatus } from '../model/execution-state';
 import { ExecutionStore } from '../store/execution.store';
 import { TraceOwners } from '../store/trace-owners';
@@ -47,6 +49,8 @@ export class ExecutionService
     private readonly config: ServerConfig,
     private readonly traceOwners: TraceOwners,
     private readonly cancels: ExecutionCancels,
+    /** Where the lifecycle is announced (core/events): metrics, spans, OAuth, instances listen. */
+    private readonly bus: EventEmitter2,
     /** Durable waits (store: postgres): leases, claims and the journal; null in one process. */
     @Inject(DurableRuns) private readonly durable: DurableRuns | null,
     /** The executions this process runs (their registry) and what runs them. */
@@ -54,11 +58,6 @@ export class ExecutionService
     private readonly runner: ExecutionRunner,
   ) {
     this.endings = runner.endings;
-  }
-
-  /** Since start-up, for /metrics. */
-  get counts() {
-    return this.endings.counts;
   }
 
   async onModuleInit(): Promise<void> {
@@ -119,14 +118,14 @@ export class ExecutionService
     // This replica is handing its runs over: another one runs it, from the start.
     if (spec && this.durable!.stopped) {
       this.instances.release(identity);
-      this.counts.started++;
+      announceStarted(this.bus, record, workflow.type, identity);
       const cancel = async (reason: string) => void (await this.cancels.request(record.id, reason));
       return startReleased(this.store, this.eventLogs, this.durable!, { record, spec, cancel, options });
     }
     const deferred = options.deferRecord === true && !spec; // stored once needed (deferred-record.ts)
     if (!deferred)
       await this.store.create(record, spec ? { replica: this.durable!.replica, spec } : undefined);
-    this.counts.started++;
+    announceStarted(this.bus, record, workflow.type, identity);
 
     const span = spanOf(record.id, workflow.type, identity, trace, options.request);
     const events = this.eventLogs.open(record.id, { held: deferred });
@@ -208,6 +207,7 @@ export class ExecutionService
       answer: this.durable ? answer : undefined,
     });
     if (closed !== 'applied') throw alreadyResolved(interactionId);
+    announceAnswered(this.bus, executionId, interactionId);
     await this.interactions.deliver(interactionId, answer);
   }
 

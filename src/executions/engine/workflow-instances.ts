@@ -1,5 +1,7 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
 import { AppError, ErrorCode } from '../../core/errors/app-error';
+import { ExecutionFinished, ExecutionHandedOver } from '../../core/events/execution-events';
 import type { Identity } from '../../core/identity/identity';
 import { durationSeconds } from '../../core/validation/duration';
 import { ServerConfig } from '../../config/server-config';
@@ -60,6 +62,13 @@ export class WorkflowInstances implements OnModuleInit, OnApplicationShutdown {
     instance.inUse++;
     instance.lastUsed = now;
     return instance.workflow;
+  }
+
+  /** A run that held the caller's instance ended here (or went to another replica). */
+  @OnEvent(ExecutionFinished.event)
+  @OnEvent(ExecutionHandedOver.event)
+  runEnded(event: ExecutionFinished | ExecutionHandedOver): void {
+    if (event.holder) this.release(event.holder);
   }
 
   release(identity: Identity): void {

@@ -9,11 +9,6 @@ export interface OwnerExecutionsQuery {
   after?: { createdAt: number; id: string };
 }
 
-/**
- * Where executions live between a workflow and the faces that poll it. Abstract class so it is also
- * the DI token; memory now, Redis or Postgres for scale-out. `execution-store.contract.ts` holds the
- * tests every adapter passes.
- */
 /** A durable execution's owner replica and what re-running it takes (ignored by the memory store). */
 export interface DurableRun {
   /** The replica that runs it; null: released, for any replica to claim. */
@@ -21,6 +16,11 @@ export interface DurableRun {
   spec: RunSpec;
 }
 
+/**
+ * Where executions live between a workflow and the faces that poll it. Abstract class so it is also
+ * the DI token. Two adapters: memory (one process) and PostgreSQL (several replicas share it; Redis
+ * carries their events, not the records). `execution-store.contract.ts` holds the tests both pass.
+ */
 export abstract class ExecutionStore {
   abstract create(record: ExecutionRecord, durable?: DurableRun): Promise<void>;
   abstract get(id: string): Promise<ExecutionRecord | undefined>;

@@ -1,4 +1,4 @@
-import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import {
   ApiBody,
   ApiNotFoundResponse,
@@ -10,7 +10,7 @@ import {
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { addressOf } from '../../core/http/connection-caps';
-import { JsonBody, ValidateBodyPipe } from '../../core/http/json-body';
+import { ValidateBodyPipe } from '../../core/validation/body.pipes';
 import { callerKey } from '../../core/identity/caller-key';
 import { CurrentIdentity } from '../../core/identity/current-identity.decorator';
 import type { Identity } from '../../core/identity/identity';
@@ -43,7 +43,7 @@ export class EvaluateItemController {
       "The evaluator's workers are busy for you (general.sandbox); Retry-After says when to try again",
   })
   async evaluate(
-    @JsonBody(new ValidateBodyPipe(EvaluateItemRequestDto)) body: EvaluateItemRequestDto,
+    @Body(new ValidateBodyPipe(EvaluateItemRequestDto)) body: EvaluateItemRequestDto,
     @CurrentIdentity() identity: Identity,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,

@@ -67,7 +67,7 @@ workflow: { _type: tool_calling_agent, llm_name: [] }
     expect(problemAt(err, 'llms.model.temperature').message).toMatch(/less than or equal to 2/);
     expect(problemAt(err, 'llms.model.retries').message).toMatch(/not permitted/);
     expect(problemAt(err, 'llms.other._type').message).toBe(
-      'unknown _type "anthropic"; known types: openai, nim',
+      'unknown _type "anthropic"; known types: openai, nim, dynamo',
     );
     expect(problemAt(err, 'functions.helper.tool_names[0]').message).toBe('"helper" cannot be its own tool');
     expect(problemAt(err, 'workflow.llm_name').message).toBe('name at least one entry of llms:');

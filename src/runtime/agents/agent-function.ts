@@ -10,6 +10,7 @@ import {
 } from '../function-type';
 import { ScriptedInput } from '../functions/scripted.function';
 import type { LlmClient } from '../llm/llm-client';
+import { AGENT_FIELDS, type NatFields } from '../nat-fields';
 import type { JsonSchema } from '../tools/json-schema';
 import type { WorkflowContext } from '../workflow-context';
 import type { AgentConfig } from './agent.config';
@@ -33,6 +34,8 @@ export interface AgentSpec<C extends AgentConfig> {
   /** NAT's default description (what a calling agent reads when this one is its tool). */
   description: string;
   config: Ctor<C>;
+  /** NAT fields of this agent beyond those every agent has (AGENT_FIELDS). */
+  natFields?: NatFields;
   check?(config: C): ConfigProblem[];
   /** Runs the agent until it has a final answer. */
   loop(run: AgentRun<C>): Promise<string>;
@@ -58,6 +61,11 @@ export function agentType<C extends AgentConfig>(spec: AgentSpec<C>): FunctionTy
     type: spec.type,
     description: spec.description,
     config: spec.config,
+    natFields: {
+      renamed: { ...AGENT_FIELDS.renamed, ...spec.natFields?.renamed },
+      switches: { ...AGENT_FIELDS.switches, ...spec.natFields?.switches },
+      ignored: { ...AGENT_FIELDS.ignored, ...spec.natFields?.ignored },
+    },
     check(config) {
       const problems = spec.check?.(config) ?? [];
       if (Array.isArray(config.llm_name) && config.llm_name.length === 0) {

@@ -75,6 +75,26 @@ export const reactAgent = agentType({
   type: 'react_agent',
   description: 'ReAct Agent Workflow',
   config: ReActAgentConfig,
+  natFields: {
+    renamed: {
+      parse_agent_response_max_retries: 'max_retries',
+      max_tool_calls: 'max_iterations',
+      pass_tool_call_errors_to_agent: 'handle_tool_errors',
+    },
+    switches: {
+      retry_agent_response_parsing_errors: { whenFalse: { max_retries: 0 } },
+      retry_parsing_errors: { whenFalse: { max_retries: 0 } },
+    },
+    ignored: {
+      tool_call_max_retries: 'a failing tool call is not retried; its error goes to the model',
+      raise_on_parsing_failure: 'a reply still unreadable after max_retries fails the run',
+      include_tool_input_schema_in_tool_description: "the tools' argument schemas are always in the prompt",
+      normalize_tool_input_quotes: 'Action Input is read as JSON, else passed as text',
+      use_native_tool_calling:
+        'the ReAct agent reads the text format; use tool_calling_agent for native tool calls',
+      handle_parsing_errors: 'an older NAT field; unreadable replies are retried as max_retries says',
+    },
+  },
   check: (config) =>
     config.system_prompt !== undefined && !config.system_prompt.includes('{tools}')
       ? [
@@ -86,3 +106,10 @@ export const reactAgent = agentType({
       : [],
   loop: reactLoop,
 });
+
+/** NAT's `per_user_react_agent`: the ReAct agent with an instance per user (for per-user tools). */
+export const perUserReactAgent: typeof reactAgent = {
+  ...reactAgent,
+  type: 'per_user_react_agent',
+  perUser: true,
+};

@@ -43,5 +43,14 @@ export const toolCallingAgent = agentType({
   type: 'tool_calling_agent',
   description: 'Tool Calling Agent Workflow',
   config: ToolCallingAgentConfig,
+  natFields: {
+    ignored: {
+      truncation_retry: 'a truncated answer is returned as it is',
+      max_empty_response_retries: 'an empty answer is returned as it is',
+      return_direct: "every tool's answer goes back to the model",
+      // NAT's examples set it on this agent too, where NAT drops it unread.
+      parse_agent_response_max_retries: 'a ReAct agent field; the tool calling agent reads no text format',
+    },
+  },
   loop: toolCallingLoop,
 });

@@ -91,16 +91,19 @@ export class LlmClient {
   }
 
   async complete(request: LlmRequest): Promise<LlmResponse> {
-    const { temperature, top_p, max_tokens, seed } = this.config;
+    const { temperature, top_p, max_tokens, seed, chat_template_kwargs } = this.config;
+    const stop = [...new Set([...(this.config.stop ?? []), ...(request.stop ?? [])])];
     const params: ChatCompletionCreateParamsBase = {
       model: this.model,
       messages: request.messages,
       ...(request.tools?.length ? { tools: request.tools } : {}),
-      ...(request.stop ? { stop: request.stop } : {}),
+      ...(stop.length ? { stop } : {}),
       ...(temperature !== undefined ? { temperature } : {}),
       ...(top_p !== undefined ? { top_p } : {}),
       ...(max_tokens !== undefined ? { max_tokens } : {}),
       ...(seed !== undefined ? { seed } : {}),
+      // Not in OpenAI's types; the SDK sends body fields as given.
+      ...(chat_template_kwargs ? ({ chat_template_kwargs } as object) : {}),
     };
     const timeout = AbortSignal.timeout(this.config.timeout_seconds * 1000);
     const signal = AbortSignal.any([request.signal, timeout]);

@@ -7,7 +7,7 @@ export class CurrentDatetimeConfig extends ToolConfig {
   @IfPresent() @IsString() timezone?: string;
 }
 
-function timeZoneProblem(zone: string): string | undefined {
+export function timeZoneProblem(zone: string): string | undefined {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
     return undefined;
@@ -45,5 +45,23 @@ export const currentDatetimeTool = defineTool<CurrentDatetimeConfig>({
   run: async (_args, ctx, config) => {
     const zone = config.timezone ?? 'UTC';
     return `The current date and time is ${formatDateTime(new Date(await ctx.now()), zone)} (${zone}).`;
+  },
+});
+
+/**
+ * `current_timezone` (NAT's tool): the caller's IANA time zone from the `X-Timezone` request header
+ * when it names one, else NAT's default, Etc/UTC.
+ */
+export const currentTimezoneTool = defineTool({
+  type: 'current_timezone',
+  description:
+    "Returns the user's/system timezone in IANA zone name format (e.g. America/Los_Angeles). " +
+    'REQUIRED: Call this tool first whenever you need the current time or timezone. ' +
+    'Do not assume or guess the timezone.',
+  parameters: { type: 'object', properties: {} },
+  run: (_args, ctx) => {
+    const header = ctx.request.headers['x-timezone'];
+    const zone = typeof header === 'string' && !timeZoneProblem(header) ? header : 'Etc/UTC';
+    return `The time zone is ${zone}`;
   },
 });

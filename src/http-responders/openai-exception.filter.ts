@@ -5,13 +5,13 @@ import { AppExceptionFilter, statusOf } from '../core/http/app-exception.filter'
 import { openAiError } from './openai-error';
 
 /**
- * `/v1/chat/completions` answers in OpenAI's error shape. Invalid requests are 400; a failed workflow
+ * `/v1/chat/completions` and `/v1/responses` answer in OpenAI's error shape. Invalid requests are 400; a failed workflow
  * is 422, never a 5xx, because OpenAI SDKs retry 5xx and would run the workflow again.
  */
 @Catch()
 export class OpenAiExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('OpenAI');
-  private readonly fallback = new AppExceptionFilter([]);
+  private readonly fallback = new AppExceptionFilter();
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();

@@ -1,4 +1,4 @@
-import { AnswerMismatch, type Prompt, type PromptOption } from '../runtime/prompts';
+import { AnswerMismatch, type Prompt, type PromptOption } from './prompts';
 
 function optionFor(prompt: Prompt, given: string): PromptOption | undefined {
   const options = prompt.options ?? [];
@@ -13,9 +13,10 @@ function choices(prompt: Prompt): string {
 }
 
 /**
- * Turns the text of a WebSocket reply into an answer for `normalizeAnswer`. For choice prompts the text
- * names an option by id, value or label (a checkbox takes several, comma-separated); text that names
- * none is free text where the prompt allows it, otherwise an AnswerMismatch.
+ * Turns the text of a reply (a WebSocket message, an A2A text part) into an answer for
+ * `normalizeAnswer`. For choice prompts the text names an option by id, value or label (a checkbox
+ * takes several, comma-separated); text that names none is free text where the prompt allows it,
+ * otherwise an AnswerMismatch.
  */
 export function answerFromText(prompt: Prompt, text: string): Record<string, unknown> {
   switch (prompt.input_type) {

@@ -1,4 +1,4 @@
-import { AnswerMismatch, normalizeAnswer, type Prompt } from '../runtime/prompts';
+import { AnswerMismatch, normalizeAnswer, type Prompt } from './prompts';
 import { answerFromText } from './text-answer';
 
 const options = [

@@ -1,0 +1,99 @@
+import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { A2A_ERROR_CODE, JsonRpcRequestMalformedError, toJsonRpcError } from '@a2a-js/sdk/errors';
+import { jsonRpcHandler } from '@a2a-js/sdk/server/express';
+import type { Request, RequestHandler, Response } from 'express';
+import { CurrentIdentity } from '../core/identity/current-identity.decorator';
+import type { Identity } from '../core/identity/identity';
+import { requestMetadata } from '../core/http/request-metadata';
+import { activeOtelTraceId } from '../core/tracing/otel';
+import { observabilityTrace, TRACE_HEADER } from '../core/tracing/observability-trace';
+import { UnreadableBody } from '../core/validation/body.pipes';
+import { A2aCaller } from './a2a-caller';
+import { A2aTasks } from './a2a-tasks';
+
+const CALLER = Symbol('a2a caller');
+type CallerRequest = Request & { [CALLER]?: A2aCaller };
+
+/** A JSON-RPC error answer the SDK's handler never sees. */
+function refusal(code: number, message: string, id: unknown = null) {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: toJsonRpcError(new JsonRpcRequestMalformedError({ message, envelopeCode: code })),
+  };
+}
+
+const validId = (id: unknown) => id === null || typeof id === 'string' || Number.isInteger(id);
+
+/**
+ * What JSON-RPC 2.0 says about a body before any method runs: -32700 when it is not JSON, -32600 when
+ * it is not a request object. (The SDK 1.3 handler answers -32602 for both.) Undefined: a request.
+ */
+function refusalOf(req: Request) {
+  // The body parser leaves what it could not read in the body's place (core/validation/body.pipes.ts).
+  if (req.body instanceof UnreadableBody) {
+    const err = req.body;
+    if (err.tooLarge) {
+      return refusal(
+        A2A_ERROR_CODE.INVALID_REQUEST,
+        `Request body is larger than the limit (${err.message}; general.front_end.${err.setting})`,
+      );
+    }
+    return refusal(A2A_ERROR_CODE.PARSE_ERROR, `Parse error: ${err.message}`);
+  }
+  const body = req.body as Record<string, unknown> | undefined;
+  if (body === undefined) return undefined; // no JSON content type: the SDK answers that
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return refusal(A2A_ERROR_CODE.INVALID_REQUEST, 'Invalid Request: expected one JSON-RPC request object');
+  }
+  const id = 'id' in body && validId(body.id) ? body.id : null;
+  if (body.jsonrpc !== '2.0' || typeof body.method !== 'string' || ('id' in body && !validId(body.id))) {
+    return refusal(
+      A2A_ERROR_CODE.INVALID_REQUEST,
+      'Invalid Request: needs jsonrpc "2.0", a method and a valid id',
+      id,
+    );
+  }
+  return undefined;
+}
+
+/** The A2A JSON-RPC endpoint (`general.front_end.a2a_path`), served by the SDK's Express handler. */
+@ApiTags('A2A')
+@Controller()
+export class A2aController {
+  private readonly rpc: RequestHandler;
+
+  constructor(tasks: A2aTasks) {
+    this.rpc = jsonRpcHandler({
+      requestHandler: tasks,
+      userBuilder: (req) => Promise.resolve((req as CallerRequest)[CALLER]!),
+    });
+  }
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'A2A JSON-RPC: SendMessage, SendStreamingMessage (SSE), GetTask, CancelTask, SubscribeToTask',
+    description:
+      'A task is an execution; a person’s prompt makes it input-required, answered by the next SendMessage.',
+  })
+  @ApiBody({ schema: { type: 'object', description: 'A JSON-RPC 2.0 request' } })
+  @ApiProduces('application/json', 'text/event-stream')
+  @ApiOkResponse({ description: 'A JSON-RPC response, or SSE frames of JSON-RPC responses for streams' })
+  handle(@CurrentIdentity() identity: Identity, @Req() req: Request, @Res() res: Response): void {
+    const refused = refusalOf(req);
+    if (refused) {
+      res.status(200).json(refused);
+      return;
+    }
+    const trace = observabilityTrace(req.headers, activeOtelTraceId);
+    res.setHeader(TRACE_HEADER, trace.traceId);
+    // The SDK's handler is an Express router for `/`: it sees this request at its own root.
+    const inner = Object.create(req, { url: { value: '/', writable: true } }) as CallerRequest;
+    inner[CALLER] = new A2aCaller(identity, requestMetadata(req), trace);
+    this.rpc(inner, res, () => {
+      if (!res.headersSent) res.status(404).end();
+    });
+  }
+}

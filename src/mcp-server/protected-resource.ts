@@ -1,0 +1,73 @@
+import {
+  Catch,
+  Controller,
+  Get,
+  Inject,
+  Injectable,
+  Req,
+  type ArgumentsHost,
+  type ExceptionFilter,
+} from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { ServerConfig } from '../config/server-config';
+import { AppError, ErrorCode } from '../core/errors/app-error';
+import { AppExceptionFilter } from '../core/http/app-exception.filter';
+import { Public } from '../core/identity/public.decorator';
+
+export const WELL_KNOWN = '/.well-known/oauth-protected-resource';
+
+/** Where this server is reached from the caller's side: `public_base_url`, else the request's own origin. */
+function baseOf(config: ServerConfig, req: Request): string {
+  return config.frontEnd.public_base_url ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+}
+
+/** The MCP endpoint's URL: the protected resource of RFC 9728. */
+function resourceOf(config: ServerConfig, req: Request): string {
+  return `${baseOf(config, req)}${config.frontEnd.root_path}${config.frontEnd.mcp_path}`;
+}
+
+/**
+ * MCP authorization (2025-06-18 and later): a client without a credential is told where the resource's
+ * metadata is (`WWW-Authenticate: Bearer resource_metadata="…"`), whether this face refused it or the
+ * identity guard did (`general.auth.require_identity`). Other errors are answered as everywhere.
+ */
+@Injectable()
+@Catch(AppError)
+export class McpUnauthorizedFilter implements ExceptionFilter {
+  private readonly fallback = new AppExceptionFilter();
+
+  constructor(@Inject(ServerConfig) private readonly config: ServerConfig) {}
+
+  catch(error: AppError, host: ArgumentsHost): void {
+    if (error.code !== ErrorCode.Unauthorized) return this.fallback.catch(error, host);
+    const req = host.switchToHttp().getRequest<Request>();
+    const metadata = `${baseOf(this.config, req)}${WELL_KNOWN}`;
+    const challenge = new AppError(error.code, error.message, {
+      ...error.extra,
+      headers: { ...error.extra.headers, 'WWW-Authenticate': `Bearer resource_metadata="${metadata}"` },
+    });
+    this.fallback.catch(challenge, host);
+  }
+}
+
+/** RFC 9728 protected resource metadata of the MCP endpoint: the resource and who issues its tokens. */
+@ApiExcludeController()
+@Controller()
+export class ProtectedResourceController {
+  constructor(private readonly config: ServerConfig) {}
+
+  // Read before any credential: it says which credential to get (RFC 9728), so it is open to all.
+  @Public()
+  @Get(WELL_KNOWN)
+  metadata(@Req() req: Request): Record<string, unknown> {
+    const issuer = this.config.general.auth.jwt?.issuer;
+    const issuers = issuer === undefined ? [] : Array.isArray(issuer) ? issuer : [issuer];
+    return {
+      resource: resourceOf(this.config, req),
+      ...(issuers.length > 0 ? { authorization_servers: issuers } : {}),
+      bearer_methods_supported: ['header'],
+      resource_name: 'Interlude',
+    };
+  }
+}

@@ -1,0 +1,142 @@
+import { holdMachineLock } from '../utils/machine-lock';
+import { ReplicaProcesses, type Response } from '../utils/replica-processes';
+import { requires } from '../utils/requires';
+import { TcpProxy } from '../utils/tcp-proxy';
+import { scriptedYaml } from '../utils/test-app';
+import { START_MS, WAIT_MS } from '../utils/timing';
+
+/**
+ * PostgreSQL, the system of record of several replicas, goes away and comes back (issue 31): a TCP
+ * proxy between the replicas and the machine's PostgreSQL cuts every connection and refuses new ones,
+ * as a restart or fail-over does. Needs `npm run build`.
+ */
+const SCRIPTED = scriptedYaml(
+  `- prompt: { input_type: text, text: 'Name for {{input}}?', save_as: name }`,
+  'Hello {{name}} ({{input}})',
+);
+const OUTAGE_MS = 10_000;
+const asUser = (n: number) => ({ authorization: `Bearer nvapi-faults-${n}` });
+
+interface Pause {
+  execution_id: string;
+  response_url: string;
+  status_url: string;
+}
+
+/** Requests to replica `to` every 250 ms until `done` says so (or WAIT_MS after `within` ms). */
+async function until(
+  set: ReplicaProcesses,
+  path: string,
+  to: number,
+  done: (res: Response) => boolean,
+  within = WAIT_MS,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  const deadline = Date.now() + within;
+  for (;;) {
+    const res = await set.request('GET', path, { to, headers }).catch((err: Error) => {
+      throw new Error(`GET ${path} on ${to}: ${err.message}\n${set.output()}`);
+    });
+    if (done(res)) return res;
+    if (Date.now() > deadline)
+      throw new Error(`GET ${path} on ${to}: still ${res.status} ${res.text}\n${set.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+requires('postgres')('PostgreSQL unreachable while executions wait for a person', () => {
+  holdMachineLock('postgres-heavy');
+  requires('redis')('two replicas on the shared store', () => {
+    let proxy: TcpProxy;
+    let set: ReplicaProcesses;
+
+    beforeAll(async () => {
+      const target = new URL(process.env.DATABASE_URL!);
+      proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
+      set = await ReplicaProcesses.start(2, SCRIPTED, {
+        general: { executions: { lease_seconds: 2 } },
+        dbUrl: (url) => proxy.via(url),
+      });
+    }, 3 * START_MS);
+
+    afterAll(async () => {
+      await set?.close();
+      await proxy?.close();
+    });
+
+    it(
+      'no replica exits, readiness and requests say 503 with Retry-After, and every wait is answered once it is back',
+      async () => {
+        const waiting: Pause[] = [];
+        for (let n = 0; n < 4; n++) {
+          const res = await set.request('POST', '/v1/workflow', {
+            body: { input_message: `job-${n}` },
+            headers: asUser(n),
+            to: n % 2,
+          });
+          expect({ n, status: res.status }).toEqual({ n, status: 202 });
+          waiting.push(res.json as unknown as Pause);
+        }
+
+        proxy.refuse();
+        proxy.cut();
+        const outageStarted = Date.now();
+
+        // Readiness tells the load balancer within a few seconds, on both replicas.
+        for (const to of [0, 1]) {
+          const ready = await until(set, '/health/ready', to, (r) => r.status === 503);
+          expect(ready.status).toBe(503);
+        }
+        // A request that needs the database: 503 with Retry-After, never a 500 or a hang.
+        const poll = await set.request('GET', waiting[0].status_url, { headers: asUser(0), to: 1 });
+        expect({ status: poll.status, retryAfter: poll.headers.get('retry-after') }).toEqual({
+          status: 503,
+          retryAfter: expect.stringMatching(/^\d+$/),
+        });
+        const answer = await set.request('POST', waiting[1].response_url, {
+          body: { response: { type: 'text', text: 'during' } },
+          headers: asUser(1),
+          to: 0,
+        });
+        expect(answer.status).toBe(503);
+
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.max(0, OUTAGE_MS - (Date.now() - outageStarted))),
+        );
+        proxy.heal();
+
+        for (const to of [0, 1]) await until(set, '/health/ready', to, (r) => r.status === 200, START_MS);
+        expect(set.exited()).toEqual([]);
+
+        // Every wait survived the outage, and is answered once.
+        for (const [n, pause] of waiting.entries()) {
+          const res = await set.request('POST', pause.response_url, {
+            body: { response: { type: 'text', text: `own-${n}` } },
+            headers: asUser(n),
+            to: (n + 1) % 2,
+          });
+          expect({ n, status: res.status, body: res.text }).toEqual({ n, status: 204, body: '' });
+        }
+        for (const [n, pause] of waiting.entries()) {
+          const done = await until(
+            set,
+            pause.status_url,
+            n % 2,
+            (r) => r.status === 200 && (r.json.status === 'completed' || r.json.status === 'failed'),
+            WAIT_MS,
+            asUser(n),
+          );
+          expect({ n, body: done.json }).toEqual({
+            n,
+            body: {
+              execution_id: pause.execution_id,
+              status: 'completed',
+              result: { value: `Hello own-${n} (job-${n})` },
+            },
+          });
+        }
+      },
+      6 * START_MS,
+    );
+  });
+});
