@@ -1,5 +1,4 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { RouterModule } from '@nestjs/core';
 import type { AppConfig } from '../config/config.loader';
 import { ServerConfig } from '../config/server-config';
 import { pickAdapter } from '../core/adapters';
@@ -12,6 +11,7 @@ import { AguiFace } from './agui-face';
 import { AguiRunService } from './agui-run.service';
 import { AguiThreads, MemoryAguiThreads } from './agui-threads';
 import { PostgresAguiThreads } from './postgres-agui-threads';
+import { mountAt, mounted } from '../core/http/route-mount';
 
 /** The AG-UI face, mounted at `general.front_end.ag_ui_path` (left out when it is null). */
 @Module({})
@@ -19,9 +19,8 @@ export class AguiModule {
   static forRoot(config: AppConfig): DynamicModule {
     const path = config.settings.general.front_end.ag_ui_path;
     if (path === null) return { module: AguiModule };
-    return {
-      module: AguiModule,
-      imports: [ExecutionsModule, DatabaseModule, RouterModule.register([{ path, module: AguiModule }])],
+    const routes = mountAt(path, 'AguiRoutes', {
+      imports: [ExecutionsModule, DatabaseModule],
       controllers: [AguiController],
       providers: [
         AguiFace,
@@ -40,7 +39,8 @@ export class AguiModule {
           },
         },
       ],
-    };
+    });
+    return { module: AguiModule, imports: mounted([routes]) };
   }
 }
 

@@ -1,5 +1,4 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { RouterModule } from '@nestjs/core';
 import type { AppConfig } from '../config/config.loader';
 import type { Routes } from '../core/http/route-paths';
 import { DatabaseModule } from '../db/database.module';
@@ -18,6 +17,7 @@ import { JobRunner } from './job-runner';
 import { JobStore } from './job.store';
 import { JobWebhook } from './job-webhook';
 import { EvaluationModule } from './evaluation/evaluation.module';
+import { mountAt, mounted } from '../core/http/route-mount';
 
 /**
  * The job rows, the runner and the webhook: what a server and a worker both need. The evaluation
@@ -29,18 +29,6 @@ import { EvaluationModule } from './evaluation/evaluation.module';
   exports: [JobStore, JobEvents, JobRunner],
 })
 export class JobsCoreModule {}
-
-/** `<workflow path>/async…` (mounted there by RouterModule). */
-@Module({ controllers: [AsyncJobsController, AsyncJobListController] })
-class WorkflowAsyncRoutes {}
-
-/** `/evaluate…` (mounted at `front_end.evaluate.path`). */
-@Module({ controllers: [EvaluateController] })
-class EvaluateRoutes {}
-
-/** `<legacy workflow path>/async…`: NeMo Agent Toolkit's legacy routes (submit and poll). */
-@Module({ controllers: [LegacyAsyncJobsController] })
-class LegacyAsyncRoutes {}
 
 /** The async job routes of the server, on the queue `general.async.queue` names. */
 @Module({})
@@ -63,18 +51,31 @@ export class JobsServiceModule {
 export class JobsModule {
   static forRoot(config: AppConfig, routes: Routes): DynamicModule {
     const service = JobsServiceModule.forRoot(config);
+    const imports = [service];
     const mounts = [
-      ...(routes.workflow ? [{ path: routes.workflow, module: WorkflowAsyncRoutes }] : []),
-      ...(routes.legacyWorkflow ? [{ path: routes.legacyWorkflow, module: LegacyAsyncRoutes }] : []),
-      ...(routes.evaluate ? [{ path: routes.evaluate, module: EvaluateRoutes }] : []),
+      // `<workflow path>/async…`
+      ...(routes.workflow
+        ? [
+            mountAt(routes.workflow, 'WorkflowAsyncRoutes', {
+              imports,
+              controllers: [AsyncJobsController, AsyncJobListController],
+            }),
+          ]
+        : []),
+      // `<legacy workflow path>/async…`: NeMo Agent Toolkit's legacy routes (submit and poll).
+      ...(routes.legacyWorkflow
+        ? [
+            mountAt(routes.legacyWorkflow, 'LegacyAsyncRoutes', {
+              imports,
+              controllers: [LegacyAsyncJobsController],
+            }),
+          ]
+        : []),
+      // `/evaluate…` (at `front_end.evaluate.path`).
+      ...(routes.evaluate
+        ? [mountAt(routes.evaluate, 'EvaluateRoutes', { imports, controllers: [EvaluateController] })]
+        : []),
     ];
-    return {
-      module: JobsModule,
-      imports: [
-        service,
-        ...mounts.map((m) => ({ module: m.module, imports: [service] })),
-        RouterModule.register(mounts),
-      ],
-    };
+    return { module: JobsModule, imports: [service, ...mounted(mounts)] };
   }
 }

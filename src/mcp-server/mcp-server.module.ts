@@ -1,15 +1,11 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { RouterModule } from '@nestjs/core';
 import type { AppConfig } from '../config/config.loader';
 import { ExecutionsModule } from '../executions/executions.module';
 import { McpServerController } from './mcp-server.controller';
 import { McpSessions } from './mcp-sessions';
 import { McpTools } from './mcp-tools';
 import { McpUnauthorizedFilter, ProtectedResourceController } from './protected-resource';
-
-/** The endpoint itself, mounted at `mcp_path`. */
-@Module({})
-class McpEndpointModule {}
+import { mountAt, mounted } from '../core/http/route-mount';
 
 /**
  * The MCP server face (`general.front_end.mcp_path`, left out when it is null): every tool of
@@ -22,15 +18,14 @@ export class McpServerModule {
     if (path === null) return { module: McpServerModule };
     return {
       module: McpServerModule,
-      imports: [
-        {
-          module: McpEndpointModule,
+      // The endpoint itself at `mcp_path`; the protected-resource metadata at its well-known path.
+      imports: mounted([
+        mountAt(path, 'McpEndpoint', {
           imports: [ExecutionsModule],
           controllers: [McpServerController],
           providers: [McpTools, McpSessions, McpUnauthorizedFilter],
-        },
-        RouterModule.register([{ path, module: McpEndpointModule }]),
-      ],
+        }),
+      ]),
       controllers: [ProtectedResourceController],
     };
   }

@@ -1,5 +1,4 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { RouterModule } from '@nestjs/core';
 import type { AppConfig } from '../config/config.loader';
 import { ServerConfig } from '../config/server-config';
 import { pickAdapter } from '../core/adapters';
@@ -13,6 +12,7 @@ import { ResponsesFace } from './responses-face';
 import { ResponsesService } from './responses.service';
 import { MemoryResponsesStore, ResponsesStore } from './responses-store';
 import { StoredResponses } from './stored-responses';
+import { mountAt, mounted } from '../core/http/route-mount';
 
 /** OpenAI's Responses API, mounted at `general.front_end.responses_path` (left out when it is null). */
 @Module({})
@@ -20,9 +20,8 @@ export class ResponsesModule {
   static forRoot(config: AppConfig): DynamicModule {
     const path = config.settings.general.front_end.responses_path;
     if (path === null) return { module: ResponsesModule };
-    return {
-      module: ResponsesModule,
-      imports: [ExecutionsModule, DatabaseModule, RouterModule.register([{ path, module: ResponsesModule }])],
+    const routes = mountAt(path, 'ResponsesRoutes', {
+      imports: [ExecutionsModule, DatabaseModule],
       controllers: [ResponsesController],
       providers: [
         ResponsesFace,
@@ -38,6 +37,7 @@ export class ResponsesModule {
             }),
         },
       ],
-    };
+    });
+    return { module: ResponsesModule, imports: mounted([routes]) };
   }
 }

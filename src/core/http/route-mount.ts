@@ -8,7 +8,9 @@ export interface RouteMount {
 }
 
 /**
- * A mount of controllers at `path`. RouterModule gives a path to a module class, so each mount has a
+ * The one way a face serves its controllers at a path the config gives (fixed paths are the
+ * controller's own `@Controller('…')`; the WebSocket gateway's path is set on its class, as Nest's
+ * gateways take it). A mount of controllers at `path`. RouterModule gives a path to a module class, so each mount has a
  * module class of its own: the controllers stay ordinary classes, one of them can be served at two
  * paths (`/v1/workflow` and its legacy alias `/generate`) with different providers at each, and the
  * path is kept per application, so apps built from different configs in one process do not meet.
