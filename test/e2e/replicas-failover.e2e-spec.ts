@@ -11,7 +11,9 @@ import { holdMachineLock } from '../utils/machine-lock';
  * executions wait on it, and the others take them over. Needs `npm run build`.
  */
 const LEASE_SECONDS = 2;
-const DURABLE = { executions: { lease_seconds: LEASE_SECONDS }, shutdown_grace_seconds: 5 };
+// A stop that runs out of grace exits 1: two full test runs at once on two cores stretched a clean
+// stop past 5 s, so the grace is wide; a stop that hangs still ends by it, and the test then fails.
+const DURABLE = { executions: { lease_seconds: LEASE_SECONDS }, shutdown_grace_seconds: 20 };
 const SCRIPTED = scriptedYaml(
   `- step: { name: lookup, kind: tool, input: { q: '{{input}}' }, payload: { ok: true } }
 - prompt: { input_type: text, text: 'Name for {{input}}?', save_as: name }`,
