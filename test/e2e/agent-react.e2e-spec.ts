@@ -1,8 +1,8 @@
 import type { Chunk } from '../utils/chat';
 import { FakeLlm, reply } from '../utils/fake-llm';
-import { agentYaml, CALCULATOR } from '../utils/fake-llm-config';
+import { agentYaml, CALCULATOR, appWithFakeLlm } from '../utils/fake-llm-config';
 import { dataOf, postJson, postStream } from '../utils/sse';
-import { startApp, type TestApp } from '../utils/test-app';
+import type { TestApp } from '../utils/test-app';
 
 const FUNCTIONS = { ...CALCULATOR, current_datetime: { _type: 'current_datetime' } };
 const AGENT = { _type: 'react_agent', tool_names: ['calculator', 'current_datetime'] };
@@ -12,18 +12,13 @@ const FINAL = 'Thought: I now know the final answer\nFinal Answer: 6 times 7 is 
 describe('react_agent', () => {
   let llm: FakeLlm;
   let t: TestApp;
-  beforeAll(async () => {
-    llm = await FakeLlm.start();
-    t = await startApp(agentYaml(llm, AGENT, FUNCTIONS));
-  });
-  afterEach(() => {
-    expect(llm.pending).toBe(0);
-    llm.reset();
-  });
-  afterAll(async () => {
-    await t.close();
-    await llm.close();
-  });
+  appWithFakeLlm(
+    (llm) => agentYaml(llm, AGENT, FUNCTIONS),
+    (l, app) => {
+      llm = l;
+      t = app;
+    },
+  );
 
   it('runs the Action it reads, shows the model the Observation, and answers with the Final Answer', async () => {
     llm.script(reply.text(ACTION), reply.text(FINAL));

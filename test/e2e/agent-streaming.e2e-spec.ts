@@ -1,9 +1,9 @@
 import OpenAI from 'openai';
 import type { Chunk } from '../utils/chat';
 import { FakeLlm, reply, tokens } from '../utils/fake-llm';
-import { agentYaml, CALCULATOR } from '../utils/fake-llm-config';
+import { agentYaml, CALCULATOR, appWithFakeLlm } from '../utils/fake-llm-config';
 import { postStream, type StreamResult } from '../utils/sse';
-import { startApp, type TestApp } from '../utils/test-app';
+import type { TestApp } from '../utils/test-app';
 
 const ANSWER = 'The answer is 14.';
 const USAGE_1 = { prompt_tokens: 30, completion_tokens: 8, total_tokens: 38 };
@@ -40,21 +40,14 @@ describe('agents stream their answer token by token, with real token usage', () 
   let llm: FakeLlm;
   let t: TestApp;
   let sdk: OpenAI;
-  beforeAll(async () => {
-    llm = await FakeLlm.start();
-    t = await startApp(
-      agentYaml(llm, { _type: 'tool_calling_agent', tool_names: ['calculator'] }, CALCULATOR),
-    );
-    sdk = new OpenAI({ baseURL: `${t.url}/v1`, apiKey: 'not-needed', maxRetries: 0 });
-  });
-  afterEach(() => {
-    expect(llm.pending).toBe(0);
-    llm.reset();
-  });
-  afterAll(async () => {
-    await t.close();
-    await llm.close();
-  });
+  appWithFakeLlm(
+    (llm) => agentYaml(llm, { _type: 'tool_calling_agent', tool_names: ['calculator'] }, CALCULATOR),
+    (l, app) => {
+      llm = l;
+      t = app;
+      sdk = new OpenAI({ baseURL: `${t.url}/v1`, apiKey: 'not-needed', maxRetries: 0 });
+    },
+  );
 
   it('/v1/chat/stream: the tool step, then each token as a step and a chunk, in the order the model sent them', async () => {
     llm.script(...RUN);

@@ -1,7 +1,7 @@
 import { builtinRegistry } from '../../src/runtime/builtin-functions';
 import { defineTool } from '../../src/runtime/tools/define-tool';
 import { FakeLlm, reply } from '../utils/fake-llm';
-import { agentYaml, CALCULATOR } from '../utils/fake-llm-config';
+import { agentYaml, CALCULATOR, appWithFakeLlm } from '../utils/fake-llm-config';
 import { postJson, postStream } from '../utils/sse';
 import { startApp, type TestApp } from '../utils/test-app';
 
@@ -17,18 +17,13 @@ interface RawStep {
 describe('tool_calling_agent', () => {
   let llm: FakeLlm;
   let t: TestApp;
-  beforeAll(async () => {
-    llm = await FakeLlm.start();
-    t = await startApp(agentYaml(llm, { ...AGENT, system_prompt: 'You are exact.' }, CALCULATOR));
-  });
-  afterEach(() => {
-    expect(llm.pending).toBe(0);
-    llm.reset();
-  });
-  afterAll(async () => {
-    await t.close();
-    await llm.close();
-  });
+  appWithFakeLlm(
+    (llm) => agentYaml(llm, { ...AGENT, system_prompt: 'You are exact.' }, CALCULATOR),
+    (l, app) => {
+      llm = l;
+      t = app;
+    },
+  );
 
   it('calls calculator and answers with what the model says after reading its result', async () => {
     llm.script(

@@ -1,5 +1,5 @@
 import { FakeLlm, reply } from '../utils/fake-llm';
-import { agentYaml } from '../utils/fake-llm-config';
+import { agentYaml, appWithFakeLlm } from '../utils/fake-llm-config';
 import { postJson } from '../utils/sse';
 import { startApp, type TestApp } from '../utils/test-app';
 
@@ -27,18 +27,13 @@ const NAT_SECTIONS = {
 describe('a NeMo Agent Toolkit example config, unchanged', () => {
   let llm: FakeLlm;
   let t: TestApp;
-  beforeAll(async () => {
-    llm = await FakeLlm.start();
-    t = await startApp(agentYaml(llm, NAT_AGENT, {}, NAT_MODEL, NAT_SECTIONS));
-  });
-  afterEach(() => {
-    expect(llm.pending).toBe(0);
-    llm.reset();
-  });
-  afterAll(async () => {
-    await t.close();
-    await llm.close();
-  });
+  appWithFakeLlm(
+    (llm) => agentYaml(llm, NAT_AGENT, {}, NAT_MODEL, NAT_SECTIONS),
+    (l, app) => {
+      llm = l;
+      t = app;
+    },
+  );
 
   it("calls the calculator group's tools by NAT's names and sends the model NAT's chat_template_kwargs and stop", async () => {
     llm.script(

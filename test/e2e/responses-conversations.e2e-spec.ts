@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { FakeLlm, reply } from '../utils/fake-llm';
-import { agentYaml } from '../utils/fake-llm-config';
+import { agentYaml, appWithFakeLlm } from '../utils/fake-llm-config';
 import { ECHO_YAML, startApp, type TestApp } from '../utils/test-app';
 
 /** An SDK client speaking as the identity its key names (asserted identity, as NAT's server has it). */
@@ -88,18 +88,13 @@ describe('stored responses: retrieve, input items, delete, store: false', () => 
 describe('previous_response_id continues a conversation', () => {
   let llm: FakeLlm;
   let t: TestApp;
-  beforeAll(async () => {
-    llm = await FakeLlm.start();
-    t = await startApp(agentYaml(llm, { _type: 'tool_calling_agent', tool_names: [] }));
-  });
-  afterEach(() => {
-    expect(llm.pending).toBe(0);
-    llm.reset();
-  });
-  afterAll(async () => {
-    await t.close();
-    await llm.close();
-  });
+  appWithFakeLlm(
+    (llm) => agentYaml(llm, { _type: 'tool_calling_agent', tool_names: [] }),
+    (l, app) => {
+      llm = l;
+      t = app;
+    },
+  );
 
   it("the earlier input and output reach the workflow as chat history; instructions are the new response's own", async () => {
     const sdk = sdkAs(t, 'nvapi-carol');

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { FakeLlm, reply, tokens } from '../utils/fake-llm';
-import { agentYaml, CALCULATOR } from '../utils/fake-llm-config';
+import { agentYaml, CALCULATOR, appWithFakeLlm } from '../utils/fake-llm-config';
 import { postJson, postStream } from '../utils/sse';
 import { ECHO_YAML, failingYaml, startApp, type TestApp } from '../utils/test-app';
 
@@ -157,20 +157,13 @@ describe('/v1/responses with a failing workflow', () => {
 describe('/v1/responses with an LLM agent', () => {
   let llm: FakeLlm;
   let t: TestApp;
-  beforeAll(async () => {
-    llm = await FakeLlm.start();
-    t = await startApp(
-      agentYaml(llm, { _type: 'tool_calling_agent', tool_names: ['calculator'] }, CALCULATOR),
-    );
-  });
-  afterEach(() => {
-    expect(llm.pending).toBe(0);
-    llm.reset();
-  });
-  afterAll(async () => {
-    await t.close();
-    await llm.close();
-  });
+  appWithFakeLlm(
+    (llm) => agentYaml(llm, { _type: 'tool_calling_agent', tool_names: ['calculator'] }, CALCULATOR),
+    (l, app) => {
+      llm = l;
+      t = app;
+    },
+  );
 
   it("streams the model's tokens one by one, leaves the tool step out of the text, and reports the model's usage", async () => {
     const answer = 'The answer is 14.';

@@ -1,5 +1,6 @@
 import { stringify } from 'yaml';
-import type { FakeLlm } from './fake-llm';
+import { FakeLlm } from './fake-llm';
+import { startApp, type TestApp } from './test-app';
 
 /** A config whose `llms.model` is the fake LLM (no retries unless asked), as YAML. */
 export function agentYaml(
@@ -28,3 +29,29 @@ export function agentYaml(
 
 /** The built-in tools most tests give their agent. */
 export const CALCULATOR = { calculator: { _type: 'calculator' } };
+
+/**
+ * A suite's app against a fake model: both started before its tests (the config built from the
+ * model's URL) and closed after them; after each test, no scripted reply may be left unused.
+ * `started` hands both to the suite's own variables.
+ */
+export function appWithFakeLlm(
+  yaml: (llm: FakeLlm) => string,
+  started: (llm: FakeLlm, app: TestApp) => void,
+): void {
+  let llm: FakeLlm | undefined;
+  let app: TestApp | undefined;
+  beforeAll(async () => {
+    llm = await FakeLlm.start();
+    app = await startApp(yaml(llm));
+    started(llm, app);
+  });
+  afterEach(() => {
+    expect(llm!.pending).toBe(0);
+    llm!.reset();
+  });
+  afterAll(async () => {
+    await app?.close();
+    await llm?.close();
+  });
+}
