@@ -17,7 +17,7 @@ import { requestMetadata } from '../core/http/request-metadata';
 import { SseWriter } from '../core/http/sse-writer';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { RequestLog } from '../core/logging/request-log';
-import { Traced, traceOf } from '../core/tracing/request-trace.interceptor';
+import { Traced, traceOf } from '../core/tracing/request-trace.guard';
 import type { Identity } from '../core/identity/identity';
 import { ServerConfig } from '../config/server-config';
 import { AguiRunService } from './agui-run.service';

@@ -18,6 +18,7 @@ import { IdentityGuard } from './identity/identity.guard';
 import { IdentityResolver } from './identity/identity.resolver';
 import { JsonBodyPipe } from './validation/body.pipes';
 import { ExecutionSpanEnds } from './tracing/execution-span-ends';
+import { RequestTraceGuard } from './tracing/request-trace.guard';
 
 /**
  * Who is asking (IdentityGuard, for every HTTP route; the gateway's handshake uses the same
@@ -33,7 +34,9 @@ import { ExecutionSpanEnds } from './tracing/execution-span-ends';
     IdentityResolver,
     ConnectionCount,
     RouteTable,
+    // In this order: the trace's log fields name the caller IdentityGuard resolved.
     { provide: APP_GUARD, useClass: IdentityGuard },
+    { provide: APP_GUARD, useClass: RequestTraceGuard },
     { provide: APP_PIPE, useClass: JsonBodyPipe },
     ExecutionSpanEnds,
   ],

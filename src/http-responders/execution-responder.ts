@@ -6,7 +6,7 @@ import type { Identity } from '../core/identity/identity';
 import { requestMetadata } from '../core/http/request-metadata';
 import type { SseWriter } from '../core/http/sse-writer';
 import { RequestLog } from '../core/logging/request-log';
-import { traceOf } from '../core/tracing/request-trace.interceptor';
+import { traceOf } from '../core/tracing/request-trace.guard';
 import { ServerConfig } from '../config/server-config';
 import type { BuiltFunction } from '../runtime/function-type';
 import { outcome } from '../executions/rendering/outcome';
@@ -116,7 +116,7 @@ export class ExecutionResponder {
     return wait(elsewhere);
   }
 
-  /** Starts the execution, in the trace RequestTraceInterceptor read (its route is `@Traced()`). */
+  /** Starts the execution, in the trace RequestTraceGuard read (its route is `@Traced()`). */
   private start(
     input: unknown,
     identity: Identity,

@@ -21,7 +21,7 @@ import {
   ValidationErrorBodyDto,
 } from '../http-responders/dto/responses.dto';
 import { Streams } from '../core/http/streams.decorator';
-import { Traced } from '../core/tracing/request-trace.interceptor';
+import { Traced } from '../core/tracing/request-trace.guard';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { ValidateBodyPipe } from '../core/validation/body.pipes';

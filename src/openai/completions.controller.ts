@@ -13,7 +13,7 @@ import type { Request, Response } from 'express';
 import { ChatRequestDto } from '../http-responders/dto/chat-request.dto';
 import { ChatCompletionDto, OpenAiErrorDto, TRACE_HEADER_DOC } from '../http-responders/dto/responses.dto';
 import { Streams } from '../core/http/streams.decorator';
-import { Traced } from '../core/tracing/request-trace.interceptor';
+import { Traced } from '../core/tracing/request-trace.guard';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { ValidateBodyPipe } from '../core/validation/body.pipes';

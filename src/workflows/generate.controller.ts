@@ -24,7 +24,7 @@ import {
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { Streams } from '../core/http/streams.decorator';
-import { Traced } from '../core/tracing/request-trace.interceptor';
+import { Traced } from '../core/tracing/request-trace.guard';
 import { ExecutionResponder } from '../http-responders/execution-responder';
 import { GenerateInputPipe, GenerateRoute } from './generate-route';
 import { parseStepFilter } from './generate-sse.renderer';
