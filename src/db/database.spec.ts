@@ -1,6 +1,9 @@
+import { sql } from 'kysely';
 import { Client } from 'pg';
 import { requires } from '../../test/utils/requires';
 import { ReplicaServices } from '../../test/utils/replica-services';
+import { TcpProxy } from '../../test/utils/tcp-proxy';
+import { Database } from './database';
 
 requires('postgres')('Database on PostgreSQL beside other schemas', () => {
   const services = new ReplicaServices();
@@ -53,6 +56,28 @@ requires('postgres')('Database on PostgreSQL beside other schemas', () => {
     } finally {
       churning = false;
       await churn;
+    }
+  });
+
+  it('outlives a connection cut in the middle of a transaction, and works again once PostgreSQL is back', async () => {
+    const target = new URL(process.env.DATABASE_URL!);
+    const proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
+    await services.database(); // the schema, migrated directly
+    const database = await Database.open(proxy.via(services.dbUrl));
+    try {
+      const outcome = database.db.transaction().execute(async (trx) => {
+        await sql`select 1`.execute(trx);
+        // The connection is checked out of the pool now: its loss is the client's own 'error' event.
+        proxy.cut();
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await sql`select 1`.execute(trx);
+      });
+      await expect(outcome).rejects.toThrow();
+      const { rows } = await sql<{ one: number }>`select 1 as one`.execute(database.db);
+      expect(rows).toEqual([{ one: 1 }]);
+    } finally {
+      await database.close();
+      await proxy.close();
     }
   });
 });

@@ -56,14 +56,18 @@ function postgresDialect(connectionString: string, schema: string | undefined, w
  */
 function watchOutages(pool: Pool, where: string): void {
   let down = false;
-  pool.on('error', (err) => {
+  const lost = (err: Error) => {
     if (down) return;
     down = true;
     Database.logger.warn(
       `${where}: connection lost (${err.message}); requests that need it answer 503 until it is back`,
     );
-  });
-  pool.on('connect', () => {
+  };
+  pool.on('error', lost);
+  pool.on('connect', (client) => {
+    // The pool hears an idle connection's error; one checked out (between a transaction's queries)
+    // emits it on the client itself, where it would end the process unheard. Its query fails anyway.
+    client.on('error', lost);
     if (!down) return;
     down = false;
     Database.logger.log(`${where}: reachable again`);
