@@ -1,12 +1,10 @@
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { createApp } from '../../src/main';
 import { OAuthBrowser } from '../utils/oauth-browser';
 import { calendarWorkflowYaml, oauthProvider, startAuthServer, type AuthServer } from '../utils/oidc-server';
-import { freePort } from '../utils/cli';
 import { requires } from '../utils/requires';
 import { postJson } from '../utils/sse';
-import { configFrom, eventually, startApp, type TestApp } from '../utils/test-app';
+import { eventually, startApp, type TestApp } from '../utils/test-app';
 import { launchChromium } from '../utils/ui-page';
+import { startCalendarApp, type CalendarApp } from '../utils/calendar-app';
 
 const CLIENT_SECRET = 'anonymous-links-secret';
 const REDIRECT = 'http://interlude.test/auth/redirect';
@@ -155,38 +153,17 @@ ${calendarWorkflowYaml(auth, provider)}`);
 });
 
 requires('chromium')('an anonymous flow in a real browser: confirm, consent, done', () => {
-  let auth: AuthServer;
-  let app: NestExpressApplication;
-  let url: string;
+  let calendar: CalendarApp;
 
   beforeAll(async () => {
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    auth = await startAuthServer({
-      clients: [{ client_id: 'interlude', client_secret: 'secret', redirect_uris: [`${url}/auth/redirect`] }],
-    });
-    const provider = oauthProvider(auth, {
-      client_id: 'interlude',
-      client_secret: 'secret',
-      redirect_uri: `${url}/auth/redirect`,
-    });
-    app = await createApp(
-      configFrom(`
-general:
-  front_end: { public_base_url: '${url}' }
-  outbound: { allow_hosts: [127.0.0.1] }
-${calendarWorkflowYaml(auth, provider)}`),
-      { logger: false },
-    );
-    await app.listen(port, '127.0.0.1');
+    calendar = await startCalendarApp();
   }, 30_000);
   afterAll(async () => {
-    await app?.close();
-    await auth?.close();
+    await calendar?.close();
   });
 
   it('the confirmation page (its CSP allowing the redirect) leads to the provider and back', async () => {
-    const res = await postJson(`${url}/v1/workflow`, { input_message: 'x' });
+    const res = await postJson(`${calendar.url}/v1/workflow`, { input_message: 'x' });
     const paused = res.json as unknown as OAuthPause;
     const browser = await launchChromium();
     try {
@@ -202,7 +179,10 @@ ${calendarWorkflowYaml(auth, provider)}`),
       await page.getByRole('heading', { name: 'Authentication complete' }).waitFor();
       expect(blocked).toEqual([]);
       await eventually(async () => {
-        const status = (await (await fetch(`${url}${paused.status_url}`)).json()) as Record<string, unknown>;
+        const status = (await (await fetch(`${calendar.url}${paused.status_url}`)).json()) as Record<
+          string,
+          unknown
+        >;
         expect(status).toMatchObject({ status: 'completed', result: { value: 'Hello anon-browser' } });
       });
     } finally {

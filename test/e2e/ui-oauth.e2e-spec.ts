@@ -1,45 +1,21 @@
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Browser, Page } from 'playwright-core';
-import { createApp } from '../../src/main';
-import { calendarWorkflowYaml, oauthProvider, startAuthServer, type AuthServer } from '../utils/oidc-server';
-import { freePort } from '../utils/cli';
 import { requires } from '../utils/requires';
-import { configFrom } from '../utils/test-app';
 import { ask, lastAnswer, launchChromium, openPage } from '../utils/ui-page';
+import { startCalendarApp, type CalendarApp } from '../utils/calendar-app';
 
 requires('chromium')('the page: OAuth consent in a popup (real authorization server)', () => {
-  let auth: AuthServer;
-  let app: NestExpressApplication;
-  let url: string;
+  let calendar: CalendarApp;
   let browser: Browser;
   let page: Page;
 
   beforeAll(async () => {
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    auth = await startAuthServer({
-      clients: [{ client_id: 'interlude', client_secret: 'secret', redirect_uris: [`${url}/auth/redirect`] }],
-    });
-    const provider = oauthProvider(auth, {
-      client_id: 'interlude',
-      client_secret: 'secret',
-      redirect_uri: `${url}/auth/redirect`,
-    });
-    const config = configFrom(`
-general:
-  front_end: { public_base_url: '${url}' }
-  outbound: { allow_hosts: [127.0.0.1] }
-${calendarWorkflowYaml(auth, provider)}
-`);
-    app = await createApp(config, { logger: false });
-    await app.listen(port, '127.0.0.1');
+    calendar = await startCalendarApp();
     browser = await launchChromium();
-    ({ page } = await openPage(browser, `${url}/`));
+    ({ page } = await openPage(browser, `${calendar.url}/`));
   }, 30_000);
   afterAll(async () => {
     await browser?.close();
-    await app?.close();
-    await auth?.close();
+    await calendar?.close();
   });
 
   it('opens the authorization page in a popup; the run resumes when the person has consented', async () => {
@@ -57,6 +33,6 @@ ${calendarWorkflowYaml(auth, provider)}
     await popup.waitForEvent('close', { timeout: 10_000 });
     await lastAnswer(page).filter({ hasText: 'Hello alice' }).waitFor({ timeout: 10_000 });
     expect(await consent.getByRole('status').textContent()).toBe('Authorized; the workflow goes on.');
-    expect(auth.log.resourceCalls.length).toBeGreaterThan(0);
+    expect(calendar.auth.log.resourceCalls.length).toBeGreaterThan(0);
   }, 60_000);
 });
