@@ -16,8 +16,8 @@ export function pageInfoOf(data: DOMStringMap): PageInfo {
     // A page served without the server's substitution (a static copy): no examples.
   }
   return {
-    title: data.title && !data.title.startsWith('%') ? data.title : 'Interlude',
-    description: data.description && !data.description.startsWith('%') ? data.description : '',
+    title: data.title && data.title !== '%TITLE%' ? data.title : 'Interlude',
+    description: data.description && data.description !== '%DESCRIPTION%' ? data.description : '',
     examples: Array.isArray(examples) ? examples.filter((e): e is string => typeof e === 'string') : [],
   };
 }

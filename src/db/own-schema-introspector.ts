@@ -10,6 +10,7 @@ import {
 } from 'kysely';
 
 interface ColumnRow {
+  schema: string;
   table: string;
   kind: string;
   column: string;
@@ -35,14 +36,13 @@ export class OwnSchemaIntrospector implements DatabaseIntrospector {
 
   async getTables(): Promise<TableMetadata[]> {
     const { rows } = await sql<ColumnRow>`
-      select c.table_name as "table", t.table_type as kind, c.column_name as "column",
+      select c.table_schema as schema, c.table_name as "table", t.table_type as kind, c.column_name as "column",
              c.data_type as type, c.is_nullable as nullable, c.column_default as default_value
         from information_schema.columns c
         join information_schema.tables t
           on t.table_schema = c.table_schema and t.table_name = c.table_name
        where c.table_schema = current_schema()
        order by c.table_name, c.ordinal_position`.execute(this.db);
-    const schema = (await this.getSchemas())[0]?.name ?? 'public';
     const tables = new Map<
       string,
       { name: string; schema: string; isView: boolean; columns: ColumnMetadata[] }
@@ -50,7 +50,7 @@ export class OwnSchemaIntrospector implements DatabaseIntrospector {
     for (const row of rows) {
       let table = tables.get(row.table);
       if (!table) {
-        table = { name: row.table, schema, isView: row.kind === 'VIEW', columns: [] };
+        table = { name: row.table, schema: row.schema, isView: row.kind === 'VIEW', columns: [] };
         tables.set(row.table, table);
       }
       table.columns.push({

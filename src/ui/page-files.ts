@@ -25,7 +25,7 @@ function publicDir(): string | null {
 }
 
 /** What index.html learns from the config: where the server's routes are, and what it serves. */
-export interface PagePaths {
+export interface PageSettings {
   rootPath: string;
   websocket: string | null;
   workflow: string | null;
@@ -44,16 +44,16 @@ const escapeAttribute = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c
 export class PageFiles {
   private readonly files = new Map<string, PageFile>();
 
-  constructor(paths: PagePaths, dir: string | null = publicDir()) {
+  constructor(settings: PageSettings, dir: string | null = publicDir()) {
     if (dir === null) return;
     this.load(dir, 'index.html', false, 'index.html', (html) =>
       html
-        .replace('%ROOT_PATH%', escapeAttribute(paths.rootPath))
-        .replace('%WEBSOCKET_PATH%', escapeAttribute(paths.websocket ?? ''))
-        .replace('%WORKFLOW_PATH%', escapeAttribute(paths.workflow ?? ''))
-        .replace('%TITLE%', escapeAttribute(paths.title))
-        .replace('%DESCRIPTION%', escapeAttribute(paths.description))
-        .replace('%EXAMPLES%', escapeAttribute(JSON.stringify(paths.examples))),
+        .replace('%ROOT_PATH%', escapeAttribute(settings.rootPath))
+        .replace('%WEBSOCKET_PATH%', escapeAttribute(settings.websocket ?? ''))
+        .replace('%WORKFLOW_PATH%', escapeAttribute(settings.workflow ?? ''))
+        .replace('%TITLE%', escapeAttribute(settings.title))
+        .replace('%DESCRIPTION%', escapeAttribute(settings.description))
+        .replace('%EXAMPLES%', escapeAttribute(JSON.stringify(settings.examples))),
     );
     this.load(dir, 'icon.svg', false);
     const assets = join(dir, 'assets');

@@ -1,16 +1,12 @@
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 
-/** What the proxy does to traffic: pass it, refuse new connections, or accept and never answer. */
-export type ProxyMode = 'pass' | 'refuse' | 'hang';
-
 /**
  * A TCP proxy between Interlude and a service it depends on (PostgreSQL, Redis), to inject the faults a
- * real deployment meets without stopping the machine's shared services: connections cut, connections
- * refused, a partition (connections accepted, nothing forwarded), every round trip delayed.
+ * real deployment meets without stopping the machine's shared services: connections cut, new ones
+ * refused, then back to normal.
  */
 export class TcpProxy {
-  private mode: ProxyMode = 'pass';
-  private delayMs = 0;
+  private refusing = false;
   private readonly pairs = new Set<{ client: Socket; upstream: Socket }>();
 
   private constructor(
@@ -40,11 +36,6 @@ export class TcpProxy {
     return u.toString();
   }
 
-  /** How many client connections pass through now. */
-  get connections(): number {
-    return this.pairs.size;
-  }
-
   /** Closes every connection now open (a restart or fail-over as its clients see it). */
   cut(): void {
     for (const { client, upstream } of this.pairs) {
@@ -56,31 +47,12 @@ export class TcpProxy {
 
   /** From now on new connections are closed as soon as they open. */
   refuse(): void {
-    this.mode = 'refuse';
+    this.refusing = true;
   }
 
-  /** A partition: connections open and stay open, nothing reaches either side (open ones included). */
-  hang(): void {
-    this.mode = 'hang';
-    for (const { client, upstream } of this.pairs) {
-      client.pause();
-      upstream.pause();
-    }
-  }
-
-  /** Every chunk, either way, waits `ms` before it is forwarded. */
-  delay(ms: number): void {
-    this.delayMs = ms;
-  }
-
-  /** Back to normal: connections pass, paused ones resume, no delay. */
+  /** Back to normal: new connections pass again. */
   heal(): void {
-    this.mode = 'pass';
-    this.delayMs = 0;
-    for (const { client, upstream } of this.pairs) {
-      client.resume();
-      upstream.resume();
-    }
+    this.refusing = false;
   }
 
   async close(): Promise<void> {
@@ -89,7 +61,7 @@ export class TcpProxy {
   }
 
   private accept(client: Socket): void {
-    if (this.mode === 'refuse') {
+    if (this.refusing) {
       client.destroy();
       return;
     }
@@ -103,25 +75,7 @@ export class TcpProxy {
     };
     client.on('error', end).on('close', end);
     upstream.on('error', end).on('close', end);
-    this.forward(client, upstream);
-    this.forward(upstream, client);
-    if (this.mode === 'hang') {
-      client.pause();
-      upstream.pause();
-    }
-  }
-
-  private forward(from: Socket, to: Socket): void {
-    from.on('data', (chunk: Buffer) => {
-      if (this.delayMs === 0) to.write(chunk);
-      else {
-        // Chunks keep their order: each waits the same time from its arrival.
-        from.pause();
-        setTimeout(() => {
-          to.write(chunk);
-          if (this.mode !== 'hang') from.resume();
-        }, this.delayMs);
-      }
-    });
+    client.pipe(upstream);
+    upstream.pipe(client);
   }
 }
