@@ -1,5 +1,5 @@
 import { symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { ConfigError } from '../../config/config.loader';
 import { builtinRegistry } from '../../runtime/builtin-functions';
 import { parse } from '../../../test/utils/config-helpers';
@@ -152,7 +152,9 @@ describe('an evaluation file', () => {
       "4: eval.general.dataset.file_path: must name a file inside the evaluation file's folder",
       '3: eval.general.workflow_config_file: must be a path relative to the evaluation file',
     ]);
-    expect(insideFolder(dir, '../x')).toEqual({ problem: 'no such file: ../x' });
+    // A name beside the folder that nothing else uses (`../x` was a clone of this repository once).
+    const absent = `../${basename(dir)}-absent`;
+    expect(insideFolder(dir, absent)).toEqual({ problem: `no such file: ${absent}` });
   });
 
   it("a workflow_config_file's own problems name that file", async () => {
