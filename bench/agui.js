@@ -9,7 +9,7 @@
 const http = require('node:http');
 const { randomUUID } = require('node:crypto');
 const { startServer, affinity } = require('./lib/servers');
-const { concurrentStreams, timedPost } = require('./lib/clients');
+const { streamRounds, timedPost } = require('./lib/clients');
 const { fmt, kib, table } = require('./lib/report');
 
 const HEADING = '## AG-UI';
@@ -58,32 +58,7 @@ async function measureStreams(S) {
   try {
     entries.push(await startStream('agui', 'stream'), await startStream('raw-agui'));
     const target = (e) => ({ port: e.server.port, path: PATH, body: runBody('bench'), expectBytes: e.bytes });
-    for (const e of entries) {
-      await concurrentStreams({ ...target(e), connections: S.connections, durationMs: S.warmupMs });
-      e.streams = 0;
-      e.ms = 0;
-    }
-    for (let round = 0; round < 2; round++) {
-      for (const e of round % 2 ? [...entries].reverse() : entries) {
-        const r = await concurrentStreams({
-          ...target(e),
-          connections: S.connections,
-          durationMs: S.streamMs / 2,
-        });
-        e.streams += r.streams;
-        e.ms += r.elapsedMs;
-        process.stdout.write(
-          `  round ${round + 1}/2 ${e.name}: ${fmt((r.streams * e.events) / (r.elapsedMs / 1000))} events/s\n`,
-        );
-      }
-    }
-    return entries.map((e) => ({
-      name: e.name,
-      pinned: affinity(e.server.pid),
-      eventsPerRun: e.events,
-      eventsPerSec: (e.streams * e.events) / (e.ms / 1000),
-      runsPerSec: e.streams / (e.ms / 1000),
-    }));
+    return await streamRounds(entries, target, S);
   } finally {
     await Promise.all(entries.map((e) => e.server.stop()));
   }

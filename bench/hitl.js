@@ -286,6 +286,8 @@ async function measureHitl({ quick = false, heapSnapshots } = {}) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: S.concurrency });
   const single = new http.Agent({ keepAlive: true, maxSockets: 1 });
   let nest;
+  let base;
+  let baseTarget;
   try {
     // Warm-up: whole executions (park, poll, re-attach, answer), so the memory samples compare
     // steady states rather than JIT and first-use allocations.
@@ -334,9 +336,24 @@ async function measureHitl({ quick = false, heapSnapshots } = {}) {
     );
     await snapshot('waiting');
 
-    // 2. Status polls across all the waiting ids, against the bare NestJS GET route.
+    // 2. Status polls across all the waiting ids, against the bare NestJS GET route (and, with
+    // BENCH_BASE_DIST, the same server built from another commit, holding as many waiting executions).
     nest = await startServer('nest', 'get');
     const ids = parked.map((p) => p.status_url);
+    if (process.env.BENCH_BASE_DIST) {
+      base = await startServer('interlude', 'hitl@base');
+      const baseParked = new Array(S.waiting);
+      await pool(baseParked, S.concurrency, async (_, i) => (baseParked[i] = await park(agent, base.port)));
+      const baseIds = baseParked.map((p) => p.status_url);
+      baseTarget = {
+        key: 'base',
+        label: 'base build: GET /executions/{id}',
+        port: base.port,
+        pathOf: (i) => baseIds[i % baseIds.length],
+        check: (body) => body.includes('"status":"interaction_required"'),
+      };
+      log(`base build: parked ${S.waiting} executions`);
+    }
     const targets = [
       {
         key: 'interlude',
@@ -352,6 +369,7 @@ async function measureHitl({ quick = false, heapSnapshots } = {}) {
         pathOf: (i) => ids[i % ids.length],
         check: (body) => body.includes('"status":"interaction_required"'),
       },
+      ...(baseTarget ? [baseTarget] : []),
     ];
     const polls = new Map(targets.map((t) => [t, []]));
     for (const t of targets) {
@@ -368,8 +386,9 @@ async function measureHitl({ quick = false, heapSnapshots } = {}) {
     const poll = Object.fromEntries(
       targets.map((t) => [t.key, { label: t.label, ...pollSummary(polls.get(t)) }]),
     );
-    await nest.stop();
+    await Promise.all([nest.stop(), base?.stop()]);
     nest = undefined;
+    base = undefined;
 
     // 3. Answer → next event, one execution at a time.
     const samples = [];
@@ -414,7 +433,7 @@ async function measureHitl({ quick = false, heapSnapshots } = {}) {
   } finally {
     agent.destroy();
     single.destroy();
-    await Promise.all([server.stop(), nest?.stop()]);
+    await Promise.all([server.stop(), nest?.stop(), base?.stop()]);
   }
 }
 
@@ -444,7 +463,7 @@ function hitlSection(env, r, { quick = false, pin = '' } = {}) {
   );
   const pollTable = table(
     ['Server', 'req/s', 'p50 ms', 'p99 ms', 'req/s vs Nest'],
-    [poll.interlude, poll.nest].map((p) => [
+    [poll.interlude, poll.nest, ...(poll.base ? [poll.base] : [])].map((p) => [
       p.label,
       fmt(p.rps),
       fmt(p.p50, 3),
@@ -477,6 +496,15 @@ function hitlSection(env, r, { quick = false, pin = '' } = {}) {
       poll.interlude.rps >= 0.9 * poll.nest.rps,
     ],
     ['Answer’s 204 → next event p99 < 5 ms', `${fmt(l.p99, 3)} ms`, l.p99 < 5],
+    ...(poll.base
+      ? [
+          [
+            'Status polls within 5% of the base build (issue 26)',
+            `${fmt(poll.interlude.rps)} vs ${fmt(poll.base.rps)} = ${fmt(poll.interlude.rps / poll.base.rps, 2)}×`,
+            poll.interlude.rps >= 0.95 * poll.base.rps,
+          ],
+        ]
+      : []),
   ];
   const targetTable = table(
     ['Target', 'Measured', 'Result'],

@@ -36,16 +36,18 @@ function sourceMap(file) {
 function where({ url, lineNumber, columnNumber }) {
   if (!url) return '(native)';
   const file = url.startsWith('file://') ? new URL(url).pathname : url;
-  const dist = path.join(ROOT, 'dist') + path.sep;
-  if (file.startsWith(dist)) {
+  // Any build's dist/ (this tree's or a base build's elsewhere), named relative to its own tree.
+  const at = file.lastIndexOf(`${path.sep}dist${path.sep}`);
+  const tree = at >= 0 && !file.includes(`node_modules${path.sep}`) ? file.slice(0, at) : undefined;
+  if (tree) {
     const entry = sourceMap(file)?.findEntry(lineNumber, columnNumber);
     if (entry?.originalSource) {
       const src = entry.originalSource.startsWith('file://')
         ? new URL(entry.originalSource).pathname
         : path.resolve(path.dirname(file), entry.originalSource);
-      return `${path.relative(ROOT, src)}:${entry.originalLine + 1}`;
+      return `${path.relative(tree, src)}:${entry.originalLine + 1}`;
     }
-    return `${path.relative(ROOT, file)}:${lineNumber + 1}`;
+    return `${path.relative(tree, file)}:${lineNumber + 1}`;
   }
   const nm = file.lastIndexOf(`node_modules${path.sep}`);
   if (nm >= 0) return `${file.slice(nm + 13)}:${lineNumber + 1}`;

@@ -12,9 +12,18 @@
  *     on one connection and on 100, against a bare `ws` server.
  *  5. AG-UI (bench/agui.js): events/s of a 1,000-token run against raw node:http SSE, and resume → next
  *     event latency with 1,000 paused threads.
- *  6. Several replicas (bench/replicas.js): the PostgreSQL/Redis store on two `interlude serve` processes
+ *  6. A2A (bench/a2a.js): a blocking SendMessage round trip against POST /v1/workflow on the same server.
+ *  7. Several replicas (bench/replicas.js): the PostgreSQL/Redis store on two `interlude serve` processes
  *     against the memory store: polls/s, answer → completed across replicas, bytes held per waiting
  *     execution in PostgreSQL and Redis, SIGKILL → orphans claimed.
+ *  7. MCP server (bench/mcp.js): calls/s of the echo workflow as an MCP tool (the SDK's client,
+ *     tools/call) against POST /v1/workflow on the same server.
+ *  8. OpenAI Responses (bench/responses.js): events/s of a 1,000-token response against raw node:http SSE;
+ *     time to the first token and whole answers against /v1/chat/completions on the same server.
+ *  9. The shared store against memory (bench/shared-store.js): POST /v1/workflow (echo; scripted, no
+ *     prompt) and status polls on one `interlude serve` per store, rounds in turns.
+ * 10. Scale-out (bench/scale-out.js): 1, 2 and 3 replicas on the shared store; CPU per request per replica.
+ * 11. Footprint (bench/footprint.js): bytes in Redis and PostgreSQL per execution waiting on a prompt.
  *
  * Every server runs in its own child process pinned to core 1; this process (the load) is pinned to
  * core 0 (when `taskset` exists). Server CPU time comes from the child's process.cpuUsage().
@@ -52,8 +61,14 @@ const hitl = require('./hitl');
 const ws = require('./ws');
 const jobs = require('./jobs');
 const agui = require('./agui');
+const a2a = require('./a2a');
 const startup = require('./startup');
 const replicas = require('./replicas');
+const mcp = require('./mcp');
+const responses = require('./responses');
+const shared = require('./shared-store');
+const scaleOut = require('./scale-out');
+const footprint = require('./footprint');
 const { fmt, ratio, table } = require('./lib/report');
 
 const RESULTS = path.join(__dirname, 'RESULTS.md');
@@ -64,7 +79,22 @@ const args = new Set(argv);
 const QUICK = args.has('--quick');
 const PROFILE = args.has('--profile');
 const HEAP_SNAPSHOT = args.has('--heap-snapshot');
-const PARTS = ['json', 'stream', 'startup', 'hitl', 'ws', 'jobs', 'agui', 'replicas'];
+const PARTS = [
+  'json',
+  'stream',
+  'startup',
+  'hitl',
+  'ws',
+  'jobs',
+  'agui',
+  'a2a',
+  'replicas',
+  'shared',
+  'scaleout',
+  'footprint',
+  'mcp',
+  'responses',
+];
 const ONLY = (() => {
   const at = argv.findIndex((a) => a === '--only' || a.startsWith('--only='));
   if (at < 0) return new Set(PROFILE ? ['json', 'stream'] : PARTS);
@@ -446,6 +476,8 @@ function report(env, json, stream) {
   const interlude = by(json, 'interlude');
   const nestInfo = by(json, 'nestInfo');
   const interludeInfo = by(json, 'interludeInfo');
+  const base = by(json, 'base');
+  const baseInfo = by(json, 'baseInfo');
   const sseFrame = `${sse.ids ? 'id: <n>\\n' : ''}data: ${STREAM_DATA}\\n\\n`;
 
   const jsonTable = table(
@@ -529,6 +561,17 @@ function report(env, json, stream) {
       `${fmt(sse.concChunksPerSec)} vs ${fmt(rawSse.concChunksPerSec)} = ${ratio(sse.concChunksPerSec, rawSse.concChunksPerSec)}`,
       sse.concChunksPerSec >= 0.8 * rawSse.concChunksPerSec,
     ],
+    // With BENCH_BASE_DIST: the same routes built from another commit (issue 26: within 5% of before).
+    ...[
+      [interlude, base, 'logging silent'],
+      [interludeInfo, baseInfo, 'LOG_LEVEL=info'],
+    ]
+      .filter(([, before]) => before)
+      .map(([now, before, how]) => [
+        `\`/v1/workflow\` req/s within 5% of the base build (${how})`,
+        `${fmt(now.rps)} vs ${fmt(before.rps)} = ${ratio(now.rps, before.rps)}; CPU ${fmt(now.cpuPerReq, 1)} vs ${fmt(before.cpuPerReq, 1)} µs`,
+        now.rps >= 0.95 * before.rps,
+      ]),
   ];
   const targetTable = table(
     ['Target', 'Measured', 'Result'],
@@ -708,6 +751,16 @@ async function main() {
     });
   }
 
+  if (ONLY.has('a2a')) {
+    console.log('A2A: a blocking SendMessage against POST /v1/workflow on the same server');
+    const result = await a2a.measureA2a({ quick: QUICK });
+    const pin = TASKSET ? `servers pinned to core ${SERVER_CORE}, load generator to core ${CLIENT_CORE}` : '';
+    sections.push({
+      heading: new RegExp(`^${a2a.HEADING}\\b`, 'm'),
+      ...a2a.a2aSection(env, result, { quick: QUICK, pin }),
+    });
+  }
+
   if (ONLY.has('replicas')) {
     console.log(
       'Several replicas: PostgreSQL/Redis store on two server processes against the memory store (polls, answer → completed, bytes held, SIGKILL → claimed)',
@@ -717,6 +770,59 @@ async function main() {
     sections.push({
       heading: new RegExp(`^${replicas.HEADING}\\b`, 'm'),
       ...replicas.replicasSection(env, result, { quick: QUICK, pin }),
+    });
+  }
+
+  if (ONLY.has('mcp')) {
+    console.log('MCP server: tools/call of the echo workflow (SDK client) against POST /v1/workflow');
+    const result = await mcp.measureMcp({ quick: QUICK });
+    const pin = TASKSET ? `servers pinned to core ${SERVER_CORE}, load generator to core ${CLIENT_CORE}` : '';
+    sections.push({
+      heading: new RegExp(`^${mcp.HEADING}\\b`, 'm'),
+      ...mcp.mcpSection(env, result, { quick: QUICK, pin }),
+    });
+  }
+
+  if (ONLY.has('responses')) {
+    console.log(
+      'OpenAI Responses: events/s of a 1,000-token response against raw node:http SSE; first token and whole answers against /v1/chat/completions',
+    );
+    const result = await responses.measureResponses({ quick: QUICK });
+    const pin = TASKSET ? `servers pinned to core ${SERVER_CORE}, load generator to core ${CLIENT_CORE}` : '';
+    sections.push({
+      heading: new RegExp(`^${responses.HEADING}\\b`, 'm'),
+      ...responses.responsesSection(env, result, { quick: QUICK, pin }),
+    });
+  }
+
+  if (ONLY.has('shared')) {
+    console.log('The shared store against memory: /v1/workflow and status polls, one server per store');
+    const result = await shared.measureShared({ quick: QUICK });
+    const pin = TASKSET ? `servers pinned to core ${SERVER_CORE}, load generator to core ${CLIENT_CORE}` : '';
+    sections.push({
+      heading: new RegExp(`^${shared.HEADING}\\b`, 'm'),
+      ...shared.sharedSection(env, result, { quick: QUICK, pin }),
+    });
+  }
+
+  if (ONLY.has('scaleout')) {
+    console.log('Scale-out: 1, 2 and 3 replicas on the shared store, CPU per request per replica');
+    const result = await scaleOut.measureScaleOut({ quick: QUICK });
+    const pin = TASKSET
+      ? `replicas pinned to core ${SERVER_CORE}, load generator to core ${CLIENT_CORE}`
+      : '';
+    sections.push({
+      heading: new RegExp(`^${scaleOut.HEADING}\\b`, 'm'),
+      ...scaleOut.scaleOutSection(env, result, { quick: QUICK, pin }),
+    });
+  }
+
+  if (ONLY.has('footprint')) {
+    console.log('Footprint: bytes in Redis and PostgreSQL per execution waiting on a prompt');
+    const result = await footprint.measureFootprint({ quick: QUICK });
+    sections.push({
+      heading: new RegExp(`^${footprint.HEADING}\\b`, 'm'),
+      ...footprint.footprintSection(env, result, { quick: QUICK }),
     });
   }
 

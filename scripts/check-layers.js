@@ -29,6 +29,7 @@ const LAYERS = [
       'responses',
       'jobs',
       'ui',
+      'conversations',
     ],
   },
   { name: 'http responders', folders: ['http-responders'] },

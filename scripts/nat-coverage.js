@@ -4,9 +4,11 @@
 // (the loader check) or `npm run build` (--serve):
 //
 //   node scripts/nat-coverage.js <nat-checkout> [--serve] [--mcp] [--list] [--blockers]
+//   node scripts/nat-coverage.js <nat-checkout> --types   (rewrites src/config/nat-types.json)
 //
 // A workflow config is a YAML file under examples/ whose top level has `workflow:` or `base:`. Every
-// `${VAR}` without a default gets a dummy value. Each config goes through Interlude's config loader
+// `${VAR}` without a default gets a dummy value (a loopback URL for a name ending in _URL, _URI or
+// _ENDPOINT). Each config goes through Interlude's config loader
 // (what `interlude validate` runs); --serve also starts `interlude serve` on the ones that load and waits
 // up to 15 s for /health. --mcp first replaces each component whose _type Interlude lacks by one
 // `mcp_client` group (the way across docs/from-nemo-agent-toolkit.md describes) and references to it by
@@ -20,7 +22,13 @@ const YAML = require('yaml');
 const ROOT = path.join(__dirname, '..');
 const DIST = path.join(ROOT, 'dist');
 const HEALTH_WAIT_MS = 15_000;
-const DUMMY = 'dummy';
+// As long as a real key or token: NAT itself refuses an `api_key` provider's `raw_key` under 8 characters,
+// so a short word would measure the dummy, not the config.
+const DUMMY = 'dummy-value-0123456789';
+// A variable named like a URL gets a URL: NAT too refuses `dummy` where a URL is due, so a plain word
+// would measure the dummy, not the config. Port 9 (discard) on loopback: nothing is ever reached.
+const DUMMY_URL = 'http://127.0.0.1:9/';
+const URL_NAME = /(_|^)(URL|URI|ENDPOINT|BASE_URL|HOST_URL)$/;
 const MCP_GROUP = 'python_tools';
 
 function usage(message) {
@@ -55,7 +63,7 @@ function dummyEnv(files) {
     for (const [, name, fallback] of fs
       .readFileSync(file, 'utf8')
       .matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}/g)) {
-      if (fallback === undefined && !env[name]) env[name] = DUMMY;
+      if (fallback === undefined && !env[name]) env[name] = URL_NAME.test(name) ? DUMMY_URL : DUMMY;
     }
   }
   return env;
@@ -84,7 +92,9 @@ function reasonOf(problem) {
           .join('.')
           .replace(/\[\d+\]/g, '[]')}`
       : '';
-  const message = problem.message.replace(/; (known types|functions|function_groups|llms): .*$/, '');
+  const message = problem.message
+    .replace(/; (known types|functions|function_groups|llms): .*$/, '')
+    .replace(/; Interlude runs TypeScript components.*$/, '');
   if (/should not exist|Extra inputs/.test(message)) return `${section}…${field}: ${message}`;
   return `${section}: ${message.replace(/no entry "[^"]+"/, 'no entry "…"')}`;
 }
@@ -185,12 +195,102 @@ function serve(file, env) {
   });
 }
 
+/** A config class's kind by the NAT base class it extends (directly or through another config class). */
+const BASE_KINDS = {
+  FunctionBaseConfig: 'function',
+  AgentBaseConfig: 'function',
+  FunctionGroupBaseConfig: 'function group',
+  MCPClientBaseConfig: 'function group',
+  LLMBaseConfig: 'LLM',
+  EmbedderBaseConfig: 'embedder',
+  AuthProviderBaseConfig: 'authentication provider',
+  RetrieverBaseConfig: 'retriever',
+  MemoryBaseConfig: 'memory backend',
+  ObjectStoreBaseConfig: 'object store',
+  EvaluatorBaseConfig: 'evaluator',
+  TelemetryExporterBaseConfig: 'telemetry exporter',
+  LoggingBaseConfig: 'logging exporter',
+  FrontEndBaseConfig: 'front end',
+  FunctionMiddlewareBaseConfig: 'middleware',
+  MiddlewareBaseConfig: 'middleware',
+  DynamicMiddlewareConfig: 'middleware',
+  DefenseMiddlewareConfig: 'middleware',
+  TTCStrategyBaseConfig: 'test-time compute strategy',
+  EvalDatasetBaseConfig: 'eval dataset',
+};
+
+/** The distribution a source file ships in: the nearest pyproject.toml's [project] name. */
+function packageOf(file, checkout) {
+  for (let dir = path.dirname(file); dir.startsWith(checkout) && dir !== checkout; dir = path.dirname(dir)) {
+    const toml = path.join(dir, 'pyproject.toml');
+    if (fs.existsSync(toml)) {
+      const name = /^\[project\][^[]*?^name\s*=\s*"([^"]+)"/ms.exec(fs.readFileSync(toml, 'utf8'))?.[1];
+      if (name) return name;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * --types: every component `_type` NAT's packages and examples register (`class X(Base, name="t")`),
+ * with its kind and Python package, for the loader's NAT-aware errors (src/config/nat-types.json).
+ */
+function writeTypes(checkout) {
+  const sources = ['packages', 'examples'].flatMap((d) =>
+    pyFiles(path.join(checkout, d)).filter((f) => !/[/\\]tests?[/\\]/.test(f)),
+  );
+  const classes = [];
+  for (const file of sources) {
+    const text = fs.readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/^class (\w+)\(([^)]*?)\bname="([^"]+)"/gms)) {
+      const bases = m[2]
+        .split(',')
+        .map((b) => b.trim().split('.').pop().split('[')[0])
+        .filter(Boolean);
+      classes.push({ cls: m[1], bases, type: m[3], file });
+    }
+  }
+  const kindOfClass = new Map();
+  for (let pass = 0; pass < 5; pass++) {
+    for (const c of classes) {
+      const kind = c.bases.map((b) => BASE_KINDS[b] ?? kindOfClass.get(b)).find(Boolean);
+      if (kind) kindOfClass.set(c.cls, kind);
+    }
+  }
+  const types = {};
+  for (const c of classes.sort((a, b) => a.type.localeCompare(b.type))) {
+    const kind = kindOfClass.get(c.cls);
+    const pkg = packageOf(c.file, checkout);
+    if (!kind || !pkg) continue;
+    const example = path.relative(checkout, c.file).startsWith('examples');
+    // One name may be several kinds (`nim` is an LLM and an embedder): each kind once.
+    const kinds = (types[c.type] ??= []);
+    if (!kinds.some(([k]) => k === kind)) kinds.push(example ? [kind, pkg, 'example'] : [kind, pkg]);
+  }
+  const out = path.join(ROOT, 'src', 'config', 'nat-types.json');
+  fs.writeFileSync(out, `${JSON.stringify(types, null, 1)}\n`);
+  process.stdout.write(
+    `${Object.keys(types).length} NAT component types written to ${path.relative(ROOT, out)}\n`,
+  );
+}
+
+function pyFiles(dir) {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory())
+      return entry.name.startsWith('.') || entry.name === 'node_modules' ? [] : pyFiles(full);
+    return entry.name.endsWith('.py') ? [full] : [];
+  });
+}
+
 async function main() {
   const args = process.argv.slice(2);
   const checkout = args.find((a) => !a.startsWith('--'));
   if (!checkout) usage('a NAT checkout path is required');
   const examples = path.join(checkout, 'examples');
   if (!fs.existsSync(examples)) usage(`${examples} does not exist`);
+  if (args.includes('--types')) return writeTypes(path.resolve(checkout));
   if (!fs.existsSync(path.join(DIST, 'config', 'config.loader.js')))
     usage('build first: npx tsc -p tsconfig.build.json');
   const [withServe, withMcp, list, blockers] = ['--serve', '--mcp', '--list', '--blockers'].map((f) =>

@@ -1,4 +1,10 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import {
+  Module,
+  Optional,
+  type DynamicModule,
+  type MiddlewareConsumer,
+  type NestModule,
+} from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import type { AppConfig } from './config/config.loader';
 import type { FrontEndConfig } from './config/config.schema';
@@ -10,7 +16,9 @@ import { AguiModule } from './agui/agui.module';
 import { SocketOrigins } from './core/http/allowed-origin';
 import { trustedProxies, UntrustedForwardedFor } from './core/http/client-address';
 import { HostCheck } from './core/http/host-check';
-import type { HttpSettings } from './core/http/http-pipeline';
+import { HttpMiddleware, type HttpSettings } from './core/http/http-pipeline';
+import { mountAsOne } from './core/http/request-middleware';
+import { RequestLogging } from './core/logging/logging.module';
 import { ExecutionsModule } from './executions/executions.module';
 import { FeedbackModule } from './feedback/feedback.module';
 import { GatewayModule } from './gateway/gateway.module';
@@ -19,12 +27,15 @@ import { JobsModule } from './jobs/jobs.module';
 import { EvaluateItemRoutesModule } from './jobs/evaluation/evaluate-item.module';
 import { McpModule } from './mcp/mcp.module';
 import { McpServerModule } from './mcp-server/mcp-server.module';
+import { MonitoringMiddleware } from './monitoring/monitoring-middleware';
 import { MonitoringModule } from './monitoring/monitoring.module';
 import { OpenAiModule } from './openai/openai.module';
 import { ResponsesModule } from './responses/responses.module';
 import { ApiDocs } from './openapi';
 import { resolveRoutes } from './routes';
 import { UiModule } from './ui/ui.module';
+import { pageAttachments } from './ui/page-files';
+import { ConversationsModule } from './conversations/conversations.module';
 import { WorkflowsModule } from './workflows/workflows.module';
 
 /**
@@ -58,7 +69,7 @@ export function httpSettings(frontEnd: FrontEndConfig, bind = frontEnd.host): Ht
  * it (and left out when the config removes them).
  */
 @Module({})
-export class AppModule {
+export class AppModule implements NestModule {
   static forRoot(config: AppConfig, bind?: string): DynamicModule {
     const frontEnd = config.settings.general.front_end;
     const routes = resolveRoutes(frontEnd);
@@ -83,6 +94,7 @@ export class AppModule {
         JobsModule.forRoot(config, routes),
         ...(frontEnd.ui_path !== null
           ? [
+              ConversationsModule,
               UiModule.forRoot(frontEnd.ui_path, {
                 rootPath: frontEnd.root_path,
                 websocket: routes.websocket,
@@ -90,11 +102,28 @@ export class AppModule {
                 title: frontEnd.ui.title ?? config.workflow.type,
                 description: frontEnd.ui.description ?? config.workflow.description ?? '',
                 examples: frontEnd.ui.example_prompts,
+                attachments: pageAttachments(config.workflow.images, frontEnd.websocket_max_message_bytes),
               }),
             ]
           : []),
       ],
       providers: [{ provide: APP_FILTER, useClass: AppExceptionFilter }, ApiDocs],
     };
+  }
+
+  constructor(
+    @Optional() private readonly logging?: RequestLogging,
+    @Optional() private readonly http?: HttpMiddleware,
+    @Optional() private readonly monitoring?: MonitoringMiddleware,
+  ) {}
+
+  /**
+   * Every module's request middleware as one, in this order: logging first (a request refused before
+   * routing is logged too), then monitoring's (draining; metrics and the requests in flight, so those
+   * core refuses and bodies still arriving count too), then core's (headers, Host check, CORS, body,
+   * proxies, stream caps).
+   */
+  configure(consumer: MiddlewareConsumer): void {
+    mountAsOne(consumer, [this.logging, this.monitoring, this.http]);
   }
 }

@@ -12,6 +12,7 @@ import { isLogLevel, LOG_LEVELS } from './core/logging/http-logging';
 import { createApp } from './main';
 import { startupTimings } from './core/logging/startup-timings';
 import { createWorker } from './jobs/worker';
+import { ShutdownReport } from './monitoring/shutdown-report';
 import { checkListen, listenAddress, listenFailure, parsePort, type ListenAddress } from './listen';
 
 const DEFAULT_CONFIG = resolve(__dirname, '..', 'config', 'default.yml');
@@ -122,8 +123,17 @@ withConfigOptions(
     startupTimings.step('listening');
     // Whatever still holds the server open after the grace period (general.shutdown_grace_seconds).
     const grace = config.settings.general.shutdown_grace_seconds * 1000;
+    const report = app.get(ShutdownReport);
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-      process.once(signal, () => setTimeout(() => process.exit(1), grace).unref());
+      process.once(signal, () =>
+        setTimeout(async () => {
+          const held = await report.describe().catch((err: Error) => `(no report: ${err.message})`);
+          process.stderr.write(
+            `Interlude had not stopped ${grace / 1000} s after ${signal} (general.shutdown_grace_seconds): exiting; ${held}\n`,
+          );
+          process.exit(1);
+        }, grace).unref(),
+      );
     }
     const url = await app.getUrl();
     process.stdout.write(

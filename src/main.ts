@@ -39,8 +39,8 @@ function logLevel(options: CreateAppOptions): LogLevelName {
 }
 
 /**
- * Builds the whole server from a validated config. The middleware is mounted by the modules that own
- * it, in their `configure`: logging (LoggingModule), then security headers, Host check, CORS, body
+ * Builds the whole server from a validated config. The middleware the modules provide is mounted as
+ * one by AppModule's `configure`: logging (LoggingModule), then security headers, Host check, CORS, body
  * limits and stream caps (CoreModule), then request metrics (MonitoringModule). Who asks is resolved
  * by CoreModule's global IdentityGuard once a request has a route. What is left here is Express
  * settings, the WebSocket adapter and the API docs.
@@ -61,8 +61,7 @@ export async function createApp(
   // Logs that go nowhere cost nothing: with level silent no per-request logging runs at all.
   const logs = logging.level !== 'silent';
   const root = AppModule.forRoot(config, options.host);
-  // First: its middleware then runs before every other module's (Nest mounts global modules' middleware
-  // first, in the order they are imported), so requests refused before routing are logged too.
+  // Global: its RequestLog serves every module, and AppModule mounts its request logger first.
   root.imports = [
     logs ? LoggingModule.forRoot(sink, logging) : LoggingModule.silent(),
     ...(root.imports ?? []),
@@ -82,6 +81,9 @@ export async function createApp(
   });
   startupTimings.step('modules and providers created (database, Redis opened)');
   app.set('x-powered-by', false);
+  // No ETag on API answers (NAT's server sends none): Express would hash every JSON body for a header
+  // no client revalidates a POST or a status poll with. The page's files carry their own.
+  app.set('etag', false);
   app.set('query parser', 'simple');
   const http = app.get(HttpSettings);
   app.useWebSocketAdapter(

@@ -36,7 +36,10 @@ export function serverPath(path: string): string {
 }
 
 /** A same-origin call with the page's identity; JSON in, the Response out. */
-export function api(path: string, init: { method?: string; body?: unknown } = {}): Promise<Response> {
+export function api(
+  path: string,
+  init: { method?: string; body?: unknown; keepalive?: boolean } = {},
+): Promise<Response> {
   const headers: Record<string, string> = { Accept: 'application/json', ...authHeaders() };
   if (init.body !== undefined) headers['Content-Type'] = 'application/json';
   return fetch(path, {
@@ -44,6 +47,7 @@ export function api(path: string, init: { method?: string; body?: unknown } = {}
     headers,
     credentials: 'same-origin',
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    keepalive: init.keepalive,
   });
 }
 

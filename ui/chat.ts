@@ -1,9 +1,11 @@
-import type { Conversation, ConversationStore, Turn } from './conversations';
+import { tokenUsageOf, type Conversation, type ConversationStore, type Turn } from './conversations';
 import { on } from './dom';
 import { emptyState, type PageInfo } from './empty-state';
 import { answerText, promptView, type PromptContent, type PromptView } from './prompts';
+import { notifyWaiting } from './notify';
 import { oauthView } from './oauth';
 import { ChatSocket, type ServerMessage } from './socket';
+import { thumbnails, userContent, type Attachment, type Attachments } from './attachments';
 import { TurnView } from './turn-view';
 import { WaitingPrompts } from './waiting';
 
@@ -28,12 +30,15 @@ export class Chat {
   private readonly views = new Map<string, TurnView>();
   private readonly prompts = new Map<string, { view: PromptView; turn: string }>();
   private readonly waiting: WaitingPrompts;
+  /** Counts calls of open(): a conversation that loads after another was chosen is dropped. */
+  private opening = 0;
 
   constructor(
     private readonly store: ConversationStore,
     private readonly ui: ChatElements,
     private readonly websocketPath: string | null,
     private readonly page: PageInfo,
+    private readonly attachments: Attachments,
   ) {
     this.waiting = new WaitingPrompts(page.title === 'Interlude' ? page.title : `${page.title} · Interlude`);
     on(ui.form, 'submit', (event) => {
@@ -53,17 +58,24 @@ export class Chat {
     return this.conversation.id;
   }
 
-  /** Shows a conversation and connects for it (taking over a run still waiting there). */
-  open(id: string): void {
+  /** Shows a conversation (as the server keeps it) and connects for it (taking over a run still waiting there). */
+  async open(id: string): Promise<void> {
+    const opening = ++this.opening;
     this.socket?.close();
+    this.socket = null;
     this.views.clear();
     this.prompts.clear();
     this.waiting.clear();
-    this.conversation = this.store.open(id);
+    this.conversation = { id, title: 'New conversation', updatedAt: Date.now(), turns: [] };
+    this.ui.log.replaceChildren();
+    const conversation = await this.store.open(id);
+    if (opening !== this.opening) return;
+    this.conversation = conversation;
     this.ui.log.replaceChildren(...this.conversation.turns.map((t) => this.viewOf(t).element));
     if (this.conversation.turns.length === 0) {
       this.ui.log.append(emptyState(this.page, (text) => this.ask(text)));
     }
+    this.markEditable();
     this.updateControls();
     if (this.websocketPath === null) {
       this.ui.connection.textContent = 'This server has no WebSocket route: the chat is off.';
@@ -80,8 +92,10 @@ export class Chat {
     });
   }
 
-  ask(text: string): void {
-    if (text.trim() === '' || !this.socket) return;
+  /** Sends a question, with the images chosen in the composer (or, on a retry, the turn's own). */
+  ask(text: string, again?: Attachment[]): void {
+    if ((text.trim() === '' && this.attachments.count === 0 && !again?.length) || !this.socket) return;
+    const images = again ?? this.attachments.take();
     // The server cancels a run still going when a new message comes (NAT's rule): so does the page.
     const previous = this.running();
     if (previous) {
@@ -94,13 +108,26 @@ export class Chat {
         { role: 'user', content: t.question },
         { role: 'assistant', content: t.answer },
       ]);
-    const turn: Turn = { id: crypto.randomUUID(), question: text, answer: '', steps: [], status: 'running' };
+    const turn: Turn = {
+      id: crypto.randomUUID(),
+      question: text,
+      answer: '',
+      steps: [],
+      status: 'running',
+      sentAt: Date.now(),
+      ...(images.length ? { attachments: images.map(({ name, type }) => ({ name, type })) } : {}),
+    };
+    thumbnails.set(
+      turn,
+      images.map((i) => i.url),
+    );
     if (this.conversation.turns.length === 0) {
-      this.conversation.title = text.slice(0, 60);
+      this.conversation.title = (text || images.map((i) => i.name).join(', ')).slice(0, 60);
       this.ui.log.replaceChildren();
     }
     this.conversation.turns.push(turn);
     this.ui.log.append(this.viewOf(turn).element);
+    this.markEditable();
     this.ui.input.value = '';
     this.save();
     this.ui.listChanged();
@@ -110,7 +137,7 @@ export class Chat {
       schema_type: 'chat_stream',
       id: turn.id,
       conversation_id: this.conversation.id,
-      content: { messages: [...history, { role: 'user', content: text }] },
+      content: { messages: [...history, { role: 'user', content: userContent(text, images) }] },
     });
   }
 
@@ -129,7 +156,25 @@ export class Chat {
   }
 
   private retry(turn: Turn): void {
-    this.ask(turn.question);
+    const urls = thumbnails.get(turn) ?? [];
+    const images = (turn.attachments ?? []).flatMap((a, i) => (urls[i] ? [{ ...a, url: urls[i] }] : []));
+    this.ask(turn.question, images);
+  }
+
+  /** Edit and resend: the last turn gives way to the edited question (its answer is not kept). */
+  private edit(turn: Turn, text: string): void {
+    const turns = this.conversation.turns;
+    if (turns[turns.length - 1] !== turn || turn.status === 'running') return;
+    turns.pop();
+    this.views.get(turn.id)?.element.remove();
+    this.views.delete(turn.id);
+    this.ask(text);
+  }
+
+  /** Only the last turn's question can be edited, once it ended. */
+  private markEditable(): void {
+    const last = this.conversation.turns[this.conversation.turns.length - 1];
+    for (const [id, view] of this.views) view.setEditable(id === last?.id && last.status !== 'running');
   }
 
   private running(): Turn | undefined {
@@ -141,6 +186,7 @@ export class Chat {
     if (!view) {
       view = new TurnView(turn, {
         retry: (t) => this.retry(t),
+        edit: (t, text) => this.edit(t, text),
         changed: () => this.save(),
         announce: (text) => this.ui.announce(text),
       });
@@ -184,6 +230,7 @@ export class Chat {
         break;
       case 'observability_trace_message':
         if (typeof content.observability_trace_id === 'string') turn.traceId = content.observability_trace_id;
+        turn.tokens = tokenUsageOf(content.token_usage) ?? turn.tokens;
         view.refresh();
         break;
       default:
@@ -219,6 +266,8 @@ export class Chat {
           });
     this.prompts.set(message.id, { view: prompt, turn: turn.id });
     if (content.input_type !== 'notification') {
+      turn.promptIds ??= [];
+      if (!turn.promptIds.includes(message.id)) turn.promptIds.push(message.id);
       this.waiting.add(message.id, turn.id);
       view.setWaiting(true);
     }
@@ -229,6 +278,9 @@ export class Chat {
     const focusIsFree =
       !active || active === document.body || active === this.ui.input || Boolean(active.closest('.prompt'));
     if (focusIsFree && content.input_type !== 'notification') prompt.focus();
+    if (content.input_type !== 'notification') {
+      notifyWaiting(this.page.title, String(content.text ?? ''), message.id);
+    }
     this.ui.announce(`The workflow asks: ${String(content.text ?? '')}`);
   }
 
@@ -279,8 +331,10 @@ export class Chat {
       }
     }
     this.waiting.clear(turn.id);
+    turn.endedAt ??= Date.now();
     this.viewOf(turn).setWaiting(false);
     this.viewOf(turn).refresh();
+    this.markEditable();
     this.updateControls();
     this.save();
   }

@@ -42,6 +42,9 @@ const ICONS: Record<string, string> = {
   trash: 'M6 19a2 2 0 0 0 2 2h8a2 2 0 0 0 2-2V7H6zM19 4h-3.5l-1-1h-5l-1 1H5v2h14z',
   plus: 'M19 13h-6v6h-2v-6H5v-2h6V5h2v6h6z',
   theme: 'M12 3a9 9 0 1 0 9 9 7 7 0 0 1-9-9z',
+  close: 'M19 6.4 17.6 5 12 10.6 6.4 5 5 6.4 10.6 12 5 17.6 6.4 19 12 13.4 17.6 19 19 17.6 13.4 12z',
+  attach:
+    'M16.5 6v11.5a4 4 0 0 1-8 0V5a2.5 2.5 0 0 1 5 0v10.5a1 1 0 0 1-2 0V6H10v9.5a2.5 2.5 0 0 0 5 0V5a4 4 0 0 0-8 0v12.5a5.5 5.5 0 0 0 11 0V6z',
 };
 
 /** An inline SVG icon, hidden from screen readers (the button carries the label). */
@@ -73,8 +76,10 @@ export function iconButton(
   return button;
 }
 
-/** Whole seconds left as m:ss. */
+/** Whole seconds left as m:ss, or h:mm:ss from an hour. */
 export function clock(seconds: number): string {
   const s = Math.max(0, Math.ceil(seconds));
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+  const two = (n: number) => String(n).padStart(2, '0');
+  if (s < 3600) return `${Math.floor(s / 60)}:${two(s % 60)}`;
+  return `${Math.floor(s / 3600)}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}`;
 }

@@ -1,9 +1,12 @@
 import { Chat } from './chat';
+import { Attachments, attachmentRulesOf } from './attachments';
 import { ConversationStore } from './conversations';
 import { h, icon, iconButton, on } from './dom';
 import { pageInfoOf } from './empty-state';
 import { Inbox } from './inbox';
+import { notifySetting } from './notify';
 import { Settings } from './settings';
+import { Sidebar } from './sidebar';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const pathOrNull = (value: string | undefined) => (value ? value : null);
@@ -21,7 +24,7 @@ function applyTheme(theme: Theme): void {
 
 function start(): void {
   const body = document.body.dataset;
-  const store = new ConversationStore();
+  const store = new ConversationStore(() => renderList());
   const announcer = $('announcer');
   const announce = (text: string) => {
     announcer.textContent = '';
@@ -56,65 +59,90 @@ function start(): void {
     },
     body.websocketPath ? `${body.rootPath ?? ''}${body.websocketPath}` : null,
     pageInfoOf(body),
+    new Attachments(
+      {
+        form: $<HTMLFormElement>('composer'),
+        input: $<HTMLTextAreaElement>('composer-input'),
+        button: $<HTMLButtonElement>('attach'),
+        picker: $<HTMLInputElement>('attach-input'),
+        list: $('composer-attachments'),
+        error: $('attach-error'),
+      },
+      attachmentRulesOf(body),
+    ),
   );
 
-  // On a phone the sidebar is a menu: the button opens it, choosing a conversation closes it.
-  const menu = $('menu');
-  const showMenu = (open: boolean) => {
-    document.querySelector('.layout')?.classList.toggle('menu-open', open);
-    menu.setAttribute('aria-expanded', String(open));
-  };
-  on(menu, 'click', () => showMenu(menu.getAttribute('aria-expanded') !== 'true'));
+  const sidebar = new Sidebar($('layout'), $('menu'));
 
   const openConversation = (id: string) => {
     const url = new URL(location.href);
     url.searchParams.set('conversation_id', id);
     history.replaceState(null, '', url);
-    chat.open(id);
+    void chat.open(id);
     renderList();
     show('chat');
-    showMenu(false);
+    sidebar.conversationChosen();
   };
+
+  const search = $<HTMLInputElement>('conversation-search');
+  const listStatus = $('conversations-status');
+  let searching = 0;
+  on(search, 'input', () => {
+    window.clearTimeout(searching);
+    searching = window.setTimeout(() => void reloadList(), 250);
+  });
+
+  async function reloadList(): Promise<void> {
+    await store.refresh(search.value);
+    renderList();
+  }
 
   function renderList(): void {
     const current = chat.conversationId;
+    const query = search.value.trim();
+    const items = store.list();
+    listStatus.textContent = [
+      store.problem,
+      store.kept ? '' : 'Kept in this tab only: the page has no identity.',
+      query && items.length === 0 ? `No conversation mentions “${query}”.` : '',
+    ]
+      .filter(Boolean)
+      .join(' ');
     list.replaceChildren(
-      ...store
-        .list()
-        .filter((c) => c.turns.length > 0)
-        .map((c) => {
-          const select = h(
-            'button',
-            { type: 'button', class: 'conversation-title', 'aria-current': c.id === current ? 'true' : null },
-            c.title,
-          );
-          on(select, 'click', () => openConversation(c.id));
-          const rename = iconButton('edit', `Rename ${c.title}`, () => {
-            const input = h('input', {
-              type: 'text',
-              value: c.title,
-              'aria-label': `New name for ${c.title}`,
-            });
-            on(input, 'keydown', (event) => {
-              if (event.key === 'Enter') {
-                store.rename(c.id, input.value);
-                renderList();
-              } else if (event.key === 'Escape') renderList();
-            });
-            on(input, 'blur', () => renderList());
-            item.replaceChildren(input);
-            input.focus();
-            input.select();
+      ...items.map((c) => {
+        const select = h(
+          'button',
+          { type: 'button', class: 'conversation-title', 'aria-current': c.id === current ? 'true' : null },
+          c.title,
+        );
+        on(select, 'click', () => openConversation(c.id));
+        const rename = iconButton('edit', `Rename ${c.title}`, () => {
+          const input = h('input', {
+            type: 'text',
+            value: c.title,
+            maxlength: 120,
+            'aria-label': `New name for ${c.title}`,
           });
-          const remove = iconButton('trash', `Delete ${c.title}`, () => {
-            store.delete(c.id);
-            if (c.id === current) openConversation(crypto.randomUUID());
-            else renderList();
-            announce(`Deleted ${c.title}`);
+          on(input, 'keydown', (event) => {
+            if (event.key === 'Enter') {
+              void store.rename(c.id, input.value).then(() => renderList());
+              renderList();
+            } else if (event.key === 'Escape') renderList();
           });
-          const item = h('li', { class: 'conversation' }, select, rename, remove);
-          return item;
-        }),
+          on(input, 'blur', () => renderList());
+          item.replaceChildren(input);
+          input.focus();
+          input.select();
+        });
+        const remove = iconButton('trash', `Delete ${c.title}`, () => {
+          void store.delete(c.id);
+          if (c.id === current) openConversation(crypto.randomUUID());
+          else renderList();
+          announce(`Deleted ${c.title}`);
+        });
+        const item = h('li', { class: 'conversation' }, select, rename, remove);
+        return item;
+      }),
     );
   }
 
@@ -123,13 +151,17 @@ function start(): void {
     $('inbox-status'),
     $<HTMLButtonElement>('inbox-more'),
     $<HTMLButtonElement>('inbox-refresh'),
+    (id) => openConversation(id),
   );
   const settings = new Settings(
     $<HTMLFormElement>('identity'),
     $('schema'),
     $('identity-saved'),
     pathOrNull(body.workflowPath),
+    () => void reloadList(),
   );
+
+  notifySetting($<HTMLInputElement>('notify'), $('notify-status'));
 
   const views = ['chat', 'inbox', 'settings'];
   function show(view: string): void {
@@ -150,7 +182,8 @@ function start(): void {
   });
 
   const fromUrl = new URL(location.href).searchParams.get('conversation_id');
-  openConversation(fromUrl && fromUrl.length <= 128 ? fromUrl : crypto.randomUUID());
+  void reloadList();
+  openConversation(fromUrl && /^[\w.:-]{1,128}$/.test(fromUrl) ? fromUrl : crypto.randomUUID());
 }
 
 start();

@@ -100,12 +100,14 @@ function collapse(form: HTMLFormElement): void {
 }
 
 /**
- * A prompt as a form: its controls by input type, a countdown from its timeout, and cancel when the
+ * A prompt as a form: its controls by input type, a countdown to its expiry, and cancel when the
  * prompt allows it. `submit` delivers the answer and resolves to an error message to show, or null.
  */
 export function promptView(
   prompt: PromptContent,
   submit: (answer: Answer) => Promise<string | null>,
+  /** When it stops taking an answer (epoch ms), when known; else its `timeout` from now. */
+  expiresAt: number | null = null,
   now: () => number = Date.now,
 ): PromptView {
   const titleId = uid('prompt-title');
@@ -162,12 +164,14 @@ export function promptView(
     actions.append(cancel);
   }
 
-  if (typeof prompt.timeout === 'number' && prompt.timeout > 0) {
-    const deadline = now() + prompt.timeout * 1000;
+  const timeout = typeof prompt.timeout === 'number' && prompt.timeout > 0 ? prompt.timeout : null;
+  if (timeout !== null || expiresAt !== null) {
+    const deadline = expiresAt ?? now() + (timeout ?? 0) * 1000;
     const tick = () => {
       const left = (deadline - now()) / 1000;
       if (left <= 0) {
-        finish(prompt.error || DEFAULT_PROMPT_ERROR, 'closed');
+        const at = new Date(deadline).toLocaleTimeString();
+        finish(`Expired at ${at} · ${prompt.error || DEFAULT_PROMPT_ERROR}`, 'closed');
         form.querySelector('.prompt-outcome')?.setAttribute('role', 'alert');
         return;
       }

@@ -20,6 +20,8 @@ export class Settings {
     private readonly schemaBox: HTMLElement,
     private readonly saved: HTMLElement,
     private readonly workflowPath: string | null,
+    /** The identity the page sends changed: what the server keeps for it is another person's. */
+    private readonly identityChanged: () => void = () => undefined,
   ) {
     const { kind, token } = loadCredentials();
     (form.elements.namedItem('kind') as RadioNodeList).value = kind;
@@ -35,6 +37,7 @@ export class Settings {
         credentials.kind === 'none' || !credentials.token
           ? 'Using the browser session.'
           : 'Saved for this tab.';
+      this.identityChanged();
     });
   }
 

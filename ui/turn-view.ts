@@ -1,14 +1,18 @@
-import { api, problemOf, serverPath } from './api';
-import type { Step, Turn } from './conversations';
+import { feedbackControls } from './answer-feedback';
+import { attachmentList, thumbnails } from './attachments';
+import { tokenUsageOf, type Step, type Turn } from './conversations';
 import { h, iconButton, on, uid } from './dom';
 import { renderMarkdown } from './markdown';
 
 export interface TurnActions {
   retry(turn: Turn): void;
+  /** Sends `text` in place of this turn's question (the last turn only). */
+  edit(turn: Turn, text: string): void;
   changed(turn: Turn): void;
   announce(text: string): void;
 }
 
+const count = (n: number) => n.toLocaleString('en-US');
 const seconds = (ms: number) => `${(Math.max(0, ms) / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 
 /** One question and what came back: steps, prompts, the streamed answer, errors, and its actions. */
@@ -23,6 +27,9 @@ export class TurnView {
   private readonly error: HTMLElement;
   private readonly state: HTMLElement;
   private readonly actions: HTMLElement;
+  private readonly meta: HTMLElement;
+  private readonly question: HTMLElement;
+  private editable = false;
   private readonly stepViews = new Map<string, { summary: HTMLElement; body: HTMLElement }>();
   private renderQueued = false;
   /** Whether a prompt of this turn waits for the person (then the run waits for them, not the reverse). */
@@ -32,12 +39,9 @@ export class TurnView {
     readonly turn: Turn,
     private readonly on_: TurnActions,
   ) {
-    const question = h(
-      'div',
-      { class: 'message user' },
-      h('span', { class: 'visually-hidden' }, 'You said: '),
-      turn.question,
-    );
+    const question = h('div', { class: 'message user' });
+    this.question = question;
+    this.renderQuestion();
     this.stepsSummary = h('summary', {}, 'Steps');
     this.steps = h('ol', { class: 'steps' });
     this.stepsBox = h('details', { class: 'timeline', hidden: true }, this.stepsSummary, this.steps);
@@ -46,6 +50,7 @@ export class TurnView {
     this.error = h('div', { class: 'turn-error', role: 'alert', hidden: true });
     this.state = h('p', { class: 'turn-state' });
     this.actions = h('div', { class: 'turn-actions' });
+    this.meta = h('p', { class: 'turn-meta' });
     const reply = h(
       'div',
       { class: 'message assistant' },
@@ -56,6 +61,7 @@ export class TurnView {
       this.error,
       this.state,
       this.actions,
+      this.meta,
     );
     this.element = h(
       'article',
@@ -83,6 +89,56 @@ export class TurnView {
       step.end = Math.max(step.end, at);
     }
     this.renderStep(step);
+  }
+
+  /** Whether the question can be edited and sent again (the conversation's last turn, once it ended). */
+  setEditable(editable: boolean): void {
+    if (editable === this.editable) return;
+    this.editable = editable;
+    this.renderQuestion();
+  }
+
+  private renderQuestion(): void {
+    const { turn } = this;
+    const text = h('span', { class: 'question-text' }, turn.question);
+    const parts: (Node | string)[] = [h('span', { class: 'visually-hidden' }, 'You said: '), text];
+    if (turn.attachments?.length) {
+      const urls = thumbnails.get(turn) ?? [];
+      parts.push(attachmentList(turn.attachments.map((a, i) => ({ name: a.name, url: urls[i] }))));
+    }
+    if (this.editable && turn.status !== 'running') {
+      parts.push(iconButton('edit', 'Edit your message', () => this.startEditing()));
+    }
+    this.question.replaceChildren(...parts);
+  }
+
+  /** The question becomes a box: Send puts the edited question in this turn's place. */
+  private startEditing(): void {
+    const id = uid('edit');
+    const box = h('textarea', { id, rows: 2, maxlength: 100_000 });
+    box.value = this.turn.question;
+    const form = h(
+      'form',
+      { class: 'edit-form', 'aria-label': 'Edit your message' },
+      h('label', { for: id, class: 'visually-hidden' }, 'Your message'),
+      box,
+      h('button', { type: 'submit', class: 'primary' }, 'Send edited message'),
+      h('button', { type: 'button', class: 'secondary', 'data-cancel': '' }, 'Cancel'),
+    );
+    on(form, 'submit', (event) => {
+      event.preventDefault();
+      if (box.value.trim() !== '') this.on_.edit(this.turn, box.value);
+    });
+    on(form.querySelector('[data-cancel]')!, 'click', () => this.renderQuestion());
+    on(box, 'keydown', (event) => {
+      if (event.key === 'Escape') this.renderQuestion();
+      else if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        form.requestSubmit();
+      }
+    });
+    this.question.replaceChildren(form);
+    box.focus();
   }
 
   setWaiting(waiting: boolean): void {
@@ -118,6 +174,39 @@ export class TurnView {
     this.state.classList.toggle('waiting', waiting);
     this.element.setAttribute('aria-busy', String(turn.status === 'running'));
     this.renderActions();
+    this.renderMeta();
+  }
+
+  /** How long the answer took and the trace it was recorded under (feedback goes to that trace). */
+  private renderMeta(): void {
+    const { turn } = this;
+    const parts: (Node | string)[] = [];
+    if (turn.status !== 'running' && turn.sentAt && turn.endedAt) {
+      parts.push(
+        h(
+          'span',
+          { class: 'latency' },
+          `${turn.status === 'done' ? 'Answered' : 'Ended'} in ${seconds(turn.endedAt - turn.sentAt)}`,
+        ),
+      );
+    }
+    const tokens = tokenUsageOf(turn.tokens);
+    if (tokens) {
+      if (parts.length) parts.push(' · ');
+      parts.push(
+        h(
+          'span',
+          { class: 'tokens' },
+          `${count(tokens.total_tokens)} tokens (${count(tokens.prompt_tokens)} in, ${count(tokens.completion_tokens)} out)`,
+        ),
+      );
+    }
+    if (turn.traceId) {
+      if (parts.length) parts.push(' · ');
+      parts.push('Trace ', h('code', { class: 'trace-id' }, turn.traceId));
+    }
+    this.meta.replaceChildren(...parts);
+    this.meta.hidden = parts.length === 0;
   }
 
   private scheduleAnswer(): void {
@@ -164,7 +253,9 @@ export class TurnView {
       this.actions.append(iconButton('copy', 'Copy answer', () => void this.copy()));
     }
     this.actions.append(iconButton('retry', 'Retry this question', () => this.on_.retry(turn)));
-    if (turn.traceId) this.actions.append(...this.feedback(turn.traceId));
+    if (turn.traceId) {
+      this.actions.append(...feedbackControls(turn, turn.traceId, () => this.on_.changed(turn)));
+    }
   }
 
   private async copy(): Promise<void> {
@@ -179,71 +270,5 @@ export class TurnView {
       getSelection()?.addRange(range);
       this.on_.announce('Answer selected: press Ctrl+C to copy');
     }
-  }
-
-  private feedback(traceId: string): HTMLElement[] {
-    const { turn } = this;
-    const note = h('span', { class: 'feedback-note', role: 'status' });
-    const send = async (body: Record<string, unknown>, done: () => void) => {
-      const res = await api(serverPath('/feedback'), {
-        method: 'POST',
-        body: { observability_trace_id: traceId, ...body },
-      });
-      if (!res.ok) {
-        note.textContent = `Feedback not saved: ${await problemOf(res)}`;
-        return;
-      }
-      done();
-      this.on_.changed(turn);
-      note.textContent = 'Thanks for the feedback';
-    };
-    const thumb = (reaction: 'up' | 'down') => {
-      const button = iconButton(
-        reaction,
-        reaction === 'up' ? 'Good answer' : 'Bad answer',
-        () =>
-          void send({ reaction_type: reaction === 'up' ? '👍' : '👎' }, () => {
-            turn.reaction = reaction;
-            up.setAttribute('aria-pressed', String(turn.reaction === 'up'));
-            down.setAttribute('aria-pressed', String(turn.reaction === 'down'));
-          }),
-      );
-      button.setAttribute('aria-pressed', String(turn.reaction === reaction));
-      return button;
-    };
-    const up = thumb('up');
-    const down = thumb('down');
-    const id = uid('comment');
-    const comment = h('input', { type: 'text', id, maxlength: 2000, placeholder: 'Add a comment' });
-    const form = h(
-      'form',
-      { class: 'comment-form', 'aria-label': 'Comment on this answer' },
-      h('label', { for: id, class: 'visually-hidden' }, 'Comment on this answer'),
-      comment,
-      h('button', { type: 'submit', class: 'secondary' }, 'Send comment'),
-    );
-    on(form, 'submit', (event) => {
-      event.preventDefault();
-      if (comment.value.trim() === '') return;
-      void send({ comment: comment.value }, () => {
-        turn.commented = true;
-        comment.value = '';
-        form.hidden = true;
-        open.setAttribute('aria-expanded', 'false');
-      });
-    });
-    // The comment box stays out of the way until asked for: one small button beside the thumbs.
-    form.hidden = true;
-    const open = h(
-      'button',
-      { type: 'button', class: 'link-button', 'aria-expanded': 'false' },
-      'Add a comment',
-    );
-    on(open, 'click', () => {
-      form.hidden = !form.hidden;
-      open.setAttribute('aria-expanded', String(!form.hidden));
-      if (!form.hidden) comment.focus();
-    });
-    return [up, down, open, form, note];
   }
 }

@@ -1,6 +1,8 @@
 'use strict';
 const http = require('node:http');
 const autocannon = require('autocannon');
+const { affinity } = require('./servers');
+const { fmt } = require('./report');
 
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 
@@ -165,6 +167,36 @@ async function pool(count, concurrency, fn) {
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
 }
 
+/**
+ * Streams per second of each entry (`{ name, server, events }`) under `connections` concurrent streams:
+ * a warm-up each, then two rounds taken in turns (the second in reverse order), so every entry sees the
+ * same conditions. `target(entry)` says what each stream requests.
+ */
+async function streamRounds(entries, target, { connections, warmupMs, streamMs }) {
+  for (const e of entries) {
+    await concurrentStreams({ ...target(e), connections, durationMs: warmupMs });
+    e.streams = 0;
+    e.ms = 0;
+  }
+  for (let round = 0; round < 2; round++) {
+    for (const e of round % 2 ? [...entries].reverse() : entries) {
+      const r = await concurrentStreams({ ...target(e), connections, durationMs: streamMs / 2 });
+      e.streams += r.streams;
+      e.ms += r.elapsedMs;
+      process.stdout.write(
+        `  round ${round + 1}/2 ${e.name}: ${fmt((r.streams * e.events) / (r.elapsedMs / 1000))} events/s\n`,
+      );
+    }
+  }
+  return entries.map((e) => ({
+    name: e.name,
+    pinned: affinity(e.server.pid),
+    eventsPerRun: e.events,
+    eventsPerSec: (e.streams * e.events) / (e.ms / 1000),
+    runsPerSec: e.streams / (e.ms / 1000),
+  }));
+}
+
 module.exports = {
   send,
   pool,
@@ -174,5 +206,6 @@ module.exports = {
   sequentialRuns,
   summarizeRuns,
   concurrentStreams,
+  streamRounds,
   cannon,
 };

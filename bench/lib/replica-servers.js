@@ -1,6 +1,7 @@
 'use strict';
 /** Real `interlude serve` processes on the shared store, and what they keep in PostgreSQL and Redis. */
-const { spawn } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
 const path = require('node:path');
 const { send } = require('./clients');
 const { ROOT, SERVER_CORE, TASKSET, freePort } = require('./servers');
@@ -38,11 +39,28 @@ async function startReplica(file, name) {
   return {
     name,
     port,
+    /** CPU time (user + system) the process used so far, µs, from /proc (taskset execs node in place). */
+    cpuMicros: () => procCpuMicros(child.pid),
     kill: (signal) => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
     },
   };
+}
+
+const CLK_TCK = (() => {
+  const r = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
+  return Number(r.stdout) || 100;
+})();
+
+function procCpuMicros(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLK_TCK;
+  } catch {
+    return NaN;
+  }
 }
 
 async function pgBytes(schema) {

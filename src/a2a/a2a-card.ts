@@ -20,7 +20,7 @@ export class A2aCard {
       auth: this.config.general.auth,
       sources: this.identity.sources,
       endpoint: `${base}${frontEnd.a2a_path ?? ''}`,
-      pushNotifications: false,
+      pushNotifications: true,
     });
   }
 }

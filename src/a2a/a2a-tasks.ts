@@ -3,21 +3,22 @@ import { Injectable } from '@nestjs/common';
 import { Message, TaskState, type AgentCard, type StreamResponse, type Task } from '@a2a-js/sdk';
 import {
   ExtendedAgentCardNotConfiguredError,
-  PushNotificationNotSupportedError,
   RequestMalformedError,
   TaskNotCancelableError,
-  TaskNotFoundError,
   UnsupportedOperationError,
 } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type {
   CancelTaskRequest,
+  DeleteTaskPushNotificationConfigRequest,
+  GetTaskPushNotificationConfigRequest,
   GetTaskRequest,
+  ListTaskPushNotificationConfigsRequest,
+  ListTaskPushNotificationConfigsResponse,
   ListTasksResponse,
   SendMessageRequest,
   SubscribeToTaskRequest,
   TaskPushNotificationConfig,
-  ListTaskPushNotificationConfigsResponse,
 } from '@a2a-js/sdk';
 import { AppError, ErrorCode } from '../core/errors/app-error';
 import { ServerConfig } from '../config/server-config';
@@ -26,38 +27,18 @@ import type { Execution } from '../executions/model/execution';
 import type { ExecutionRecord } from '../executions/model/execution-record';
 import { isTerminalStatus } from '../executions/model/execution-state';
 import { ExecutionUrls } from '../http-responders/execution-urls';
-import { AnswerMismatch } from '../runtime/prompts';
-import { A2aCaller } from './a2a-caller';
-import { messageText } from './a2a-parts';
+import type { A2aCaller } from './a2a-caller';
 import { A2aCard } from './a2a-card';
+import { checkParts, messageInput } from './message-input';
+import type { StoredPushConfig } from './a2a-task-store';
+import { PushConfigs } from './push-configs';
 import { answerOf } from './task-answers';
-import { TaskFollower } from './task-follower';
+import { a2aError, A2A_FACE, callerOf, faceOptionsOf, ownTask, projectionOf } from './task-access';
+import { TaskContexts } from './task-contexts';
+import { standingAt, TaskFollower } from './task-follower';
 import { TaskProjection, type A2aFaceOptions } from './task-projection';
-
-export const A2A_FACE = 'a2a';
-
-function callerOf(context: ServerCallContext): A2aCaller {
-  const user = context.user;
-  // Every call comes through A2aController, which hands the SDK the caller it resolved.
-  if (!(user instanceof A2aCaller)) throw new Error('A2A call without a resolved caller');
-  return user;
-}
-
-/** Engine errors as the A2A errors the SDK turns into JSON-RPC codes. */
-function a2aError(err: unknown, taskId: string): unknown {
-  if (err instanceof AnswerMismatch) return new RequestMalformedError(err.message);
-  if (!(err instanceof AppError)) return err;
-  switch (err.code) {
-    case ErrorCode.NotFound:
-      return new TaskNotFoundError(`Task not found: ${taskId}`);
-    case ErrorCode.ValidationFailed:
-      return new RequestMalformedError(err.extra.issues?.map((i) => i.msg).join('; ') || err.message);
-    case ErrorCode.AlreadyResolved:
-      return new UnsupportedOperationError(`Task ${taskId} is no longer waiting for this answer`);
-    default:
-      return err;
-  }
-}
+import { TaskPushes } from './task-pushes';
+import { TaskWatchers } from './task-watchers';
 
 /** Blocking sends return once the task is settled, or waits for a person's consent (A2A: auth-required). */
 const returnsAt = (p: TaskProjection) => p.settled || p.current === TaskState.TASK_STATE_AUTH_REQUIRED;
@@ -76,6 +57,10 @@ export class A2aTasks implements A2ARequestHandler {
     private readonly executions: ExecutionService,
     private readonly config: ServerConfig,
     private readonly card: A2aCard,
+    private readonly pushConfigs: PushConfigs,
+    private readonly pushes: TaskPushes,
+    private readonly contexts: TaskContexts,
+    private readonly watchers: TaskWatchers,
   ) {
     this.urls = new ExecutionUrls(config.frontEnd.root_path);
   }
@@ -135,31 +120,53 @@ export class A2aTasks implements A2ARequestHandler {
     context: ServerCallContext,
   ): AsyncGenerator<StreamResponse, void, undefined> {
     const { record } = await this.existing(callerOf(context), params.id);
+    const local = this.executions.find(record.id);
     const execution = isTerminalStatus(record.status) ? undefined : await this.executionOf(record);
-    if (!execution) {
-      throw new UnsupportedOperationError(`Task ${params.id} has ended: there is nothing to subscribe to`);
-    }
-    yield* new TaskFollower(execution.events, this.projectionFor(record), 'existing').updates();
+    if (!execution) throw taskEnded(params.id);
+    // Another replica's log replays later: catching up ends at the event the record stands at.
+    const from = local ? 'replayed' : standingAt(record);
+    yield* new TaskFollower(execution.events, projectionOf(record, this.urls), from).updates();
   }
 
   listTasks(): Promise<ListTasksResponse> {
     return Promise.reject(new UnsupportedOperationError('ListTasks is not supported'));
   }
 
-  createTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
-    return Promise.reject(new PushNotificationNotSupportedError());
+  createTaskPushNotificationConfig(
+    params: TaskPushNotificationConfig,
+    context: ServerCallContext,
+  ): Promise<TaskPushNotificationConfig> {
+    return this.pushConfigs.create(callerOf(context), params);
   }
 
-  getTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
-    return Promise.reject(new PushNotificationNotSupportedError());
+  getTaskPushNotificationConfig(
+    params: GetTaskPushNotificationConfigRequest,
+    context: ServerCallContext,
+  ): Promise<TaskPushNotificationConfig> {
+    return this.pushConfigs.get(callerOf(context), params);
   }
 
-  listTaskPushNotificationConfigs(): Promise<ListTaskPushNotificationConfigsResponse> {
-    return Promise.reject(new PushNotificationNotSupportedError());
+  listTaskPushNotificationConfigs(
+    params: ListTaskPushNotificationConfigsRequest,
+    context: ServerCallContext,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
+    return this.pushConfigs.list(callerOf(context), params);
   }
 
-  deleteTaskPushNotificationConfig(): Promise<void> {
-    return Promise.reject(new PushNotificationNotSupportedError());
+  deleteTaskPushNotificationConfig(
+    params: DeleteTaskPushNotificationConfigRequest,
+    context: ServerCallContext,
+  ): Promise<void> {
+    return this.pushConfigs.delete(callerOf(context), params);
+  }
+
+  /**
+   * Why `SubscribeToTask` cannot start, checked before the SDK opens its stream (so the caller gets a
+   * plain JSON-RPC error): the task is not the caller's, or it has ended.
+   */
+  async subscribable(taskId: string, caller: A2aCaller): Promise<void> {
+    const { record } = await this.existing(caller, taskId);
+    if (isTerminalStatus(record.status)) throw taskEnded(taskId);
   }
 
   /** A message starts a task, or (naming one) answers the question it waits on. */
@@ -167,13 +174,26 @@ export class A2aTasks implements A2ARequestHandler {
     const message = params.message;
     if (!message || message.parts.length === 0)
       throw new RequestMalformedError('A message with parts is required');
-    return message.taskId ? this.answer(message, caller) : this.start(message, caller);
+    checkParts(message);
+    const given = params.configuration?.taskPushNotificationConfig;
+    // Checked before anything starts: a refused config starts no task.
+    const push = given && this.pushConfigs.accept(given);
+    return message.taskId ? this.answer(message, caller, push) : this.start(message, caller, push);
   }
 
-  private async start(message: Message, caller: A2aCaller): Promise<TaskFollower> {
+  private async start(message: Message, caller: A2aCaller, push?: StoredPushConfig): Promise<TaskFollower> {
     const contextId = message.contextId || randomUUID();
     const workflow = this.config.workflow;
-    const input = workflow.fromChat({ messages: [{ role: 'user', content: messageText(message) }] });
+    const { text, content, structured } = messageInput(message, workflow);
+    const said = content ?? text;
+    // Structured input is the workflow's whole input: a context's chat history has no place in it.
+    const input =
+      structured ??
+      workflow.fromChat({
+        messages: message.contextId
+          ? await this.contexts.chat(caller.identity, contextId, said)
+          : [{ role: 'user' as const, content: said }],
+      });
     const options: A2aFaceOptions = { contextId, message: Message.toJSON(message) };
     const execution = await this.executions.start(input, caller.identity, {
       request: caller.request,
@@ -185,11 +205,17 @@ export class A2aTasks implements A2ARequestHandler {
       beforeRun: (started) => started.expose(),
     });
     const ids = { taskId: execution.id, contextId };
-    const projection = new TaskProjection(ids, { ...message, ...ids }, this.urls);
-    return new TaskFollower(execution.events, projection, 'new');
+    const first = { ...message, ...ids };
+    if (push) this.pushes.after(ids.taskId, this.pushConfigs.save(ids.taskId, push));
+    // A start handed to another replica at once (this one stops) is watched by the one that runs it.
+    if (this.executions.find(ids.taskId)) {
+      const task = { ownerId: caller.identity.userId, contextId, text };
+      this.watchers.started(execution, new TaskProjection(ids, first, this.urls), task);
+    }
+    return new TaskFollower(execution.events, new TaskProjection(ids, first, this.urls), 'new');
   }
 
-  private async answer(message: Message, caller: A2aCaller): Promise<TaskFollower> {
+  private async answer(message: Message, caller: A2aCaller, push?: StoredPushConfig): Promise<TaskFollower> {
     const taskId = message.taskId;
     const { record } = await this.existing(caller, taskId);
     const { contextId } = faceOptionsOf(record)!;
@@ -201,13 +227,17 @@ export class A2aTasks implements A2ARequestHandler {
         `Task ${taskId} has ended; send a message without taskId to start another`,
       );
     }
+    if (push) await this.pushConfigs.save(taskId, push);
     const interactionId = record.openInteractionId;
     const execution = interactionId && (await this.executionOf(record));
     if (record.status !== 'interaction_required' || !interactionId || !execution) {
       throw new UnsupportedOperationError(`Task ${taskId} is not waiting for input`);
     }
     // Following before answering: what the workflow does once answered is all in the stream.
-    const follower = new TaskFollower(execution.events, this.projectionFor(record), 'existing');
+    // The events so far bring the task up to date; the answer's own resolution opens the stream.
+    const follower = new TaskFollower(execution.events, projectionOf(record, this.urls), (event) =>
+      event.kind === 'interaction_resolved' && event.interactionId === interactionId ? 'before' : undefined,
+    );
     try {
       const prompt = record.interactions[interactionId].prompt;
       await this.executions.respond(caller.identity, taskId, interactionId, answerOf(prompt, message));
@@ -219,21 +249,15 @@ export class A2aTasks implements A2ARequestHandler {
   }
 
   /**
-   * The caller's task: its record (another identity's, or an execution no A2A client started, is not
-   * found) and the task as it stands: from the events when this process holds them, else from the record.
+   * The caller's task: its record and the task as it stands: from the events when this process holds
+   * them, else from the record.
    */
   private async existing(
     caller: A2aCaller,
     taskId: string,
   ): Promise<{ record: Readonly<ExecutionRecord>; projection: TaskProjection }> {
-    let record: Readonly<ExecutionRecord>;
-    try {
-      record = await this.executions.record(caller.identity, taskId);
-    } catch (err) {
-      throw a2aError(err, taskId);
-    }
-    if (!faceOptionsOf(record)) throw new TaskNotFoundError(`Task not found: ${taskId}`);
-    const projection = this.projectionFor(record);
+    const record = await ownTask(this.executions, caller, taskId);
+    const projection = projectionOf(record, this.urls);
     const local = this.executions.find(taskId);
     // A log this process holds replays at once: the projection is up to date when subscribe returns.
     if (local) local.events.subscribe((event) => void projection.apply(event), 0)();
@@ -245,16 +269,10 @@ export class A2aTasks implements A2ARequestHandler {
   private async executionOf(record: Readonly<ExecutionRecord>): Promise<Execution | undefined> {
     return this.executions.find(record.id) ?? (await this.executions.attach(record));
   }
-
-  private projectionFor(record: Readonly<ExecutionRecord>): TaskProjection {
-    const { contextId, message } = faceOptionsOf(record)!;
-    const ids = { taskId: record.id, contextId };
-    return new TaskProjection(ids, { ...Message.fromJSON(message), ...ids }, this.urls);
-  }
 }
 
-function faceOptionsOf(record: Readonly<ExecutionRecord>): A2aFaceOptions | undefined {
-  return record.face?.name === A2A_FACE ? (record.face.options as A2aFaceOptions) : undefined;
+function taskEnded(taskId: string): UnsupportedOperationError {
+  return new UnsupportedOperationError(`Task ${taskId} has ended: there is nothing to subscribe to`);
 }
 
 /** `historyLength`: the most recent messages only (0: none); all of them when not given. */

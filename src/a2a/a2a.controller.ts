@@ -64,7 +64,7 @@ function refusalOf(req: Request) {
 export class A2aController {
   private readonly rpc: RequestHandler;
 
-  constructor(tasks: A2aTasks) {
+  constructor(private readonly tasks: A2aTasks) {
     this.rpc = jsonRpcHandler({
       requestHandler: tasks,
       userBuilder: (req) => Promise.resolve((req as CallerRequest)[CALLER]!),
@@ -81,7 +81,11 @@ export class A2aController {
   @ApiBody({ schema: { type: 'object', description: 'A JSON-RPC 2.0 request' } })
   @ApiProduces('application/json', 'text/event-stream')
   @ApiOkResponse({ description: 'A JSON-RPC response, or SSE frames of JSON-RPC responses for streams' })
-  handle(@CurrentIdentity() identity: Identity, @Req() req: Request, @Res() res: Response): void {
+  async handle(
+    @CurrentIdentity() identity: Identity,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     const refused = refusalOf(req);
     if (refused) {
       res.status(200).json(refused);
@@ -89,11 +93,35 @@ export class A2aController {
     }
     const trace = observabilityTrace(req.headers, activeOtelTraceId);
     res.setHeader(TRACE_HEADER, trace.traceId);
+    const caller = new A2aCaller(identity, requestMetadata(req), trace);
+    const unsubscribable = await this.subscribeRefusal(req.body, caller);
+    if (unsubscribable) {
+      res.status(200).json(unsubscribable);
+      return;
+    }
     // The SDK's handler is an Express router for `/`: it sees this request at its own root.
     const inner = Object.create(req, { url: { value: '/', writable: true } }) as CallerRequest;
-    inner[CALLER] = new A2aCaller(identity, requestMetadata(req), trace);
+    inner[CALLER] = caller;
     this.rpc(inner, res, () => {
       if (!res.headersSent) res.status(404).end();
     });
+  }
+
+  /**
+   * A `SubscribeToTask` that cannot start (task not found, or ended), answered as a plain JSON-RPC
+   * error: the SDK's handler would learn it only from the stream's first read and log it as a
+   * "Pre-stream error" before answering the same.
+   */
+  private async subscribeRefusal(body: unknown, caller: A2aCaller) {
+    const request = body as { method?: unknown; id?: unknown; params?: { id?: unknown } } | undefined;
+    const taskId = request?.params?.id;
+    if (request?.method !== 'SubscribeToTask' || typeof taskId !== 'string' || taskId === '')
+      return undefined;
+    try {
+      await this.tasks.subscribable(taskId, caller);
+      return undefined;
+    } catch (err) {
+      return { jsonrpc: '2.0', id: request.id ?? null, error: toJsonRpcError(err) };
+    }
   }
 }

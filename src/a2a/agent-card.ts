@@ -52,6 +52,10 @@ export function agentCardOf(facts: CardFacts): AgentCard {
   const { workflow } = facts;
   const description = workflow.description || `The ${workflow.type} workflow, served by Interlude`;
   const securitySchemes = securitySchemesOf(facts);
+  // The media types of file parts the workflow reads (general.front_end.attachments), beside text and data.
+  const inputModes = [
+    ...new Set([...MODES, ...(workflow.images?.types ?? []), ...(workflow.files?.types ?? [])]),
+  ];
   const securityRequirements: SecurityRequirement[] = facts.auth.require_identity
     ? Object.keys(securitySchemes).map((name) => ({ schemes: { [name]: { list: [] } } }))
     : [];
@@ -71,7 +75,7 @@ export function agentCardOf(facts: CardFacts): AgentCard {
     },
     securitySchemes,
     securityRequirements,
-    defaultInputModes: MODES,
+    defaultInputModes: inputModes,
     defaultOutputModes: MODES,
     skills: [
       {
@@ -80,7 +84,7 @@ export function agentCardOf(facts: CardFacts): AgentCard {
         description,
         tags: [workflow.type],
         examples: [],
-        inputModes: MODES,
+        inputModes,
         outputModes: MODES,
         securityRequirements: [],
       },

@@ -1,4 +1,5 @@
 import type { Message } from '@a2a-js/sdk';
+import { ContentTypeNotSupportedError } from '@a2a-js/sdk/errors';
 import { AnswerMismatch, type Prompt, type PromptOption } from '../runtime/prompts';
 import { answerFromText } from '../runtime/text-answer';
 import { messageData, messageText } from './a2a-parts';
@@ -23,6 +24,9 @@ function approval(prompt: Prompt, approved: boolean): PromptOption {
  * message's text: free text for a text prompt, an option by label, value or id for the others.
  */
 export function answerOf(prompt: Prompt, message: Message): Data {
+  const file = message.parts.findIndex((p) => p.content?.$case === 'raw');
+  if (file >= 0)
+    throw new ContentTypeNotSupportedError(`Part ${file} is a file: an answer takes text and data parts`);
   const data = messageData(message).find(isData);
   const type = prompt.input_type;
   if (data?.selected_option_id !== undefined) {

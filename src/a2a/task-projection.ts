@@ -49,6 +49,8 @@ export class TaskProjection {
   private readonly history: Message[];
   private chunks: Part[] = [];
   private result: Part[] | undefined;
+  /** Seeded from a record: the output streamed before is not in `chunks`, the result says it all. */
+  private seeded = false;
 
   constructor(
     private readonly ids: TaskIds,
@@ -84,6 +86,18 @@ export class TaskProjection {
       history: withHistory ? [...this.history] : [],
       metadata: undefined,
     };
+  }
+
+  /** The whole output so far as one artifact update (none before there is any). */
+  wholeOutput(): StreamResponse | undefined {
+    const parts = this.result ?? mergeText(this.chunks);
+    return parts.length > 0 ? this.artifactUpdate(parts, false, true) : undefined;
+  }
+
+  /** The output's text (what a context remembers as the task's answer). */
+  outputText(): string {
+    const parts = this.result ?? mergeText(this.chunks);
+    return parts.flatMap((p) => (p.content?.$case === 'text' ? [p.content.value] : [])).join('');
   }
 
   /** A stream's first two updates: the task as submitted, then working on it. */
@@ -124,7 +138,7 @@ export class TaskProjection {
         return this.move(TaskState.TASK_STATE_WORKING);
       case 'completed': {
         const updates: StreamResponse[] = [];
-        if (this.chunks.length === 0 || !event.streamed) {
+        if (this.seeded || this.chunks.length === 0 || !event.streamed) {
           this.result = resultParts(event.result);
           updates.push(this.artifactUpdate(this.result, false, true));
         }
@@ -147,6 +161,7 @@ export class TaskProjection {
    * (another replica runs it): its state, open question or consent, result or error.
    */
   seed(record: Readonly<ExecutionRecord>): void {
+    this.seeded = true;
     switch (record.status) {
       case 'running':
         this.state = TaskState.TASK_STATE_WORKING;

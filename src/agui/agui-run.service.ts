@@ -13,6 +13,7 @@ import { AguiThreads, type AguiThread } from './agui-threads';
 import { AGUI_FACE } from './agui-face';
 import { answerFor, type PendingInterrupt } from './interrupts';
 import { chatRequestOf } from './messages';
+import { checkAttachments } from '../runtime/attachments';
 import { planRun, type Plan } from './resume-plan';
 import { RunRenderer, type Emit, type Stop } from './run-renderer';
 import type { ResumeEntry, RunInput } from './run-input';
@@ -272,6 +273,9 @@ export class AguiRunService implements OnModuleInit, OnApplicationShutdown {
   }
 
   private workflowInput(input: RunInput): unknown {
-    return this.config.workflow.fromChat(chatRequestOf(input.messages));
+    const workflow = this.config.workflow;
+    const request = chatRequestOf(input.messages, workflow.images !== undefined);
+    checkAttachments(request.messages, workflow, ['body', 'messages']);
+    return workflow.fromChat(request);
   }
 }

@@ -33,5 +33,7 @@ export function capabilitiesOf(app: AppConfig): AgentCapabilities {
     tools: { supported: items.length > 0, items, parallelCalls: false, clientProvided: false },
     state: { snapshots: true, deltas: false },
     humanInTheLoop: { supported: true, approvals, interrupts: true, approveWithEdits: approvals },
+    // Images as image parts with a data source, of general.front_end.attachments' types and size.
+    multimodal: { input: { image: app.workflow.images !== undefined } },
   };
 }

@@ -1,4 +1,5 @@
 import { IsArray, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
+import type { WebhookSettings } from '../core/outbound/webhook-delivery';
 import { IfPresent } from '../core/validation/if-present.decorator';
 
 /** Where async jobs run: in the server process, or on `interlude worker` processes through BullMQ. */
@@ -74,6 +75,17 @@ export class AsyncConfig {
   /** The first retry's delay; each next one doubles. */
   @IfPresent() @Min(0.01) webhook_backoff_seconds = 1;
   @IfPresent() @Min(0.1) webhook_timeout_seconds = 10;
+}
+
+/** How job webhooks and A2A push notifications go out, from `general.async`. */
+export function webhookSettingsOf(settings: AsyncConfig): WebhookSettings {
+  return {
+    allowHosts: settings.webhook_allow_hosts,
+    secret: settings.webhook_secret || undefined,
+    maxAttempts: settings.webhook_max_attempts,
+    backoffSeconds: settings.webhook_backoff_seconds,
+    timeoutSeconds: settings.webhook_timeout_seconds,
+  };
 }
 
 /** `general.evaluation`: where `POST /evaluate` may read evaluation configs from. */

@@ -45,4 +45,5 @@ export class OAuth2AuthCodeFlowConfig {
   @IfPresent() @IsString() description?: string;
 }
 
-export const AUTH_PROVIDER_TYPES = ['oauth2_auth_code_flow'];
+/** `mcp_service_account` and `api_key` are in runtime/mcp/mcp-auth.config.ts (an MCP client sends them). */
+export const AUTH_PROVIDER_TYPES = ['oauth2_auth_code_flow', 'mcp_service_account', 'api_key'];

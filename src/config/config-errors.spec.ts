@@ -74,9 +74,9 @@ workflow:
   });
 
   it('names the known types for an unknown workflow _type', () => {
-    const problem = problemAt(errorOf('workflow:\n  _type: rewoo_agent\n'), 'workflow._type');
+    const problem = problemAt(errorOf('workflow:\n  _type: rewoo_agnet\n'), 'workflow._type');
     expect(problem.message).toBe(
-      'unknown _type "rewoo_agent"; known types: ask_confirmation, ask_question, calculator, current_datetime, current_timezone, echo, http_request, per_user_counter, per_user_react_agent, react_agent, scripted, tool_calling_agent',
+      'unknown _type "rewoo_agnet"; known types: ask_confirmation, ask_question, calculator, chat_completion, code_generation, current_datetime, current_timezone, echo, http_request, parallel_executor, per_user_counter, per_user_react_agent, react_agent, reasoning_agent, responses_api_agent, rewoo_agent, router_agent, scripted, sequential_executor, tool_calling_agent, wiki_search',
     );
     expect(problem.line).toBe(2);
   });
@@ -186,5 +186,26 @@ workflow:
 
   it('rejects duplicate keys', () => {
     expect(errorOf('workflow:\n  _type: echo\nworkflow:\n  _type: scripted\n').problems[0].line).toBe(3);
+  });
+});
+
+describe('general.front_end.attachments.file_types', () => {
+  const withTypes = (types: string) =>
+    errorOf(`general:\n  front_end:\n    attachments:\n      file_types: ${types}\n${ECHO}`);
+
+  it('takes media types without parameters, and no image type', () => {
+    expect(
+      problemAt(
+        withTypes("[application/pdf, 'text/plain; charset=utf-8']"),
+        'general.front_end.attachments.file_types',
+      ),
+    ).toMatchObject({
+      message: expect.stringContaining('lower-case media type without parameters'),
+      line: 4,
+    });
+    expect(
+      problemAt(withTypes('[application/pdf, image/png]'), 'general.front_end.attachments.file_types')
+        .message,
+    ).toBe('file_types takes no image types: list them in image_types');
   });
 });

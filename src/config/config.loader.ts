@@ -7,11 +7,14 @@ import { SandboxConfig } from '../core/workers/sandbox.config';
 import type { FunctionRegistry } from '../runtime/function-registry';
 import type { LlmClient } from '../runtime/llm/llm-client';
 import { buildLlm } from '../runtime/llm/llm-builder';
+import { LLM_TYPES } from '../runtime/llm/llm.config';
+import { unknownTypeMessage } from './nat-types';
 import { ConfigFile } from './config.schema';
 import { checkEvalSection, type CheckedEval } from './eval.schema';
 import { applyOverrides, type ConfigOverride } from './config-overrides';
 import { interpolate } from './env-interpolation';
 import { withBase } from './config-base';
+import { resolveFileReferences } from './file-references';
 import { applyNatFields, takeNatSections } from './nat-compat';
 import { buildGroup } from './function-groups';
 import { checkAuthProvider, referenceProblems } from './component-references';
@@ -121,7 +124,9 @@ export function parseConfig(
   } catch (err) {
     throw new ConfigError(file, [{ path: 'base', message: (err as Error).message.replace(/^base: /, '') }]);
   }
-  const natSections = takeNatSections(interpolate(merged, env, [], unset));
+  const natSections = takeNatSections(
+    resolveFileReferences(interpolate(merged, env, [], unset), file, found),
+  );
   const plain = natSections.plain;
 
   const top = validatePlain(ConfigFile, plain, [], { forbidUnknown: true });
@@ -132,6 +137,7 @@ export function parseConfig(
   const functions = new Map<string, BuiltFunction>();
   const groups = new Map<string, BuiltFunctionGroup>();
   const llms = new Map<string, LlmClient>();
+  const auths = new Map<string, { type: string; config?: object }>();
   let workflow: Built | undefined;
   // Components are checked even when the rest of the file has problems, so every problem is reported.
   const sections = (top.ok ? top.value : plain) as Record<string, unknown>;
@@ -144,7 +150,15 @@ export function parseConfig(
       if (!isMapping(entry) || typeof entry._type !== 'string') {
         found.push({ loc: [section, name], message: 'must be a mapping with a _type' });
       } else if (section === 'authentication') {
-        checkAuthProvider(['authentication', name], entry, found);
+        auths.set(name, {
+          type: entry._type,
+          config: checkAuthProvider(['authentication', name], entry, found, ignored),
+        });
+      } else if (!(LLM_TYPES as readonly unknown[]).includes(entry._type)) {
+        found.push({
+          loc: [section, name, '_type'],
+          message: unknownTypeMessage('llms', entry._type, [...LLM_TYPES]),
+        });
       } else {
         const built = buildLlm(name, entry, env);
         if ('llm' in built) {
@@ -157,13 +171,26 @@ export function parseConfig(
   }
   const outbound = new OutboundPolicy(top.ok ? top.value.general.outbound : undefined);
   const sandbox = top.ok ? top.value.general.sandbox : new SandboxConfig();
+  const attachments = top.ok ? top.value.general.front_end.attachments : undefined;
+  const images =
+    attachments && attachments.image_types.length > 0
+      ? { types: attachments.image_types, maxBytes: attachments.max_bytes }
+      : undefined;
+  const files =
+    attachments && attachments.file_types.length > 0
+      ? { types: attachments.file_types, maxBytes: attachments.max_bytes }
+      : undefined;
   const context = (name: string): BuildContext => ({
     name,
     llm: (llm) => llms.get(llm)!,
     fn: (fn) => functions.get(fn)!,
     outbound,
     sandbox,
+    images,
+    files,
     group: (group) => groups.get(group),
+    authProvider: (auth) => auths.get(auth),
+    env,
   });
   const build = (loc: Loc, name: string, component: unknown): Built | undefined => {
     const typeName = (component as { _type?: unknown } | null)?._type;
@@ -175,7 +202,12 @@ export function parseConfig(
     if (!type) {
       found.push({
         loc: [...loc, '_type'],
-        message: `unknown _type "${typeName}"; known types: ${registry.known().join(', ')}`,
+        message: unknownTypeMessage(
+          loc[0] === 'workflow' ? 'workflow' : 'functions',
+          typeName,
+          registry.known(),
+          registry.getGroup(typeName) ? 'function_groups' : undefined,
+        ),
       });
       return undefined;
     }
@@ -201,7 +233,15 @@ export function parseConfig(
     const unbuilt = references.some((r) => r.section === 'llms' && !llms.has(r.name));
     if (problems.length || unbuilt) return undefined;
     const make = () => type.build(checked.value, context(name));
-    return { fn: make(), make, perUser: perUser === true || type.perUser === true };
+    let fn: BuiltFunction;
+    try {
+      fn = make();
+    } catch (err) {
+      // A type that refuses what it was given to build with (an LLM of the wrong API) says so here.
+      found.push({ loc, message: (err as Error).message ?? String(err) });
+      return undefined;
+    }
+    return { fn, make, perUser: perUser === true || type.perUser === true };
   };
   for (const [name, component] of Object.entries(entriesOf('function_groups'))) {
     const group = buildGroup(['function_groups', name], component, registry, context(name), found, ignored);

@@ -28,6 +28,7 @@ import { STEP_ADAPTOR_MODES, type StepAdaptorMode } from '../runtime/step-adapto
 import { OutboundConfig } from './outbound.schema';
 import { AsyncConfig, EvaluationConfig } from './async.schema';
 import { PageConfig } from './page.schema';
+import { AttachmentsConfig } from './attachments.schema';
 import { McpServerConfig } from './mcp-server.schema';
 
 const nullable = (o: object, key: string) => (o as Record<string, unknown>)[key] !== null;
@@ -101,6 +102,8 @@ export class FrontEndConfig extends NatFrontEndFields {
   /** Where the built-in page (chat, prompts, approvals inbox) is served; null turns it off. */
   @ValidateIf((o: object) => nullable(o, 'ui_path')) @IsString() @IsRoutePath() ui_path: string | null = '/';
   @IfPresent() @ValidateNested() @Type(() => PageConfig) ui = new PageConfig();
+  /** Images a chat may carry when the workflow reads them (attachments.schema.ts). */
+  @IfPresent() @ValidateNested() @Type(() => AttachmentsConfig) attachments = new AttachmentsConfig();
   @IfPresent() @ValidateNested() @Type(() => CorsConfig) cors = new CorsConfig();
   @IfPresent() @Min(1) @IsInt() max_body_bytes = 10 * 1024 * 1024;
   /** The body limit of streaming routes (`/stream`, `/full`, streamed chat completions). */

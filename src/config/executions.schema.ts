@@ -40,4 +40,25 @@ export class ExecutionsConfig {
    * presumed dead and its executions are claimed by another one (seconds).
    */
   @IfPresent() @IsInt() @Min(2) @Max(3600) lease_seconds = 10;
+  /**
+   * Durable runs (`store: postgres`) that nobody can name yet (a plain request answered with its
+   * result) are written to PostgreSQL and Redis only once they must be: when they wait for a person
+   * or an OAuth consent, when their id is handed out, or once they have run this long (seconds; 0:
+   * every durable run is written when it starts). What they did before is written then, at once.
+   */
+  @IfPresent() @IsInt() @Min(0) @Max(24 * 3600) durable_after_seconds = 5;
+  /**
+   * How long a PostgreSQL query (`general.db_url`, any store) may wait for its answer before it fails
+   * and its request is answered 503 with `Retry-After` (seconds): bounds a connection that hangs (a
+   * network partition), which neither the server nor TCP reports. Measured on this side, from when
+   * the query is sent; migrations at start-up are not bounded. Far above any query of a working
+   * database, however loaded.
+   */
+  @IfPresent() @IsInt() @Min(1) @Max(3600) postgres_query_timeout_seconds = 10;
+  /**
+   * How long a Redis command may wait for its answer (also while queued during a reconnect) before it
+   * fails and its request is answered 503 with `Retry-After` (seconds). Blocking reads (a stream
+   * follower's XREAD) are not bounded by it.
+   */
+  @IfPresent() @IsInt() @Min(1) @Max(3600) redis_command_timeout_seconds = 5;
 }

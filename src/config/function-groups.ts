@@ -2,6 +2,7 @@ import { validatePlain } from '../core/validation/validation-issues';
 import type { BuildContext, BuiltFunctionGroup } from '../runtime/function-type';
 import type { FunctionRegistry } from '../runtime/function-registry';
 import { takeNatFields } from '../runtime/nat-fields';
+import { unknownTypeMessage } from './nat-types';
 import type { AppConfig, Loc } from './config.loader';
 
 /** A `function_groups:` entry, validated and built but not connected (see `connectGroups`). */
@@ -22,7 +23,12 @@ export function buildGroup(
   if (!type) {
     found.push({
       loc: [...loc, '_type'],
-      message: `unknown function group _type "${typeName}"; known types: ${registry.knownGroups().join(', ')}`,
+      message: unknownTypeMessage(
+        'function_groups',
+        typeName,
+        registry.knownGroups(),
+        registry.get(typeName) ? 'functions' : undefined,
+      ),
     });
     return undefined;
   }
@@ -34,8 +40,20 @@ export function buildGroup(
     return undefined;
   }
   const problems = type.check?.(checked.value) ?? [];
+  let unbuilt = false;
+  for (const ref of type.references?.(checked.value) ?? []) {
+    const provider = context.authProvider(ref.name);
+    if (!provider) problems.push({ loc: ref.loc, message: `no entry "${ref.name}" in authentication` });
+    else if (ref.types && !ref.types.includes(provider.type))
+      problems.push({
+        loc: ref.loc,
+        message: `"${ref.name}" is ${provider.type}; ${type.type} takes ${ref.types.join(' or ')}`,
+      });
+    // Its own problems are reported under authentication:.
+    else unbuilt ||= provider.config === undefined;
+  }
   for (const p of problems) found.push({ loc: [...loc, ...p.loc], message: p.message });
-  return problems.length ? undefined : type.build(checked.value, context);
+  return problems.length || unbuilt ? undefined : type.build(checked.value, context);
 }
 
 /**

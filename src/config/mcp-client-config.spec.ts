@@ -52,7 +52,7 @@ describe('mcp_client config errors (file:line: path: message)', () => {
         'app.yml:18: function_groups.filtered.reconnect_max_backoff: reconnect_max_backoff must be greater than or equal to reconnect_initial_backoff',
         'app.yml:20: function_groups.filtered.tool_overrides.a.colour: Extra inputs are not permitted',
         'app.yml:20: function_groups.filtered.tool_overrides.a.alias: must be 1-64 letters, digits, _ or -',
-        'app.yml:22: function_groups.wrong._type: unknown function group _type "mcp_cliente"; known types: calculator, mcp_client',
+        'app.yml:22: function_groups.wrong._type: unknown function group _type "mcp_cliente"; known types: calculator, mcp_client, per_user_mcp_client, tavily',
       ]),
     );
     expect(lines.filter((l) => l.includes('workflow.tool_names'))).toEqual([

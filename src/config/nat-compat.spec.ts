@@ -109,4 +109,16 @@ describe("a NeMo Agent Toolkit user's config", () => {
       /no entry "nope" in functions/,
     );
   });
+
+  it("an auth provider's preflight_auth (NAT's, on every provider) is accepted with a warning naming it", () => {
+    const { warnings, settings } = parse(
+      `authentication:\n  github:\n    _type: oauth2_auth_code_flow\n    client_id: abc\n` +
+        `    authorization_url: https://github.com/login/oauth/authorize\n` +
+        `    token_url: https://github.com/login/oauth/access_token\n    preflight_auth: true\n${ECHO}`,
+    );
+    expect(settings.authentication.github).toMatchObject({ client_id: 'abc' });
+    expect(warnings).toEqual([
+      expect.stringMatching(/^app\.yml:7: authentication\.github\.preflight_auth: ignored: .*first needs/),
+    ]);
+  });
 });

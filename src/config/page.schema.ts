@@ -1,4 +1,4 @@
-import { ArrayMaxSize, IsArray, IsString, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
 import { IfPresent } from '../core/validation/if-present.decorator';
 
 /** `general.front_end.ui`: what the built-in page shows over an empty conversation. */
@@ -14,4 +14,10 @@ export class PageConfig {
   @IsString({ each: true })
   @MaxLength(500, { each: true })
   example_prompts: string[] = [];
+  /**
+   * The most MiB of conversations the server keeps for everyone together: past it the least recently
+   * updated (anyone's) are dropped. Bounds what callers inventing identities (session cookies under
+   * asserted identity) can make the server hold.
+   */
+  @IfPresent() @IsInt() @Min(1) @Max(1_048_576) conversations_max_mib = 64;
 }

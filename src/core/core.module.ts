@@ -1,18 +1,8 @@
-import {
-  Global,
-  Logger,
-  Module,
-  Optional,
-  type DynamicModule,
-  type MiddlewareConsumer,
-  type NestModule,
-} from '@nestjs/common';
+import { Global, Logger, Module, Optional, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ConnectionCount } from './connection-count';
-import { composeMiddleware } from './http/compose-middleware';
-import { httpPipeline, HttpSettings } from './http/http-pipeline';
-import { ALL_ROUTES } from './http/route-paths';
+import { HttpMiddleware, HttpSettings } from './http/http-pipeline';
 import { RouteTable } from './http/route-table';
 import { IdentityGuard } from './identity/identity.guard';
 import { IdentityResolver } from './identity/identity.resolver';
@@ -42,7 +32,7 @@ import { RequestTraceGuard } from './tracing/request-trace.guard';
   ],
   exports: [IdentityResolver, ConnectionCount, RouteTable],
 })
-export class CoreModule implements NestModule {
+export class CoreModule {
   /**
    * With the HTTP settings from config: the middleware, and the settings for the WebSocket face
    * (Host check, origins, proxies). Without (`CoreModule`): identity and the route table only.
@@ -50,22 +40,13 @@ export class CoreModule implements NestModule {
   static forRoot(http: HttpSettings): DynamicModule {
     return {
       module: CoreModule,
-      providers: [{ provide: HttpSettings, useValue: http }],
-      exports: [HttpSettings],
+      providers: [{ provide: HttpSettings, useValue: http }, HttpMiddleware],
+      exports: [HttpSettings, HttpMiddleware],
     };
   }
 
-  constructor(
-    private readonly routes: RouteTable,
-    @Optional() private readonly http?: HttpSettings,
-  ) {
+  constructor(@Optional() http?: HttpSettings) {
     const warning = http?.hosts.startupWarning;
     if (warning) new Logger('HTTP').warn(warning);
-  }
-
-  /** The middleware as one (one Express layer and one Nest wrapper per request, not six). */
-  configure(consumer: MiddlewareConsumer): void {
-    if (!this.http) return;
-    consumer.apply(composeMiddleware(httpPipeline(this.http, this.routes))).forRoutes(ALL_ROUTES);
   }
 }

@@ -8,7 +8,10 @@ import { Database } from './database';
     {
       provide: Database,
       inject: [ServerConfig],
-      useFactory: (config: ServerConfig) => Database.open(config.general.db_url),
+      useFactory: (config: ServerConfig) =>
+        Database.open(config.general.db_url, {
+          queryTimeoutMs: config.general.executions.postgres_query_timeout_seconds * 1000,
+        }),
     },
   ],
   exports: [Database],

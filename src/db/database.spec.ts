@@ -3,6 +3,7 @@ import { Client } from 'pg';
 import { requires } from '../../test/utils/requires';
 import { ReplicaServices } from '../../test/utils/replica-services';
 import { TcpProxy } from '../../test/utils/tcp-proxy';
+import { isDependencyOutage } from '../core/errors/dependency-outage';
 import { Database } from './database';
 
 requires('postgres')('Database on PostgreSQL beside other schemas', () => {
@@ -56,6 +57,42 @@ requires('postgres')('Database on PostgreSQL beside other schemas', () => {
     } finally {
       churning = false;
       await churn;
+    }
+  });
+
+  it('fails a query on a connection that hangs within its timeout, as an outage, and works again once healed', async () => {
+    const target = new URL(process.env.DATABASE_URL!);
+    const proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
+    await services.database(); // the schema, migrated directly
+    const database = await Database.open(proxy.via(services.dbUrl), { queryTimeoutMs: 500 });
+    const failureOf = (promise: Promise<unknown>) => {
+      const started = Date.now();
+      return promise.then(
+        () => ({ ms: Date.now() - started, err: undefined }),
+        (err: unknown) => ({ ms: Date.now() - started, err }),
+      );
+    };
+    try {
+      await sql`select 1`.execute(database.db); // a pooled connection, open before the partition
+      proxy.hang();
+      // In a transaction on that connection: it fails once (its ROLLBACK does not wait out a second
+      // timeout, the hung connection is closed), as an outage.
+      const inTransaction = await failureOf(
+        database.db.transaction().execute((trx) => sql`select 1`.execute(trx)),
+      );
+      expect(inTransaction.ms).toBeLessThan(1500);
+      expect(isDependencyOutage(inTransaction.err)).toBe(true);
+      // The next query needs a new connection, which does not open either: an outage too.
+      const next = await failureOf(sql`select 1`.execute(database.db));
+      expect(next.ms).toBeLessThan(7000);
+      expect(isDependencyOutage(next.err)).toBe(true);
+      proxy.heal();
+      const { rows } = await sql<{ one: number }>`select 1 as one`.execute(database.db);
+      expect(rows).toEqual([{ one: 1 }]);
+    } finally {
+      proxy.heal();
+      await database.close();
+      await proxy.close();
     }
   });
 

@@ -10,6 +10,7 @@ import {
   SQLITE_MEMORY,
   type DatabaseTarget,
 } from '../config/database-url';
+import { closingHungConnections } from './hung-connections';
 import { InCodeMigrationProvider } from './migrations';
 import { OwnSchemaPostgresDialect } from './own-schema-introspector';
 import type { Tables } from './tables';
@@ -36,29 +37,55 @@ function sqliteDialect(file: string): Dialect {
 /** How long a query waits for a connection before it fails (then 503): a pool never waits for ever. */
 const POSTGRES_CONNECT_TIMEOUT_MS = 5000;
 
-function postgresDialect(connectionString: string, schema: string | undefined, where: string): Dialect {
+/** Whether the database answers, as its connections last told (`/metrics`). */
+export interface DependencyHealth {
+  up: boolean;
+  /** Times it came back after a lost connection. */
+  reconnects: number;
+}
+
+/** How the server's queries are bounded (PostgreSQL only). */
+export interface DatabaseOptions {
+  /**
+   * A query unanswered this long after it was sent fails ("Query read timeout", a dependency outage:
+   * 503): a connection that hangs (a partition) is never reported by the server or by TCP in time.
+   */
+  queryTimeoutMs?: number;
+}
+
+function postgresDialect(
+  connectionString: string,
+  schema: string | undefined,
+  where: string,
+  health: DependencyHealth,
+  queryTimeoutMs: number | undefined,
+): Dialect {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const pg = require('pg') as { Pool: typeof Pool };
   const pool = new pg.Pool({
     connectionString,
+    // Bounds the wait for a pooled connection and the opening of a new one (its start-up handshake).
     connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS,
+    // Client side, so it holds when the network hangs (`statement_timeout` is the server's, and a
+    // server that never hears the query never applies it). Its connection is closed at once.
+    ...(queryTimeoutMs ? { query_timeout: queryTimeoutMs } : {}),
     // Every connection resolves unqualified table names in our schema only.
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
-  watchOutages(pool, where);
-  return new OwnSchemaPostgresDialect({ pool });
+  const lost = watchOutages(pool, where, health);
+  return new OwnSchemaPostgresDialect({ pool: closingHungConnections(pool, lost) });
 }
 
 /**
  * An idle connection the server closes (restart, fail-over, network) is an `error` on the pool, which
  * would end the process if nobody listened. The pool drops that connection and opens new ones on
  * demand: one line says PostgreSQL went away, one that it is back (the next connection that opens).
+ * Returned: what says it went away, also called when a query timed out (a connection that hangs).
  */
-function watchOutages(pool: Pool, where: string): void {
-  let down = false;
+function watchOutages(pool: Pool, where: string, health: DependencyHealth): (err: Error) => void {
   const lost = (err: Error) => {
-    if (down) return;
-    down = true;
+    if (!health.up) return;
+    health.up = false;
     Database.logger.warn(
       `${where}: connection lost (${err.message}); requests that need it answer 503 until it is back`,
     );
@@ -68,10 +95,12 @@ function watchOutages(pool: Pool, where: string): void {
     // The pool hears an idle connection's error; one checked out (between a transaction's queries)
     // emits it on the client itself, where it would end the process unheard. Its query fails anyway.
     client.on('error', lost);
-    if (!down) return;
-    down = false;
+    if (health.up) return;
+    health.up = true;
+    health.reconnects++;
     Database.logger.log(`${where}: reachable again`);
   });
+  return lost;
 }
 
 /**
@@ -84,30 +113,44 @@ export class Database {
   private constructor(
     readonly db: Kysely<Tables>,
     readonly dialect: DatabaseDialect,
+    /** PostgreSQL's state as its connections last told (SQLite is always up). */
+    readonly health: DependencyHealth,
   ) {}
 
-  static async open(url: string): Promise<Database> {
+  static async open(url: string, options: DatabaseOptions = {}): Promise<Database> {
     const target = parseDatabaseUrl(url);
     let db: Kysely<Tables> | undefined;
+    let migrating: Kysely<Tables> | undefined;
+    const health: DependencyHealth = { up: true, reconnects: 0 };
     try {
-      const dialect =
+      const where = redactDatabaseUrl(url);
+      const dialect = (queryTimeoutMs?: number) =>
         target.dialect === 'sqlite'
           ? sqliteDialect(target.file)
-          : postgresDialect(target.connectionString, target.schema, redactDatabaseUrl(url));
-      db = new Kysely<Tables>({ dialect });
-      const database = new Database(db, target.dialect);
+          : postgresDialect(target.connectionString, target.schema, where, health, queryTimeoutMs);
+      db = new Kysely<Tables>({ dialect: dialect(options.queryTimeoutMs) });
+      const database = new Database(db, target.dialect, health);
       const throwaway = target.dialect === 'sqlite' && target.file === SQLITE_MEMORY;
       if (throwaway) {
         Database.logger.warn('db_url is sqlite::memory:: feedback is lost when the server stops');
       }
-      const applied = await database.migrate(target.dialect === 'postgres' ? target.schema : undefined);
+      // A migration may rightly take longer than any query of a running server (an index on a large
+      // table): on PostgreSQL with a query timeout, it runs on a pool of its own without one.
+      const unbounded = target.dialect === 'postgres' && options.queryTimeoutMs !== undefined;
+      if (unbounded) migrating = new Kysely<Tables>({ dialect: dialect() });
+      const applied = await database.migrate(
+        migrating ?? db,
+        target.dialect === 'postgres' ? target.schema : undefined,
+      );
+      await migrating?.destroy();
+      migrating = undefined;
       // A change to a kept schema is worth a line at start-up; an unchanged or throwaway one is not.
-      const where = redactDatabaseUrl(url);
       if (applied.length === 0) Database.logger.debug(`${where}: schema up to date`);
       else if (throwaway) Database.logger.debug(`${where}: applied ${applied.join(', ')}`);
       else Database.logger.log(`${where}: applied ${applied.join(', ')}`);
       return database;
     } catch (err) {
+      await migrating?.destroy().catch(() => undefined);
       await db?.destroy().catch(() => undefined);
       throw new Error(`Cannot open the database ${redactDatabaseUrl(url)}: ${(err as Error).message}`, {
         cause: err,
@@ -116,14 +159,14 @@ export class Database {
   }
 
   /** Runs the migrations not yet applied; returns their names. */
-  private async migrate(schema: string | undefined): Promise<string[]> {
+  private async migrate(db: Kysely<Tables>, schema: string | undefined): Promise<string[]> {
     // Kysely looks for its migration table in every schema unless told which one: name ours.
     const migrationTableSchema =
       this.dialect === 'postgres'
-        ? (schema ?? (await sql<{ s: string }>`select current_schema() as s`.execute(this.db)).rows[0]?.s)
+        ? (schema ?? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s)
         : undefined;
     const migrator = new Migrator({
-      db: this.db,
+      db,
       provider: new InCodeMigrationProvider(this.dialect),
       migrationTableSchema,
     });

@@ -11,6 +11,9 @@ import * as traceOwnerCreated from './migrations/0008-trace-owner-created';
 import * as feedbackByUser from './migrations/0009-feedback-by-user';
 import * as aguiThreadOwnerKey from './migrations/0010-agui-thread-owner-key';
 import * as responses from './migrations/0011-responses';
+import * as pageConversations from './migrations/0012-page-conversations';
+import * as leaseEpoch from './migrations/0013-lease-epoch';
+import * as a2a from './migrations/0014-a2a';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: DatabaseDialect): Promise<void>;
@@ -30,6 +33,9 @@ const MIGRATIONS: [string, DialectMigration][] = [
   ['0009-feedback-by-user', feedbackByUser],
   ['0010-agui-thread-owner-key', aguiThreadOwnerKey],
   ['0011-responses', responses],
+  ['0012-page-conversations', pageConversations],
+  ['0013-lease-epoch', leaseEpoch],
+  ['0014-a2a', a2a],
 ];
 
 /** The migrations compiled into the server, so no migrations folder has to ship beside it. */

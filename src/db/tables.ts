@@ -69,6 +69,14 @@ export interface ExecutionRecordTable {
   replica: ColumnType<string | null, string | null | undefined, string | null>;
   /** What re-running it takes (JSON, durable executions only). */
   run_spec: ColumnType<unknown, string | null | undefined, string | null>;
+  /** Incremented by every claim: the run's journal is written only under the epoch it was claimed with. */
+  epoch: ColumnType<number, number | undefined, number>;
+}
+
+/** A replica's lease on the durable executions it runs (epoch ms on PostgreSQL's clock). */
+export interface ReplicaLeaseTable {
+  replica: string;
+  expires_at: BigIntColumn;
 }
 
 /** One journaled result of a durable execution. */
@@ -126,7 +134,37 @@ export interface ResponseTable {
   response: ColumnType<unknown, string, string>;
 }
 
+/** A conversation of the built-in page, kept for its owner (`owner_id`: the identity's user id). */
+export interface PageConversationTable {
+  owner_id: string;
+  id: string;
+  title: string;
+  updated_at: BigIntColumn;
+  /** Lower-cased title, questions and answers: what a search looks in. */
+  search_text: string;
+  /** The ids of the prompts asked in it, space-separated: the inbox's link to the conversation. */
+  interaction_ids: string;
+  /** JSON: the page's turns (json on PostgreSQL, read back parsed; text on SQLite). */
+  turns: ColumnType<unknown, string, string>;
+  /** The turns' size in bytes (UTF-8 JSON): what the server-wide bound counts. */
+  bytes: number;
+}
+
 /** Every table, as Kysely sees them. Migrations in ./migrations create them. */
+/** A2A: one context's turns (JSON list), by owner (`''` for anonymous callers) and context id. */
+export interface A2aContextTable {
+  owner: string;
+  context_id: string;
+  touched_at: BigIntColumn;
+  turns: ColumnType<unknown, string, string>;
+}
+
+/** A2A: one task's push-notification configs (JSON list). */
+export interface A2aPushConfigTable {
+  task_id: string;
+  configs: ColumnType<unknown, string, string>;
+}
+
 export interface Tables {
   feedback: FeedbackTable;
   trace_owner: TraceOwnerTable;
@@ -137,6 +175,10 @@ export interface Tables {
   oauth_token: OAuthTokenTable;
   agui_thread: AguiThreadTable;
   response: ResponseTable;
+  page_conversation: PageConversationTable;
+  replica_lease: ReplicaLeaseTable;
+  a2a_context: A2aContextTable;
+  a2a_push_config: A2aPushConfigTable;
 }
 
 export function isoTimestamp(value: Date | string): string {

@@ -11,11 +11,12 @@ import { MemoryEventLogs } from './event-log/execution-event-log';
 import { ExecutionStore } from './store/execution.store';
 import { MemoryExecutionStore } from './store/memory-execution.store';
 import { PostgresExecutionStore } from './store/postgres-execution.store';
-import { RedisEventLogs } from './event-log/redis-event-log';
+import { RedisEventLogs } from './event-log/redis-event-logs';
 import { DurableRuns } from './durability/durable-runs';
 import { PostgresJournal } from './durability/postgres-journal';
 import { PostgresExecutionClaims } from './durability/postgres-execution-claims';
-import { ReplicaLiveness } from './durability/replica-liveness';
+import { ReleasedExecutions } from './durability/released-executions';
+import { PostgresReplicaLeases } from './durability/postgres-replica-leases';
 
 const STORE = 'general.executions.store';
 
@@ -34,6 +35,9 @@ export const executionAdapters: Provider[] = [
   {
     provide: ExecutionStore,
     inject: [ServerConfig, Database],
+    // Without RecordChanges: status polls read PostgreSQL. Copies served from memory until a change
+    // notice arrives let a client that saw a run completed on one replica see it running on the next
+    // (replicas-process caught it under load); record-cache.ts stays for when reads are made consistent.
     useFactory: (config: ServerConfig, database: Database) =>
       pickAdapter<ExecutionStore>(STORE, config.general.executions.store, {
         memory: () => new MemoryExecutionStore(),
@@ -88,7 +92,8 @@ export const executionAdapters: Provider[] = [
           return new DurableRuns(
             new PostgresJournal(db),
             new PostgresExecutionClaims(db),
-            (replica) => new ReplicaLiveness(redis, replica, leaseMs),
+            new PostgresReplicaLeases(db),
+            new ReleasedExecutions(redis),
             leaseMs,
             events.waitUntilReady(),
           );
@@ -96,3 +101,6 @@ export const executionAdapters: Provider[] = [
       }),
   },
 ];
+
+/** The durable runs' leases and claims (null with the memory store), for what monitors them. */
+export { DurableRuns };

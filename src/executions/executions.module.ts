@@ -3,7 +3,7 @@ import { DatabaseModule } from '../db/database.module';
 import { RedisModule } from '../redis/redis.module';
 import { InteractionsModule } from '../interactions/interactions.module';
 import { OAuthModule } from '../oauth/oauth.module';
-import { executionAdapters } from './execution-adapters';
+import { DurableRuns, executionAdapters } from './execution-adapters';
 import { ExecutionService } from './engine/execution.service';
 import { ExecutionStore } from './store/execution.store';
 import { FaceRenderers } from './rendering/face-renderers';
@@ -26,6 +26,15 @@ import { ExecutionRunner } from './engine/execution-runner';
     TraceOwners,
     TraceOwnerRetention,
   ],
-  exports: [ExecutionService, ExecutionStore, FaceRenderers, WorkflowInstances, TraceOwners, RedisModule],
+  exports: [
+    ExecutionService,
+    ExecutionStore,
+    FaceRenderers,
+    WorkflowInstances,
+    TraceOwners,
+    RedisModule,
+    // Its counts are on /metrics (null with the memory store).
+    DurableRuns,
+  ],
 })
 export class ExecutionsModule {}

@@ -35,6 +35,15 @@ function linkContract(make: () => Promise<ConversationLinks>): void {
     expect(await links.get('alice', 'c')).toBeUndefined();
   });
 
+  it('restores a link only where the conversation has none (a newer run’s link stays)', async () => {
+    const links = await make();
+    expect(await links.restore('carol', 'c', { ...aLink('e-4'), delivered: 7 })).toBe(true);
+    expect(await links.get('carol', 'c')).toEqual({ ...aLink('e-4'), delivered: 7 });
+    await links.set('carol', 'c', aLink('e-5'));
+    expect(await links.restore('carol', 'c', aLink('e-4'))).toBe(false);
+    expect(await links.get('carol', 'c')).toEqual(aLink('e-5'));
+  });
+
   it('a very long conversation id is a key like any other', async () => {
     const links = await make();
     const long = 'x'.repeat(100_000);

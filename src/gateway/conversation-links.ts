@@ -36,6 +36,13 @@ export abstract class ConversationLinks {
     progress: LinkProgress,
   ): Promise<void>;
   abstract remove(userId: string, conversationId: string, executionId: string): Promise<void>;
+  /**
+   * Writes `link` again unless the conversation has one (which may be newer): for the replica holding
+   * the run, after the store may have lost it. Whether it was written.
+   */
+  abstract restore(userId: string, conversationId: string, link: ConversationLink): Promise<boolean>;
+  /** Calls `listener` each time the store is back after it was lost, and may have lost every link. */
+  abstract onReset(listener: () => void): void;
 }
 
 /** How long a link outlives its last write: it is removed when its run ends, this bounds a lost one. */
@@ -71,6 +78,15 @@ export class MemoryConversationLinks extends ConversationLinks {
     const k = key(userId, conversationId);
     if (this.links.get(k)?.link.executionId === executionId) this.links.delete(k);
   }
+
+  async restore(userId: string, conversationId: string, link: ConversationLink): Promise<boolean> {
+    if (await this.get(userId, conversationId)) return false;
+    await this.set(userId, conversationId, link);
+    return true;
+  }
+
+  /** The process's memory is never lost while it runs. */
+  onReset(): void {}
 }
 
 function key(userId: string, conversationId: string): string {

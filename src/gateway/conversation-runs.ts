@@ -34,6 +34,11 @@ export class ConversationRuns {
     this.runs.set(key(userId, conversationId), run);
   }
 
+  /** The runs a reconnecting client could find (each conversation's latest). */
+  linked(): WsRun[] {
+    return [...this.runs.values()];
+  }
+
   /** Whether a reconnecting client could find `run` (only identified users' runs in a conversation). */
   holds(run: WsRun): boolean {
     return this.keyOf(run) !== undefined;

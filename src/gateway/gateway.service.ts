@@ -3,8 +3,6 @@ import type { IncomingMessage } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
 import type { WebSocket } from 'ws';
 import { ConnectionCount } from '../core/connection-count';
-import { lastUserText, messageText } from '../runtime/chat-input';
-import { type ChatRequestDto } from '../http-responders/dto/chat-request.dto';
 import { AppError, internalErrorMessage, isExposed } from '../core/errors/app-error';
 import { HttpSettings } from '../core/http/http-pipeline';
 import { ANONYMOUS, type Identity } from '../core/identity/identity';
@@ -16,10 +14,10 @@ import { ExecutionService } from '../executions/engine/execution.service';
 import { StepAdaptor } from '../runtime/step-adaptor';
 import type { InvalidFrame } from './interlude-ws.adapter';
 import { ConversationRuns } from './conversation-runs';
+import { userContentProblem, wsChatRequest } from './ws-user-content';
 import {
   AuthMessageDto,
   authResponse,
-  isChat,
   isStreaming,
   ReplyMessages,
   UserMessageDto,
@@ -188,14 +186,12 @@ export class GatewayService {
     const parentId = message.id ?? randomUUID();
     const conversationId = message.conversation_id ?? null;
     const history = message.content.messages;
-    if (!history.some((m) => m.role === 'user' && messageText(m.content).trim() !== '')) {
-      return this.reject(
-        session,
-        'invalid_user_message_content',
-        'User message content could not be found',
-        'No user text content found in messages: add a user message with a text part',
-        parentId,
-      );
+    const problem = userContentProblem(history, this.config.workflow);
+    if (problem) {
+      const what = problem.startsWith('No user')
+        ? 'User message content could not be found'
+        : 'Attachment refused';
+      return this.reject(session, 'invalid_user_message_content', what, problem, parentId);
     }
     if (this.config.general.auth.require_identity && session.identity.userId === null) {
       return this.reject(
@@ -207,9 +203,7 @@ export class GatewayService {
       );
     }
     this.supersede(session);
-    const request = {
-      messages: isChat(message.schema_type) ? history : [{ role: 'user', content: lastUserText(history) }],
-    } as ChatRequestDto;
+    const request = wsChatRequest(message.schema_type, history);
     const replies = new ReplyMessages(parentId, conversationId);
     const trace = {
       ...observabilityTrace(session.request.headers, activeOtelTraceId),
@@ -293,7 +287,11 @@ export class GatewayService {
       session.request.clientAddress,
     );
     if ('error' in outcome) return session.send(authResponse(parentId, outcome));
+    const before = session.identity.userId;
     session.identity = outcome;
+    // Identified only now (the page sends its API key or token this way): the run this user left
+    // waiting in the conversation is theirs to take over, as on a connection identified at once.
+    if (!session.run && outcome.userId !== before) await this.takeOver(session);
     session.send(authResponse(parentId, { userId: session.identity.userId }));
   }
 }

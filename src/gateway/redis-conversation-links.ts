@@ -14,6 +14,13 @@ for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1`;
 
+/** Writes the link (ARGV[2..], field and value pairs) unless the key holds one. */
+const RESTORE = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+for i = 2, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1`;
+
 const REMOVE = `
 if redis.call('HGET', KEYS[1], 'executionId') ~= ARGV[1] then return 0 end
 return redis.call('DEL', KEYS[1])`;
@@ -66,6 +73,17 @@ export class RedisConversationLinks extends ConversationLinks {
 
   async remove(userId: string, conversationId: string, executionId: string): Promise<void> {
     await this.redis.client.eval(REMOVE, 1, this.key(userId, conversationId), executionId);
+  }
+
+  async restore(userId: string, conversationId: string, link: ConversationLink): Promise<boolean> {
+    const fields = Object.entries(link).flatMap(([f, v]) => [f, String(v)]);
+    const k = this.key(userId, conversationId);
+    return (await this.redis.client.eval(RESTORE, 1, k, LINK_TTL_MS, ...fields)) === 1;
+  }
+
+  /** Redis keeps nothing on disk here: back after a lost connection, it may have restarted empty. */
+  onReset(listener: () => void): void {
+    this.redis.onReconnected(listener);
   }
 
   /** The conversation id is the client's: hashed, so a key stays short whatever it sends. */

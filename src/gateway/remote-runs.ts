@@ -6,6 +6,7 @@ import { ExecutionService } from '../executions/engine/execution.service';
 import { isTerminalStatus } from '../executions/model/execution-state';
 import { StepAdaptor } from '../runtime/step-adaptor';
 import { ConversationLinks, type ConversationLink, type LinkProgress } from './conversation-links';
+import { ConversationRuns } from './conversation-runs';
 import { remoteRunOf } from './remote-waits';
 import { ReplyMessages } from './ws-messages';
 import { WsRun } from './ws-run';
@@ -15,7 +16,9 @@ const logger = new Logger('WebSocket');
 /**
  * The conversation links of identified users' runs, and the takeover of a run another replica runs:
  * a connection opened here with `?conversation_id=` gets its pending prompt with the time left, can
- * answer it, and sees the rest of the run, read from the shared event log.
+ * answer it, and sees the rest of the run, read from the shared event log. When the links' store is
+ * back after it was lost (a Redis restarted empty), this replica writes again the links of the runs it
+ * holds.
  */
 @Injectable()
 export class RemoteRuns {
@@ -23,7 +26,35 @@ export class RemoteRuns {
     private readonly executions: ExecutionService,
     private readonly links: ConversationLinks,
     private readonly config: ServerConfig,
-  ) {}
+    private readonly conversations: ConversationRuns,
+  ) {
+    links.onReset(() => void this.restore());
+  }
+
+  /** Writes again the link of every run a reconnecting client could find here, unless one is there. */
+  async restore(): Promise<number> {
+    const runs = this.conversations.linked().filter((run) => !run.isEnded);
+    const written = await Promise.all(
+      runs.map((run) => {
+        const { ownerId, conversationId } = run;
+        if (ownerId === null || conversationId === null) return false;
+        const link: ConversationLink = {
+          executionId: run.execution.id,
+          parentId: run.messages.parentId,
+          schema: run.schema,
+          delivered: run.shown,
+          attachedAt: run.lastAttached,
+        };
+        return this.links.restore(ownerId, conversationId, link).catch((err: Error) => {
+          logger.warn(`Could not write a conversation's run again: ${err.message}`);
+          return false;
+        });
+      }),
+    );
+    const count = written.filter(Boolean).length;
+    if (count > 0) logger.log(`Conversation links written again after Redis came back: ${count}`);
+    return count;
+  }
 
   /** Records the run a conversation now runs (so any replica can take it over). */
   link(execution: Execution, userId: string, conversationId: string, link: ConversationLink): void {

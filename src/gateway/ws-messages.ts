@@ -10,6 +10,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import type { ChatUsage } from '../runtime/chat-completion';
 import { ChatMessageInput } from '../runtime/functions/chat-message';
 import { IfPresent } from '../core/validation/if-present.decorator';
 
@@ -183,13 +184,19 @@ export class ReplyMessages {
     return errorMessage(code, message, details, this.conversationId, this.parentId);
   }
 
-  trace(traceId: string): ServerMessage {
+  /**
+   * The run's trace id, and (an addition to NAT's content, which its clients ignore) the tokens its
+   * model calls reported, when any did.
+   */
+  trace(traceId: string, tokenUsage: ChatUsage | null = null): ServerMessage {
     return {
       type: 'observability_trace_message',
       id: randomUUID(),
       parent_id: this.parentId,
       conversation_id: this.conversationId,
-      content: { observability_trace_id: traceId },
+      content: tokenUsage
+        ? { observability_trace_id: traceId, token_usage: tokenUsage }
+        : { observability_trace_id: traceId },
       timestamp: now(),
     };
   }

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ExecutionEvent } from '../runtime/execution-event';
 import { answerText, chunkText } from '../runtime/output-text';
-import { resultText } from '../runtime/chat-completion';
+import { resultText, type ChatUsage } from '../runtime/chat-completion';
+import type { IntermediateStep } from '../runtime/intermediate-step';
 import type { StepAdaptor } from '../runtime/step-adaptor';
 import { isStreaming, type ReplyMessages, type SchemaType, type ServerMessage } from './ws-messages';
 
@@ -16,6 +17,9 @@ interface Shown {
  * which are still waiting and how much time they have left.
  */
 export class WsRunRenderer {
+  /** The tokens the run's model calls reported so far; null while none did. */
+  private usage: ChatUsage | null = null;
+
   constructor(
     private readonly schema: SchemaType,
     private readonly adaptor: StepAdaptor,
@@ -80,6 +84,18 @@ export class WsRunRenderer {
 
   private finish(listener: Shown): void {
     listener.send(this.messages.response('', 'complete'));
-    listener.send(this.messages.trace(this.execution.traceId));
+    listener.send(this.messages.trace(this.execution.traceId, this.usage));
+  }
+
+  /** Adds a step's tokens to the run's, when it is a model call's end that reported them. */
+  countUsage(step: IntermediateStep): void {
+    const tokens = step.payload.usage_info?.token_usage;
+    if (step.payload.event_type !== 'LLM_END' || !tokens) return;
+    const sum = this.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+    this.usage = {
+      prompt_tokens: sum.prompt_tokens + tokens.prompt_tokens,
+      completion_tokens: sum.completion_tokens + tokens.completion_tokens,
+      total_tokens: sum.total_tokens + tokens.total_tokens,
+    };
   }
 }

@@ -176,3 +176,80 @@ describe('WsRun', () => {
     });
   });
 });
+
+describe('the token usage the run ends with', () => {
+  /** An LLM_END step as the runner records it, with the usage its call reported. */
+  const llmEnd = (uuid: string, prompt: number, completion: number) => ({
+    kind: 'step' as const,
+    step: {
+      parent_id: 'root',
+      function_ancestry: { function_id: 'root', function_name: 'agent', parent_id: null, parent_name: null },
+      payload: {
+        event_type: 'LLM_END' as const,
+        event_timestamp: 1_700_000_000,
+        span_event_timestamp: null,
+        framework: null,
+        name: 'model',
+        tags: null,
+        metadata: null,
+        data: { output: 'ok' },
+        usage_info: {
+          token_usage: {
+            prompt_tokens: prompt,
+            completion_tokens: completion,
+            total_tokens: prompt + completion,
+          },
+          num_llm_calls: 1,
+          seconds_between_calls: 0,
+        },
+        UUID: uuid,
+      },
+    },
+  });
+  const traceOf = (connection: Connection) =>
+    connection.sent.find((m) => m.type === 'observability_trace_message')?.content;
+
+  it('adds up every model call once, shown or not, and re-attaching counts none twice', () => {
+    const events = new ExecutionEventLog();
+    const { execution } = anExecution(events);
+    const run = aRun(execution);
+    run.attach(new Connection());
+    events.append(llmEnd('call-1', 100, 7));
+    run.detach();
+    events.append(llmEnd('call-2', 120, 3));
+    const again = new Connection();
+    run.attach(again);
+    events.append({ kind: 'completed', result: 'done', streamed: true });
+    expect(traceOf(again)).toEqual({
+      observability_trace_id: 't1',
+      token_usage: { prompt_tokens: 220, completion_tokens: 10, total_tokens: 230 },
+    });
+  });
+
+  it('taken over from another replica, counts the calls the earlier connection was already shown', async () => {
+    const events = new ExecutionEventLog();
+    events.append(llmEnd('call-1', 100, 7));
+    events.append(llmEnd('call-2', 120, 3));
+    const { execution } = anExecution(events);
+    const run = aRun(execution, { delivered: 2, askedAt: () => undefined, open: [], waits: [] });
+    await run.caughtUp;
+    const connection = new Connection();
+    run.attach(connection);
+    events.append({ kind: 'completed', result: 'done', streamed: true });
+    expect(connection.sent.filter((m) => m.type === 'system_intermediate_message')).toEqual([]);
+    expect(traceOf(connection)).toEqual({
+      observability_trace_id: 't1',
+      token_usage: { prompt_tokens: 220, completion_tokens: 10, total_tokens: 230 },
+    });
+  });
+
+  it('is left out when no model call reported any', () => {
+    const events = new ExecutionEventLog();
+    const { execution } = anExecution(events);
+    const run = aRun(execution);
+    const connection = new Connection();
+    run.attach(connection);
+    events.append({ kind: 'completed', result: 'done', streamed: true });
+    expect(traceOf(connection)).toEqual({ observability_trace_id: 't1' });
+  });
+});

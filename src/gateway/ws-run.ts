@@ -42,6 +42,7 @@ export class WsRun {
   readonly execution: Execution;
   readonly ownerId: string | null;
   readonly messages: ReplyMessages;
+  readonly schema: SchemaType;
   private readonly renderer: WsRunRenderer;
   private readonly onPrompt?: (seq: number) => void;
   private readonly remote?: RemoteRun;
@@ -52,6 +53,8 @@ export class WsRun {
   /** Remote: prompts up to this seq are sent again once the log has been replayed that far. */
   private resendUpTo?: number;
   private caughtUpNow!: () => void;
+  /** Remote: set once caught up, or once the log was given up on (it may never get that far). */
+  private replayDone = false;
   private endNow!: () => void;
   /** Resolves once the run's end was tracked (and shown, to a connection attached by then). */
   readonly finished = new Promise<void>((resolve) => (this.endNow = resolve));
@@ -73,6 +76,7 @@ export class WsRun {
     this.execution = init.execution;
     this.ownerId = init.ownerId;
     this.messages = init.messages;
+    this.schema = init.schema;
     this.renderer = new WsRunRenderer(init.schema, init.adaptor, init.messages, init.execution);
     this.onPrompt = init.onPrompt;
     this.remote = init.remote;
@@ -80,6 +84,7 @@ export class WsRun {
     this.caughtUp = new Promise<void>((resolve) => {
       this.caughtUpNow = () => {
         clearTimeout(timer);
+        this.replayDone = true;
         this.seedFromRecord();
         resolve();
       };
@@ -108,6 +113,11 @@ export class WsRun {
   /** The last event a connection was shown. */
   get shown(): number {
     return this.delivered;
+  }
+
+  /** When a connection was last attached (epoch ms; 0: none yet). */
+  get lastAttached(): number {
+    return this.attachedAt;
   }
 
   /** The connection the run is shown on, if any. */
@@ -168,6 +178,10 @@ export class WsRun {
 
   private track(event: ExecutionEvent): void {
     switch (event.kind) {
+      case 'step':
+        // Every step the log holds, shown or not: the run's token usage is all its model calls'.
+        this.renderer.countUsage(event.step);
+        break;
       case 'interaction_required': {
         const prompt = event.prompt as Prompt;
         // Notifications are shown, never waited on.
@@ -210,11 +224,15 @@ export class WsRun {
     if (this.ended) this.endNow();
   }
 
-  /** Remote: sends the prompts the last connection was shown again, once the log is replayed that far. */
+  /**
+   * Remote: sends the prompts the last connection was shown again, once the log is replayed that far,
+   * or at once when it was given up on (a log lost with a Redis restarted empty never gets there; an
+   * event of it that comes later is at or before what was shown, so not shown twice).
+   */
   private resend(): void {
     const upTo = this.resendUpTo;
     const listener = this.listener;
-    if (upTo === undefined || !listener || this.tracked < upTo) return;
+    if (upTo === undefined || !listener || (this.tracked < upTo && !this.replayDone)) return;
     this.resendUpTo = undefined;
     for (const pending of this.pending.values()) {
       if (pending.seq <= upTo) listener.send(this.ask(pending, true));

@@ -3,8 +3,10 @@ import { AppError, ErrorCode } from '../core/errors/app-error';
 import type { Identity } from '../core/identity/identity';
 import { ServerConfig } from '../config/server-config';
 import type { ExecutionStatus } from '../executions/model/execution-state';
+import type { ExecutionRecord } from '../executions/model/execution-record';
 import { ExecutionStore } from '../executions/store/execution.store';
 import { ExecutionUrls } from '../http-responders/execution-urls';
+import { PROMPT_GRACE_SECONDS } from '../runtime/prompts';
 import type { ExecutionListDto, WaitingExecutionDto } from './dto/execution-list.dto';
 import { statusBody } from './execution-status';
 
@@ -55,6 +57,17 @@ function cursorOf(raw: string | undefined): { createdAt: number; id: string } | 
   return { createdAt, id };
 }
 
+/**
+ * When the open prompt stops taking an answer, as its asker sees it: the record's deadline less the
+ * grace the engine adds (the prompt's `timeout`, else the server's default, after it was asked); null
+ * when it waits for ever.
+ */
+function promptExpiry(record: ExecutionRecord): number | null {
+  const open = record.openInteractionId ? record.interactions[record.openInteractionId] : undefined;
+  if (record.status !== 'interaction_required' || !open || open.deadline === null) return null;
+  return open.deadline - PROMPT_GRACE_SECONDS * 1000;
+}
+
 const cursorFor = (createdAt: number, id: string) => Buffer.from(`${createdAt}:${id}`).toString('base64url');
 
 /**
@@ -88,15 +101,17 @@ export class ExecutionList {
     const page = records.slice(0, limit);
     const last = page[page.length - 1];
     return {
-      data: page.map(
-        (record) =>
-          ({
-            ...statusBody(record, this.urls),
-            status_url: this.urls.status(record.id),
-            created_at: new Date(record.createdAt).toISOString(),
-            updated_at: new Date(record.updatedAt).toISOString(),
-          }) as WaitingExecutionDto,
-      ),
+      data: page.map((record) => {
+        const item = {
+          ...statusBody(record, this.urls),
+          status_url: this.urls.status(record.id),
+          created_at: new Date(record.createdAt).toISOString(),
+          updated_at: new Date(record.updatedAt).toISOString(),
+        } as WaitingExecutionDto;
+        const expiresAt = promptExpiry(record);
+        if (expiresAt !== null) item.expires_at = new Date(expiresAt).toISOString();
+        return item;
+      }),
       next_cursor: records.length > limit && last ? cursorFor(last.createdAt, last.id) : null,
     };
   }

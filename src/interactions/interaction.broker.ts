@@ -8,6 +8,8 @@ import type { PromptAnswer } from '../runtime/prompts';
 export interface AnswerWaiter {
   answered(answer: PromptAnswer): void;
   abandoned(reason: unknown): void;
+  /** The answer the shared record holds already, if any (a wake-up may have been lost with Redis). */
+  recorded?(): Promise<PromptAnswer | undefined>;
 }
 
 /**
@@ -44,6 +46,27 @@ export class InProcessInteractionBroker extends InteractionBroker {
     const waiter = this.waiters.get(interactionId);
     this.waiters.delete(interactionId);
     waiter?.abandoned(reason);
+  }
+
+  /**
+   * Delivers to each waiter the answer its record holds already (wake-ups lost while Redis was away),
+   * a few at a time; returns how many were delivered.
+   */
+  async redeliver(width = 16): Promise<number> {
+    const waiting = [...this.waiters.entries()];
+    let delivered = 0;
+    const next = async (): Promise<void> => {
+      for (let item = waiting.pop(); item; item = waiting.pop()) {
+        const [interactionId, waiter] = item;
+        const answer = await waiter.recorded?.().catch(() => undefined);
+        if (answer && this.waiters.get(interactionId) === waiter) {
+          delivered++;
+          await this.deliver(interactionId, answer);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: width }, next));
+    return delivered;
   }
 
   /** Whether a workflow in this process waits on the interaction. */

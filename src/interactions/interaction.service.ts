@@ -21,6 +21,8 @@ export interface AskingExecution {
   id: string;
   publish(event: ExecutionEventBody): void;
   record(wait: InteractionWait): Promise<WaitOutcome>;
+  /** The interaction as the shared record holds it now (shared stores only). */
+  recorded?(interactionId: string): Promise<InteractionRecord | undefined>;
   /** Called as a wait starts (`ask`, `resume`) and once as it ends, however it ends. */
   waitStarted?(): void;
   waitEnded?(): void;

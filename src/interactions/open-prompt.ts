@@ -57,6 +57,13 @@ export class OpenPrompt implements AnswerWaiter, AbortObserver, DeadlineWaiter {
     this.resolve(answer);
   }
 
+  /** The answer the shared record holds, when it was answered (its wake-up may have been lost). */
+  async recorded(): Promise<PromptAnswer | undefined> {
+    if (this.ended || !this.execution.recorded) return undefined;
+    const interaction = await this.execution.recorded(this.interactionId);
+    return interaction?.status === 'resolved' ? interaction.answer : undefined;
+  }
+
   abandoned(reason: unknown): void {
     if (this.end()) this.resolve(Promise.reject(reason as Error));
   }

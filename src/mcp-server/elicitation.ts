@@ -4,6 +4,8 @@ import type { Prompt, PromptOption } from '../runtime/prompts';
 type FieldSchema = Record<string, unknown>;
 
 export const RESPONSE_URL_META = 'interlude/response_url';
+export const EXECUTION_META = 'interlude/execution_id';
+export const INTERACTION_META = 'interlude/interaction_id';
 
 /** The option ids of a choice prompt, their labels as titles (MCP 2025-11-25 titled enums). */
 const titled = (options: PromptOption[] = []) => options.map((o) => ({ const: o.id, title: o.label }));
@@ -50,14 +52,23 @@ function fieldOf(prompt: Prompt): [string, FieldSchema] | undefined {
  * The form-mode `elicitation/create` that asks a prompt; `_meta` names where else it may be answered
  * (`POST {response_url}`, as on every face), the first answer winning.
  */
-export function elicitationOf(prompt: Prompt, responseUrl: string): ElicitRequestFormParams {
+export function elicitationOf(
+  prompt: Prompt,
+  responseUrl: string,
+  executionId: string,
+  interactionId: string,
+): ElicitRequestFormParams {
   const field = fieldOf(prompt);
   const properties: Record<string, FieldSchema> = field ? { [field[0]]: field[1] } : {};
   const required = field && (prompt.input_type === 'binary_choice' || prompt.required !== false);
   return {
     mode: 'form',
     message: prompt.text,
-    _meta: { [RESPONSE_URL_META]: responseUrl },
+    _meta: {
+      [RESPONSE_URL_META]: responseUrl,
+      [EXECUTION_META]: executionId,
+      [INTERACTION_META]: interactionId,
+    },
     requestedSchema: {
       type: 'object',
       properties,

@@ -7,8 +7,8 @@ import { requestMetadata } from '../core/http/request-metadata';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import type { Identity } from '../core/identity/identity';
 import { IdentityResolver } from '../core/identity/identity.resolver';
-import { observabilityTrace, TRACE_HEADER } from '../core/tracing/observability-trace';
-import { activeOtelTraceId } from '../core/tracing/otel';
+import { Streams } from '../core/http/streams.decorator';
+import { Traced, traceOf } from '../core/tracing/request-trace.guard';
 import { McpSessions } from './mcp-sessions';
 import { McpUnauthorizedFilter } from './protected-resource';
 import { UnreadableBody } from '../core/validation/body.pipes';
@@ -19,6 +19,7 @@ import { UnreadableBody } from '../core/validation/body.pipes';
  */
 @ApiExcludeController()
 @UseFilters(McpUnauthorizedFilter)
+@Traced()
 @Controller()
 export class McpServerController {
   constructor(
@@ -27,12 +28,16 @@ export class McpServerController {
     private readonly identities: IdentityResolver,
   ) {}
 
+  // A call's answer is an SSE stream when it sends notifications or asks the person (elicitation).
   @Post()
+  @Streams()
   post(@CurrentIdentity() identity: Identity, @Req() req: Request, @Res() res: Response) {
     return this.handle(identity, req, res);
   }
 
+  // The session's standalone SSE stream (and a stream resumed with Last-Event-ID).
   @Get()
+  @Streams()
   stream(@CurrentIdentity() identity: Identity, @Req() req: Request, @Res() res: Response) {
     return this.handle(identity, req, res);
   }
@@ -67,8 +72,6 @@ export class McpServerController {
       res.status(400).json({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null });
       return;
     }
-    const trace = observabilityTrace(req.headers, activeOtelTraceId);
-    res.setHeader(TRACE_HEADER, trace.traceId);
-    await this.sessions.handle(req, res, { identity, request: requestMetadata(req), trace });
+    await this.sessions.handle(req, res, { identity, request: requestMetadata(req), trace: traceOf(req) });
   }
 }

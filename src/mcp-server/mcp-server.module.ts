@@ -4,6 +4,7 @@ import { ExecutionsModule } from '../executions/executions.module';
 import { McpServerController } from './mcp-server.controller';
 import { McpSessions } from './mcp-sessions';
 import { McpTools } from './mcp-tools';
+import { SharedSessions } from './shared-sessions';
 import { McpUnauthorizedFilter, ProtectedResourceController } from './protected-resource';
 import { mountAt, mounted } from '../core/http/route-mount';
 
@@ -23,7 +24,7 @@ export class McpServerModule {
         mountAt(path, 'McpEndpoint', {
           imports: [ExecutionsModule],
           controllers: [McpServerController],
-          providers: [McpTools, McpSessions, McpUnauthorizedFilter],
+          providers: [McpTools, McpSessions, SharedSessions, McpUnauthorizedFilter],
         }),
       ]),
       controllers: [ProtectedResourceController],

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
   CallToolRequestSchema,
   ErrorCode as McpErrorCode,
   isInitializeRequest,
   ListToolsRequestSchema,
   McpError,
+  type JSONRPCRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Request, Response } from 'express';
 import { ServerConfig } from '../config/server-config';
@@ -16,19 +17,26 @@ import { ExecutionUrls } from '../http-responders/execution-urls';
 import { authInfoOf, type CallContext } from './call-context';
 import { McpTools } from './mcp-tools';
 import { MemoryEventStore } from './memory-event-store';
+import type { RedisEventStore } from './redis-event-store';
+import { resumeCall, resumesCall } from './stream-resume';
+import { ElicitationRelay } from './elicitation-relay';
+import { SharedSessions } from './shared-sessions';
 import { callTool, type ToolCallDeps } from './tool-call';
+import { exchange, replayInitialize } from './web-exchange';
 
 /** A session nobody has used for this long is closed (a client that never sent DELETE). */
-const IDLE_MS = 60 * 60 * 1000;
+const IDLE_SECONDS = 60 * 60;
 
 interface Session {
-  transport: StreamableHTTPServerTransport;
+  transport: WebStandardStreamableHTTPServerTransport;
   server: Server;
   /** The user id of the identity that opened it: nobody else may use it. */
   owner: string | null;
   lastUsed: number;
   /** Requests whose response is still open (a stream of a call, the GET stream). */
   open: number;
+  /** Its SSE messages in Redis, for a stream resumed on any replica (none without Redis). */
+  events?: RedisEventStore;
 }
 
 /** The face's answer when a request names no session it may use. */
@@ -37,25 +45,30 @@ function jsonRpcError(res: Response, status: number, code: number, message: stri
 }
 
 /**
- * The MCP sessions of this process, one SDK Server and Streamable HTTP transport each (stateful mode:
- * `Mcp-Session-Id`). A session belongs to the identity that opened it; for anyone else it does not exist.
+ * The MCP sessions this process serves, one SDK Server and Streamable HTTP transport each (stateful
+ * mode: `Mcp-Session-Id`). A session belongs to the identity that opened it; for anyone else it does
+ * not exist. With Redis (replicas) a session is recorded there, and a replica that gets a request of
+ * a session it has not seen opens its own copy by replaying the session's `initialize`.
  */
 @Injectable()
 export class McpSessions implements OnModuleInit, OnApplicationShutdown {
   private readonly sessions = new Map<string, Session>();
   private readonly deps: ToolCallDeps;
+  private readonly relay: ElicitationRelay;
   private sweeper?: NodeJS.Timeout;
 
   constructor(
     private readonly tools: McpTools,
     executions: ExecutionService,
-    private readonly config: ServerConfig,
+    config: ServerConfig,
+    private readonly shared: SharedSessions,
   ) {
     this.deps = {
       executions,
       urls: new ExecutionUrls(config.frontEnd.root_path),
       promptTimeoutSeconds: config.general.default_prompt_timeout_seconds,
     };
+    this.relay = new ElicitationRelay(shared, executions, this.deps.promptTimeoutSeconds);
   }
 
   onModuleInit(): void {
@@ -71,13 +84,18 @@ export class McpSessions implements OnModuleInit, OnApplicationShutdown {
   async handle(req: Request, res: Response, context: CallContext): Promise<void> {
     const id = req.headers['mcp-session-id'];
     let session: Session | undefined;
+    let body: unknown = req.body;
     if (typeof id === 'string') {
-      session = this.sessions.get(id);
-      if (!session || session.owner !== context.identity.userId) {
-        return jsonRpcError(res, 404, -32001, 'Session not found');
+      session = await this.find(id, context);
+      if (!session) return jsonRpcError(res, 404, -32001, 'Session not found');
+      if (req.method === 'DELETE') await this.shared.remove(id);
+      if (req.method === 'POST') {
+        body = await this.relay.incoming(id, context.identity, body);
+        // Only answers to another replica's elicitations: settled here, nothing for the SDK.
+        if (body === undefined) return void res.status(202).end();
       }
-    } else if (req.method === 'POST' && isInitializeRequest(req.body)) {
-      session = await this.open(context);
+    } else if (req.method === 'POST' && isInitializeRequest(body)) {
+      session = await this.open(context.identity.userId, undefined, req.body as JSONRPCRequest);
     } else {
       return jsonRpcError(res, 400, McpErrorCode.InvalidRequest, 'Bad Request: no valid Mcp-Session-Id');
     }
@@ -88,22 +106,56 @@ export class McpSessions implements OnModuleInit, OnApplicationShutdown {
       current.open--;
       current.lastUsed = Date.now();
     });
-    (req as Request & { auth?: unknown }).auth = authInfoOf(context);
-    await current.transport.handleRequest(req, res, req.body);
+    // A call's stream resumed here may belong to a call another replica runs: followed in Redis.
+    if (resumesCall(req, current.events)) return resumeCall(current.events, req, res);
+    await exchange(current.transport, req, res, authInfoOf(context), body);
   }
 
-  private async open(context: CallContext): Promise<Session> {
+  /** The session `id` of this caller: this process's, or another replica's opened here too. */
+  private async find(id: string, context: CallContext): Promise<Session | undefined> {
+    const owner = context.identity.userId;
+    let session = this.sessions.get(id);
+    if (session) {
+      if (session.owner !== owner) return undefined;
+      if (await this.shared.touch(id, IDLE_SECONDS)) return session;
+      // Ended on another replica (DELETE) or expired in the shared store: gone here too.
+      this.forget(id, session);
+      return undefined;
+    }
+    const stored = await this.shared.load(id);
+    if (!stored || stored.owner !== owner) return undefined;
+    await this.shared.touch(id, IDLE_SECONDS);
+    session = await this.open(owner, id);
+    if (!(await replayInitialize(session.transport, stored.initialize))) {
+      this.forget(id, session);
+      return undefined;
+    }
+    return session;
+  }
+
+  /** A new session, or (`id`) this process's copy of another replica's session. */
+  /**
+   * A session's SDK server and transport: a new one (`initialize`: the client's request, recorded for
+   * the other replicas before the answer leaves, so a balancer may send the next request anywhere) or
+   * this process's copy of another replica's (`id`).
+   */
+  private async open(owner: string | null, id?: string, initialize?: JSONRPCRequest): Promise<Session> {
     const server = new Server(
       { name: 'interlude', version: process.env.npm_package_version ?? '0.1.0' },
       { capabilities: { tools: {} } },
     );
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      eventStore: new MemoryEventStore(),
-      onsessioninitialized: (sessionId) => void this.sessions.set(sessionId, session),
+    const sessionId = id ?? randomUUID();
+    const events = this.shared.events(sessionId, IDLE_SECONDS);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => sessionId,
+      eventStore: events ?? new MemoryEventStore(),
+      onsessioninitialized: async (sessionId) => {
+        this.sessions.set(sessionId, session);
+        if (initialize) await this.shared.save(sessionId, { owner, initialize }, IDLE_SECONDS);
+      },
       onsessionclosed: (sessionId) => void this.sessions.delete(sessionId),
     });
-    const session: Session = { transport, server, owner: context.identity.userId, lastUsed: 0, open: 0 };
+    const session: Session = { transport, server, owner, lastUsed: Date.now(), open: 0, events };
     server.setRequestHandler(ListToolsRequestSchema, () => ({
       tools: this.tools.list().map((tool) => McpTools.describe(tool)),
     }));
@@ -113,14 +165,24 @@ export class McpSessions implements OnModuleInit, OnApplicationShutdown {
       return callTool(this.deps, server, tool, request.params.arguments ?? {}, extra);
     });
     await server.connect(transport);
+    // After connect (the server holds the transport): what it sends goes through the relay.
+    const send = transport.send.bind(transport);
+    transport.send = async (message, options) =>
+      send(await this.relay.outgoing(transport.sessionId, message), options);
     return session;
+  }
+
+  private forget(id: string, session: Session): void {
+    this.sessions.delete(id);
+    void session.transport.close();
   }
 
   private sweep(now = Date.now()): void {
     for (const [id, session] of this.sessions) {
-      if (session.open > 0 || now - session.lastUsed < IDLE_MS) continue;
-      this.sessions.delete(id);
-      void session.transport.close();
+      // A session with a stream open is in use though it sends nothing: kept alive for every replica.
+      if (session.open > 0) void this.shared.touch(id, IDLE_SECONDS).catch(() => undefined);
+      if (session.open > 0 || now - session.lastUsed < IDLE_SECONDS * 1000) continue;
+      this.forget(id, session);
     }
   }
 }

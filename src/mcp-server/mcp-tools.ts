@@ -22,13 +22,22 @@ export interface McpTool {
  */
 @Injectable()
 export class McpTools {
+  /** Each function's input schema, read once (from its class-validator rules): a call looks tools up. */
+  private readonly schemas = new WeakMap<BuiltFunction, ObjectSchema>();
+
   constructor(private readonly config: ServerConfig) {}
+
+  private schemaOf(fn: BuiltFunction): ObjectSchema {
+    let schema = this.schemas.get(fn);
+    if (!schema) this.schemas.set(fn, (schema = inputSchemaOf(fn)));
+    return schema;
+  }
 
   list(): McpTool[] {
     const { app } = this.config;
     const tools = new Map<string, McpTool>();
     const add = (name: string, fn: BuiltFunction, workflow = false) =>
-      tools.set(name, { name, fn, workflow, inputSchema: inputSchemaOf(fn) });
+      tools.set(name, { name, fn, workflow, inputSchema: this.schemaOf(fn) });
     for (const [name, fn] of app.functions) add(name, fn);
     for (const group of app.groups.values()) {
       // A group that could not connect has no tools to offer (start-up reported why).

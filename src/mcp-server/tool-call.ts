@@ -10,7 +10,9 @@ import type { ExecutionEvent, TerminalEvent } from '../runtime/execution-event';
 import { answerText } from '../runtime/output-text';
 import type { Prompt } from '../runtime/prompts';
 import { contextOf, type CallContext } from './call-context';
-import { answerOf, elicitationOf } from './elicitation';
+import { consentElicitation, consentHandOff, type Consent } from './consent';
+import { elicitationOf } from './elicitation';
+import { settlePrompt } from './elicitation-relay';
 import { McpTools, type McpTool } from './mcp-tools';
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -125,6 +127,10 @@ class ToolCall {
         // Answered over HTTP (or timed out): the client's form is withdrawn.
         this.asking.get(event.interactionId)?.abort();
         return;
+      case 'oauth_required':
+        return void this.consent(event);
+      case 'oauth_resolved':
+        return this.consented(event.state);
       case 'completed':
       case 'failed':
       case 'cancelled':
@@ -147,10 +153,52 @@ class ToolCall {
       .catch(() => undefined);
   }
 
+  private get elicitation(): { form?: object; url?: object } | undefined {
+    return this.server.getClientCapabilities()?.elicitation as { form?: object; url?: object } | undefined;
+  }
+
   private get canElicit(): boolean {
-    const elicitation = this.server.getClientCapabilities()?.elicitation as
-      { form?: object; url?: object } | undefined;
+    const elicitation = this.elicitation;
     return elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
+  }
+
+  /**
+   * An OAuth consent: a URL-mode elicitation with the start link when the client can open one, else
+   * the call ends with the link. Declining or cancelling it cancels the execution.
+   */
+  private async consent(consent: Consent): Promise<void> {
+    this.execution.expose();
+    if (this.elicitation?.url === undefined) {
+      return this.settle(
+        consentHandOff(consent, this.execution.id, this.deps.urls.status(this.execution.id)),
+      );
+    }
+    const abort = new AbortController();
+    this.asking.set(`oauth:${consent.state}`, abort);
+    try {
+      const result = await this.server.elicitInput(consentElicitation(consent), {
+        relatedRequestId: this.extra.requestId,
+        signal: abort.signal,
+        timeout: this.deps.promptTimeoutSeconds * 1000,
+      });
+      if (result.action !== 'accept') {
+        await this.execution.cancel(`the person chose ${result.action} on the ${consent.provider} consent`);
+      }
+    } catch (err) {
+      // The call ended first, or the client never answered: the consent link stays valid meanwhile.
+      logger.debug(`Consent elicitation ${consent.state}: ${(err as Error).message}`);
+    } finally {
+      this.asking.delete(`oauth:${consent.state}`);
+    }
+  }
+
+  /** The person consented: the client is told its URL elicitation is complete (2025-11-25). */
+  private consented(state: string): void {
+    if (this.elicitation?.url === undefined) return;
+    const notify = this.server.createElicitationCompletionNotifier(state, {
+      relatedRequestId: this.extra.requestId,
+    });
+    void notify().catch(() => undefined);
   }
 
   private async ask(interactionId: string, prompt: Prompt): Promise<void> {
@@ -164,7 +212,8 @@ class ToolCall {
     const notification = prompt.input_type === 'notification';
     if (!notification) this.asking.set(interactionId, abort);
     const responseUrl = this.deps.urls.response(this.execution.id, interactionId);
-    const asked = this.server.elicitInput(elicitationOf(prompt, responseUrl), {
+    const params = elicitationOf(prompt, responseUrl, this.execution.id, interactionId);
+    const asked = this.server.elicitInput(params, {
       relatedRequestId: this.extra.requestId,
       signal: abort.signal,
       timeout: (prompt.timeout ?? this.deps.promptTimeoutSeconds) * 1000,
@@ -175,15 +224,13 @@ class ToolCall {
     }
     try {
       const result = await asked;
-      const { identity } = this.context;
-      const id = this.execution.id;
-      if (result.action === 'accept') {
-        await this.deps.executions.respond(identity, id, interactionId, answerOf(prompt, result));
-      } else if (prompt.allow_cancel) {
-        await this.deps.executions.respond(identity, id, interactionId, { type: 'cancel' });
-      } else {
-        await this.execution.cancel(`the person chose ${result.action} on prompt ${interactionId}`);
-      }
+      await settlePrompt(
+        this.deps.executions,
+        this.context.identity,
+        { executionId: this.execution.id, interactionId, prompt },
+        result,
+        (reason) => this.execution.cancel(reason),
+      );
     } catch (err) {
       // Answered elsewhere first, withdrawn, or timed out: the execution's own events say what happened.
       logger.debug(`Elicitation for ${interactionId}: ${(err as Error).message}`);

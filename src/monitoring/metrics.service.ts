@@ -1,9 +1,28 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { ConnectionCount } from '../core/connection-count';
 import { ExecutionStore } from '../executions/store/execution.store';
 import { OAuthService } from '../oauth/oauth.service';
 import { ExecutionCounts } from './execution-counts';
+import { Database } from '../db/database';
+import { DurableRuns } from '../executions/execution-adapters';
+import { BackingRedis } from '../redis/backing-redis';
+import { dependencyMetrics } from './dependency-metrics';
+import { isDependencyOutage } from '../core/errors/dependency-outage';
+
+/** How long a scrape waits for what it reads from the execution store. */
+const STORE_READ_MS = 2000;
+
+class StoreSilent extends Error {}
+
+function withinMs<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const silent = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StoreSilent(`no answer in ${ms} ms`)), ms);
+  });
+  promise.catch(() => undefined); // a late failure, once the race is lost, is not unhandled
+  return Promise.race([promise, silent]).finally(() => clearTimeout(timer));
+}
 
 /**
  * Prometheus metrics, names prefixed `interlude_`, no user ids in labels. One registry per app, so
@@ -31,8 +50,12 @@ export class MetricsService {
     store: ExecutionStore,
     oauth: OAuthService,
     connections: ConnectionCount,
+    database: Database,
+    redis: BackingRedis,
+    @Inject(DurableRuns) durable: DurableRuns | null,
   ) {
     collectDefaultMetrics({ register: this.registry, prefix: 'interlude_' });
+    dependencyMetrics(this.registry, database, redis, durable);
     new Gauge({
       name: 'interlude_websocket_connections',
       help: 'Open WebSocket connections',
@@ -65,10 +88,17 @@ export class MetricsService {
     });
     new Gauge({
       name: 'interlude_waiting_executions',
-      help: 'Executions waiting for a person (a prompt or an OAuth authorization)',
+      help: 'Executions waiting for a person (a prompt or an OAuth authorization); absent while the store does not answer',
       registers: [this.registry],
       async collect() {
-        this.set(await store.countWaiting());
+        // Read from the store (PostgreSQL with replicas): while it is down or hangs, the scrape goes on
+        // without this sample, so that it still says which dependency is down (and in time).
+        const count = await withinMs(store.countWaiting(), STORE_READ_MS).catch((err: unknown) => {
+          if (err instanceof StoreSilent || isDependencyOutage(err)) return undefined;
+          throw err;
+        });
+        if (count === undefined) this.reset();
+        else this.set(count);
       },
     });
   }

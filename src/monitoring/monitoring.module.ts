@@ -1,8 +1,6 @@
-import { Module, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { ServerConfig } from '../config/server-config';
-import { composeMiddleware } from '../core/http/compose-middleware';
-import { ALL_ROUTES } from '../core/http/route-paths';
 import { DatabaseModule } from '../db/database.module';
 import { ExecutionCounts } from './execution-counts';
 import { ExecutionsModule } from '../executions/executions.module';
@@ -15,19 +13,20 @@ import { MonitorUsersService } from './monitor-users.service';
 import { NoReplicaActivity, RedisReplicaActivity, ReplicaActivity } from './replica-activity';
 import { pickAdapter } from '../core/adapters';
 import { BackingRedis } from '../redis/backing-redis';
-import { closeConnectionsWhileStopping, ConnectionDrain } from './draining';
+import { ConnectionDrain } from './draining';
+import { MonitoringMiddleware } from './monitoring-middleware';
 import { ReadinessService } from './readiness.service';
-import { requestTracking } from './request-tracking';
+import { ShutdownReport } from './shutdown-report';
 import { UserActivityInterceptor } from './user-activity.interceptor';
 import { UserActivityService } from './user-activity.service';
 
 /**
- * Health, readiness, Prometheus metrics and (when enabled) per-user monitoring. Its middleware runs
- * after core's (a non-global module's); per-user activity is counted by an interceptor, once
- * IdentityGuard has identified the caller.
+ * Health, readiness, Prometheus metrics and (when enabled) per-user monitoring. Its middleware
+ * (`MonitoringMiddleware`) is mounted by the composition root after core's; per-user activity is
+ * counted by an interceptor, once IdentityGuard has identified the caller.
  */
 @Module({})
-export class MonitoringModule implements NestModule {
+export class MonitoringModule {
   static forRoot(options: { perUserMonitoring: boolean }): DynamicModule {
     return {
       module: MonitoringModule,
@@ -43,6 +42,8 @@ export class MonitoringModule implements NestModule {
         UserActivityService,
         ReadinessService,
         ConnectionDrain,
+        ShutdownReport,
+        MonitoringMiddleware,
         ...(options.perUserMonitoring
           ? [
               MonitorUsersService,
@@ -59,20 +60,7 @@ export class MonitoringModule implements NestModule {
             ]
           : []),
       ],
-      exports: [MetricsService, ReadinessService, UserActivityService],
+      exports: [MetricsService, ReadinessService, UserActivityService, MonitoringMiddleware, ShutdownReport],
     };
-  }
-
-  constructor(
-    private readonly metrics: MetricsService,
-    private readonly readiness: ReadinessService,
-  ) {}
-
-  configure(consumer: MiddlewareConsumer): void {
-    consumer
-      .apply(
-        composeMiddleware([closeConnectionsWhileStopping(this.readiness), requestTracking(this.metrics)]),
-      )
-      .forRoutes(ALL_ROUTES);
   }
 }

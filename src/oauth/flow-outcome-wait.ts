@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { AbortWatch } from '../runtime/lazy-abort';
+import { HandedOver } from '../runtime/run-journal';
 import { OAuthFlowError } from './oauth-flow-error';
 import type { OAuthWakeups } from './oauth-wakeups';
 import type { FlowOutcome, PendingFlow, PendingOAuthFlows } from './pending-oauth-flows';
@@ -22,7 +23,8 @@ const logger = new Logger('OAuth');
  * Waits, in the process that runs the workflow, for a flow's outcome from whichever replica settles
  * it. Listens first, then re-reads the flow, so an outcome settled in between (or before a replica
  * took the execution over) is not missed. At the flow's expiry, or on cancel, it fails the flow itself
- * by compare-and-set; if a callback got there first, that callback's outcome wins. Resolves with the
+ * by compare-and-set (not when the run is handed over: the replica going on with it waits on the flow);
+ * if a callback got there first, that callback’s outcome wins. Resolves with the
  * outcome, or the local error (the cancel reason, the timeout) that ended it.
  */
 export function awaitFlowOutcome(
@@ -80,9 +82,13 @@ export function awaitFlowOutcome(
       () => failSafely(new OAuthFlowError(timeoutMessage)),
       Math.max(0, flow.expiresAt - Date.now()),
     );
-    const stopWatching = cancel.onAbort((reason) => failSafely(reason as Error));
+    // A run handed over to another replica stops waiting here, and only here: the flow stays open for
+    // the replica that goes on with the run (failing it would fail that run too).
+    const stop = (reason: unknown) =>
+      reason instanceof HandedOver ? finish(reason) : failSafely(reason as Error);
+    const stopWatching = cancel.onAbort(stop);
     const recheck = setInterval(() => void settled().catch(() => undefined), RECHECK_INTERVAL_MS);
-    if (cancel.aborted) failSafely(cancel.abortReason as Error);
+    if (cancel.aborted) stop(cancel.abortReason);
     void settled().catch((err: unknown) => {
       logger.warn(`Could not read an OAuth flow: ${(err as Error).message}`);
     });

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatRequestDto } from '../http-responders/dto/chat-request.dto';
 import { ServerConfig } from '../config/server-config';
+import { checkAttachments } from '../runtime/attachments';
 import type { ExecutionRoute } from '../http-responders/execution-responder';
 import { CHAT_FACE, type ChatFaceRenderOptions } from './chat-face';
 import { modelOf, newCompletionIdentity, promptText, wantsUsage } from './chat-output';
@@ -20,6 +21,7 @@ export class ChatService {
   constructor(private readonly config: ServerConfig) {}
 
   input(request: ChatRequestDto): unknown {
+    checkAttachments(request.messages, this.config.workflow, ['body', 'messages']);
     return this.config.workflow.fromChat(request);
   }
 

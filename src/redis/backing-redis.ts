@@ -56,6 +56,10 @@ export class BackingRedis {
   private readonly extra = new Set<Redis>();
   private subscriber?: Redis;
   private readonly channels = new Map<string, (message: string) => void>();
+  private readonly resubscribed = new Set<() => void>();
+  private readonly reconnected = new Set<() => void>();
+  /** The shared connection's state (`/metrics`): up, and how many times it came back. */
+  readonly health = { up: true, reconnects: 0 };
 
   private constructor(
     private readonly shared: Redis | undefined,
@@ -69,8 +73,20 @@ export class BackingRedis {
   }
 
   /** Connects (and checks the server answers) before the server listens. */
-  static async open(url: string, prefix: string): Promise<BackingRedis> {
-    const client = new (ioredis())(checkRedisUrl(url), { ...OPTIONS, connectionName: `${prefix}commands` });
+  /**
+   * `commandTimeoutMs` bounds each command of the command and subscriber connections, from when it
+   * is sent or queued: past it, it fails ("Command timed out", a dependency outage: 503) rather than
+   * wait for a connection that hangs (a partition: nothing is refused, nothing closes) or for a
+   * reconnect. A late answer is matched to its command and dropped; the order on the connection holds.
+   */
+  static async open(url: string, prefix: string, commandTimeoutMs?: number): Promise<BackingRedis> {
+    const client = new (ioredis())(checkRedisUrl(url), {
+      ...OPTIONS,
+      connectionName: `${prefix}commands`,
+      // The socket too: one that receives nothing for as long while a command waits is closed and
+      // reconnected (then Redis counts as down, and what is sent meanwhile waits in the offline queue).
+      ...(commandTimeoutMs ? { commandTimeout: commandTimeoutMs, socketTimeout: commandTimeoutMs } : {}),
+    });
     try {
       await connected(client);
     } catch (err) {
@@ -78,25 +94,51 @@ export class BackingRedis {
         cause: err,
       });
     }
-    BackingRedis.watch(client, url);
+    const redis = new BackingRedis(client, prefix, url);
+    BackingRedis.watch(client, url, redis.health, () => redis.reconnected.forEach((listener) => listener()));
     BackingRedis.logger.log(`${redactRedisUrl(url)}: connected (keys under "${prefix}")`);
-    return new BackingRedis(client, prefix, url);
+    return redis;
   }
 
-  /** Logs the first error of each outage of `client` (ioredis emits one per reconnect attempt). */
-  private static watch(client: Redis, url: string): void {
+  /**
+   * Logs the first error of each outage of `client` (ioredis emits one per reconnect attempt), and
+   * one line when it is back; `health` follows the shared connection.
+   */
+  private static watch(
+    client: Redis,
+    url: string,
+    health?: { up: boolean; reconnects: number },
+    back?: () => void,
+  ): void {
     let reported = false;
+    const name = client.options.connectionName ?? 'connection';
     client.on('error', (err: Error) => {
       if (reported) return;
       reported = true;
-      const name = client.options.connectionName ?? 'connection';
+      if (health) health.up = false;
       BackingRedis.logger.warn(`${redactRedisUrl(url)} (${name}): ${err.message}; reconnecting`);
     });
-    client.on('ready', () => (reported = false));
+    client.on('close', () => {
+      if (health) health.up = false;
+    });
+    client.on('ready', () => {
+      if (health && !health.up) {
+        health.up = true;
+        health.reconnects++;
+        BackingRedis.logger.log(`${redactRedisUrl(url)} (${name}): reachable again`);
+        back?.();
+      }
+      reported = false;
+    });
   }
 
   get configured(): boolean {
     return this.shared !== undefined;
+  }
+
+  /** Whether the command connection is connected now (commands sent now are not queued). */
+  get ready(): boolean {
+    return this.shared?.status === 'ready';
   }
 
   /** The shared command connection. */
@@ -105,9 +147,15 @@ export class BackingRedis {
     return this.shared;
   }
 
-  /** A connection of its own (a blocking reader); closed with `release` or `close`. */
-  connection(name = 'reader'): Redis {
-    const client = this.client.duplicate({ connectionName: `${this.prefix}${name}` });
+  /**
+   * A connection of its own (a blocking reader); closed with `release` or `close`. Its commands are
+   * not bounded by the command timeout (an XREAD BLOCK rightly waits longer), unless `bounded`.
+   */
+  connection(name = 'reader', bounded = false): Redis {
+    const client = this.client.duplicate({
+      connectionName: `${this.prefix}${name}`,
+      ...(bounded ? {} : { commandTimeout: undefined, socketTimeout: undefined }),
+    });
     BackingRedis.watch(client, this.url!);
     this.extra.add(client);
     return client;
@@ -116,11 +164,38 @@ export class BackingRedis {
   /** Receives what is published on `channel`, over the one subscriber connection of this process. */
   async subscribe(channel: string, onMessage: (message: string) => void): Promise<void> {
     if (!this.subscriber) {
-      this.subscriber = this.connection('subscriber');
-      this.subscriber.on('message', (from: string, message: string) => this.channels.get(from)?.(message));
+      const subscriber = (this.subscriber = this.connection('subscriber', true));
+      subscriber.on('message', (from: string, message: string) => this.channels.get(from)?.(message));
+      let lost = false;
+      subscriber.on('close', () => (lost = true));
+      subscriber.on('ready', () => {
+        if (!lost) return;
+        lost = false;
+        // ioredis subscribes again on its own; once this SUBSCRIBE is answered, so are its.
+        void subscriber.subscribe(...this.channels.keys()).then(
+          () => this.resubscribed.forEach((listener) => listener()),
+          () => undefined,
+        );
+      });
     }
     this.channels.set(channel, onMessage);
     await this.subscriber.subscribe(channel);
+  }
+
+  /**
+   * Calls `listener` each time the subscriber connection is back and subscribed again after it was
+   * lost (a Redis restart or outage): what was published meanwhile never arrived.
+   */
+  onResubscribed(listener: () => void): void {
+    this.resubscribed.add(listener);
+  }
+
+  /**
+   * Calls `listener` each time the command connection is back after it was lost: Redis may have
+   * restarted empty (it keeps nothing on disk), so what only Redis held is to be written again.
+   */
+  onReconnected(listener: () => void): void {
+    this.reconnected.add(listener);
   }
 
   release(client: Redis): void {

@@ -9,9 +9,10 @@ import { BackingRedis } from './backing-redis';
       provide: BackingRedis,
       inject: [ServerConfig],
       useFactory: (config: ServerConfig) => {
-        const { store, redis_url, redis_key_prefix } = config.general.executions;
+        const { store, redis_url, redis_key_prefix, redis_command_timeout_seconds } =
+          config.general.executions;
         if (store === 'memory' || !redis_url) return BackingRedis.none();
-        return BackingRedis.open(redis_url, redis_key_prefix);
+        return BackingRedis.open(redis_url, redis_key_prefix, redis_command_timeout_seconds * 1000);
       },
     },
   ],

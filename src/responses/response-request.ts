@@ -13,6 +13,15 @@ export type InputItem =
     }
   | { type: 'function_call_output'; id: string; call_id: string; output: string; status: 'completed' };
 
+/** A client's function tool (`{type: "function", name, …}`), as the workflow is handed it. */
+export interface FunctionTool {
+  type: 'function';
+  name: string;
+  description: string | null;
+  parameters: Record<string, unknown> | null;
+  strict: boolean | null;
+}
+
 /** A `POST /v1/responses` body as this face reads it; members it does not use are ignored. */
 export interface ResponseRequest {
   input: InputItem[];
@@ -24,7 +33,9 @@ export interface ResponseRequest {
   previous_response_id: string | null;
   metadata: Record<string, string>;
   user: string | null;
+  /** The client's tools as sent (echoed); `functionTools` are the function tools among them. */
   tools: unknown[];
+  functionTools: FunctionTool[];
   tool_choice: unknown;
   temperature: number | null;
   top_p: number | null;
@@ -110,6 +121,31 @@ function textOf(parts: unknown): string | undefined {
   return parts.map((p) => (isObject(p) && typeof p.text === 'string' ? p.text : '')).join('');
 }
 
+/** OpenAI's rule for function names. */
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** A function tool, checked; other tool types (hosted tools) are not the workflow's and are left out. */
+function functionToolOf(raw: unknown, i: number, issues: Issues): FunctionTool | undefined {
+  if (!isObject(raw) || typeof raw.type !== 'string') {
+    return void issues.add(['tools', i], 'Input should be a tool object with a type', raw);
+  }
+  if (raw.type !== 'function') return undefined;
+  if (typeof raw.name !== 'string' || !TOOL_NAME.test(raw.name)) {
+    const msg = 'Input should be a function name: 1 to 64 letters, digits, _ or -';
+    return void issues.add(['tools', i, 'name'], msg, raw.name, 'value_error');
+  }
+  const description = raw.description ?? null;
+  if (description !== null && typeof description !== 'string') {
+    return void issues.add(['tools', i, 'description'], 'Input should be a valid string', description);
+  }
+  const parameters = raw.parameters ?? null;
+  if (parameters !== null && !isObject(parameters)) {
+    return void issues.add(['tools', i, 'parameters'], 'Input should be a JSON Schema object', parameters);
+  }
+  const strict = typeof raw.strict === 'boolean' ? raw.strict : null;
+  return { type: 'function', name: raw.name, description, parameters, strict };
+}
+
 function metadataOf(value: unknown, issues: Issues): Record<string, string> {
   if (value === undefined || value === null) return {};
   if (!isObject(value)) return (issues.add(['metadata'], 'Input should be an object', value), {});
@@ -147,13 +183,16 @@ export function parseResponseRequest(body: unknown): ResponseRequest {
     metadata: metadataOf(body.metadata, issues),
     user: issues.optional(body, 'user', 'string', null),
     tools: [],
+    functionTools: [],
     tool_choice: body.tool_choice ?? 'auto',
     temperature: issues.optional(body, 'temperature', 'number', null),
     top_p: issues.optional(body, 'top_p', 'number', null),
   };
   if (body.tools !== undefined && body.tools !== null) {
-    if (Array.isArray(body.tools)) request.tools = body.tools;
-    else issues.add(['tools'], 'Input should be a valid list', body.tools);
+    if (Array.isArray(body.tools)) {
+      request.tools = body.tools;
+      request.functionTools = body.tools.flatMap((raw, i) => functionToolOf(raw, i, issues) ?? []);
+    } else issues.add(['tools'], 'Input should be a valid list', body.tools);
   }
   if (issues.list.length > 0) throw AppError.validation(issues.list);
   return request;

@@ -27,7 +27,7 @@ export class ResponsesFace implements OnModuleInit {
   onModuleInit(): void {
     const renderer: SseFaceRenderer<ResponsesFaceOptions> = {
       result: (raw, options) => {
-        const render = new ResponseRender(options.base, () => {}, options.prompt);
+        const render = new ResponseRender(options.base, undefined, options.prompt);
         render.render({ kind: 'completed', result: raw, streamed: false, seq: 0 });
         return render.snapshot();
       },

@@ -92,7 +92,7 @@ export class ResponsesController {
       await this.stored.stream(identity, id, Number.isInteger(after) ? after : -1, res);
       return;
     }
-    const stored = await this.stored.retrieve(identity, id);
+    const stored = await this.stored.current(identity, id);
     res.setHeader(EXECUTION_HEADER, stored.executionId);
     res.json(stored.response);
   }

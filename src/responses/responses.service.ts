@@ -11,11 +11,13 @@ import { ServerConfig } from '../config/server-config';
 import { ExecutionService } from '../executions/engine/execution.service';
 import type { Execution } from '../executions/model/execution';
 import type { ChatMessage } from '../runtime/chat-input';
+import type { ExecutionEvent } from '../runtime/execution-event';
 import { messageText } from '../runtime/chat-input';
+import { CLIENT_TOOLS } from '../runtime/agents/client-tools';
 import { answerOf } from './function-call-answer';
 import { newResponseId, type ResponseBase } from './response-object';
 import { ended, followResponse } from './response-follow';
-import { ResponseRender } from './response-render';
+import { oauthCallId, ResponseRender, type StreamEvent } from './response-render';
 import { chatMessagesOf, type ResponseRequest } from './response-request';
 import { RESPONSES_FACE, type ResponsesFaceOptions } from './responses-face';
 import { ResponsesStore, type StoredResponse } from './responses-store';
@@ -29,6 +31,13 @@ interface Source {
   afterSeq: number;
   conversation: ChatMessage[];
 }
+
+/**
+ * Opens the response on its execution, once the execution may go on: the events after `afterSeq` are
+ * its own; `stillWaiting` is the wait the previous response ended with when it is still open (this
+ * response then ends with it again).
+ */
+type Open = (execution: Execution, afterSeq: number, stillWaiting?: ExecutionEvent) => void;
 
 /**
  * `POST /v1/responses`: a new response starts the workflow with the conversation so far, or (its input
@@ -47,50 +56,55 @@ export class ResponsesService {
 
   async create(identity: Identity, request: ResponseRequest, req: Request, res: Response): Promise<void> {
     const previous = request.previous_response_id
-      ? await this.stored.owned(identity, request.previous_response_id, 'Previous response')
+      ? await this.stored.current(identity, request.previous_response_id, 'Previous response')
       : undefined;
     const base = this.baseOf(request);
     const prompt = chatMessagesOf(request.input)
       .map((m) => messageText(m.content))
       .join('\n');
     let writer: SseWriter | undefined;
-    const render = new ResponseRender(base, (event) => writer?.event(event.type, event), prompt);
-    const open = (execution: Execution) => {
+    const emit = request.stream ? (event: StreamEvent) => writer?.event(event.type, event) : undefined;
+    const render = new ResponseRender(base, emit, prompt);
+    let following: { ended: Promise<number>; stop: () => void } | undefined;
+    let queued = render.snapshot();
+    // Before the workflow runs (or goes on): its events are followed as they come, token by token.
+    const open: Open = (execution, afterSeq, stillWaiting) => {
       res.setHeader(EXECUTION_HEADER, execution.id);
       this.log?.assign(req, { executionId: execution.id });
-      if (!request.stream) return;
-      writer = this.openStream(res);
+      if (request.stream) writer = this.openStream(res);
+      queued = render.snapshot();
       render.open();
+      if (stillWaiting) render.render(stillWaiting);
+      following = stillWaiting
+        ? { ended: Promise.resolve(afterSeq), stop: () => {} }
+        : followResponse(execution, render, afterSeq);
     };
     const source = request.input.some((i) => i.type === 'function_call_output')
       ? await this.resume(identity, request, previous, open)
       : await this.start(identity, request, previous, req, { base, prompt }, open);
     const { execution, afterSeq, conversation } = source;
+    const follow = following!;
     const stored: StoredResponse = {
       id: base.id,
       owner: identity.userId,
       executionId: execution.id,
       afterSeq,
-      response: render.snapshot(),
+      response: { ...queued, status: 'in_progress' },
       input: request.input,
       prompt,
       conversation,
       expiresAt: Date.now() + this.config.frontEnd.responses_ttl_seconds * 1000,
     };
     const keep = request.store || request.background;
-    if (keep) await this.store.put(stored);
-    if (request.background && !request.stream) {
-      res.status(200).json(render.snapshot());
-      render.open();
-      await this.store.put({ ...stored, response: render.snapshot() });
-    }
-    const following = followResponse(execution, render, afterSeq);
+    // A whole answer's id is known to nobody before it ends: it is stored once, ended.
+    if (keep && (request.stream || request.background)) await this.store.put(stored);
+    if (request.background && !request.stream) res.status(200).json(queued);
     writer?.onDisconnect(() => {
-      following.stop();
+      follow.stop();
       // A background response goes on without its stream; another one stops with its client, as OpenAI's.
       if (!request.background) void execution.cancel('client disconnected');
     });
-    const finished = following.ended.then(async (lastSeq) => {
+    const finished = follow.ended.then(async (lastSeq) => {
       if (keep) await this.store.put(ended(stored, render, lastSeq));
     });
     if (request.background) this.stored.running(base.id, execution, finished);
@@ -124,7 +138,7 @@ export class ResponsesService {
     previous: StoredResponse | undefined,
     req: Request,
     face: ResponsesFaceOptions,
-    open: (execution: Execution) => void,
+    open: Open,
   ): Promise<Source> {
     const conversation = [...(previous?.conversation ?? []), ...chatMessagesOf(request.input)];
     const system: ChatMessage[] = request.instructions
@@ -135,7 +149,19 @@ export class ResponsesService {
     this.log?.assign(req, { userId: identity.userId, traceId: trace.traceId });
     const input = this.config.workflow.fromChat({ messages: [...system, ...conversation] });
     const execution = await this.executions.start(input, identity, {
-      request: requestMetadata(req),
+      // The client's function tools reach the workflow as AG-UI's do (`ctx.request.extras`), and an
+      // agent's model as tools it may call (the response then ends with the call).
+      request: {
+        ...requestMetadata(req),
+        extras: {
+          responses: { tools: request.functionTools, tool_choice: request.tool_choice },
+          [CLIENT_TOOLS]: request.functionTools.map(({ name, description, parameters }) => ({
+            name,
+            description,
+            parameters,
+          })),
+        },
+      },
       trace,
       interactive: true,
       face: { name: RESPONSES_FACE, options: face },
@@ -143,7 +169,7 @@ export class ResponsesService {
       beforeRun: (started) => {
         // Its id goes out (header, record): the record stays readable, and the prompt answerable.
         started.expose();
-        open(started);
+        open(started, 0);
       },
     });
     return { execution, afterSeq: 0, conversation };
@@ -154,7 +180,7 @@ export class ResponsesService {
     identity: Identity,
     request: ResponseRequest,
     previous: StoredResponse | undefined,
-    open: (execution: Execution) => void,
+    open: Open,
   ): Promise<Source> {
     const index = request.input.findIndex((i) => i.type === 'function_call_output');
     const output = request.input[index];
@@ -185,18 +211,42 @@ export class ResponsesService {
         },
       ]);
     }
+    if (pending.kind === 'tool') {
+      // The client's result is the tool's, as it is: never read as NAT's answer (it may be any JSON).
+      const answer = { type: 'text', text: output.output };
+      await this.respondOnce(identity, execution.id, pending.interactionId, answer);
+    }
     if (pending.kind === 'prompt') {
       const answer = answerOf(pending.prompt, output.output, index);
-      try {
-        await this.executions.respond(identity, execution.id, pending.interactionId, answer);
-      } catch (err) {
-        // Answered from another face in the meantime: the first answer won, this response shows what follows.
-        if (!(err instanceof AppError && err.code === ErrorCode.AlreadyResolved)) throw err;
-      }
+      await this.respondOnce(identity, execution.id, pending.interactionId, answer);
     }
-    open(execution);
     const conversation = [...previous.conversation];
-    return { execution, afterSeq: previous.endSeq ?? previous.afterSeq, conversation };
+    const afterSeq = previous.endSeq ?? previous.afterSeq;
+    const oauth = record?.oauth;
+    // Answered before the consent is done: the consent is still what the workflow waits for.
+    const stillWaiting: ExecutionEvent | undefined =
+      pending.kind === 'oauth' &&
+      record?.status === 'oauth_required' &&
+      oauth &&
+      oauthCallId(oauth.state) === pending.callId
+        ? { kind: 'oauth_required', ...oauth, seq: afterSeq }
+        : undefined;
+    open(execution, afterSeq, stillWaiting);
+    return { execution, afterSeq, conversation };
+  }
+
+  private async respondOnce(
+    identity: Identity,
+    executionId: string,
+    interactionId: string,
+    answer: Record<string, unknown>,
+  ): Promise<void> {
+    try {
+      await this.executions.respond(identity, executionId, interactionId, answer);
+    } catch (err) {
+      // Answered from another face in the meantime: the first answer won, this response shows what follows.
+      if (!(err instanceof AppError && err.code === ErrorCode.AlreadyResolved)) throw err;
+    }
   }
 
   private openStream(res: Response): SseWriter {

@@ -7,10 +7,13 @@ import { ServerConfig } from '../config/server-config';
 import { ExecutionService } from '../executions/engine/execution.service';
 import type { Execution } from '../executions/model/execution';
 import type { ResponseObject } from './response-object';
-import { followResponse } from './response-follow';
+import { ended, followResponse } from './response-follow';
 import { ResponseRender } from './response-render';
 import type { InputItem } from './response-request';
 import { ResponsesStore, type StoredResponse } from './responses-store';
+
+/** How long reading a response waits for the events of an execution that has stopped (they are all written). */
+const SETTLE_WITHIN_MS = 5_000;
 
 export interface InputItemsQuery {
   limit: number;
@@ -70,8 +73,27 @@ export class StoredResponses implements OnModuleInit, OnApplicationShutdown {
     void finished.finally(() => this.followed.delete(id));
   }
 
-  async retrieve(identity: Identity, id: string): Promise<StoredResponse> {
-    return this.owned(identity, id);
+  /**
+   * The response as it stands now. A background response that no process follows any more (the
+   * replica that started it died, or handed its execution over) is brought up to date here from its
+   * execution: once that waits for a person or has ended, the response has ended too.
+   */
+  async current(identity: Identity, id: string, what = 'Response'): Promise<StoredResponse> {
+    const stored = await this.owned(identity, id, what);
+    const status = stored.response.status;
+    if ((status !== 'queued' && status !== 'in_progress') || this.followed.has(id)) return stored;
+    const record = await this.executions.record(identity, stored.executionId).catch(() => undefined);
+    if (!record || record.status === 'running') return stored;
+    const execution = (await this.executions.attach(record)) ?? this.executions.find(stored.executionId);
+    if (!execution) return stored;
+    const render = new ResponseRender(stored.response, undefined, stored.prompt);
+    const following = followResponse(execution, render, stored.afterSeq);
+    const timer = setTimeout(following.stop, SETTLE_WITHIN_MS);
+    const lastSeq = await following.ended.finally(() => clearTimeout(timer));
+    if (!render.ended) return stored;
+    const settled = ended(stored, render, lastSeq);
+    await this.store.put(settled);
+    return settled;
   }
 
   async inputItems(identity: Identity, id: string, query: InputItemsQuery): Promise<InputItemList> {
@@ -102,7 +124,7 @@ export class StoredResponses implements OnModuleInit, OnApplicationShutdown {
 
   /** Stops a background response's workflow; the response ends `cancelled`. */
   async cancel(identity: Identity, id: string): Promise<ResponseObject> {
-    const stored = await this.owned(identity, id);
+    const stored = await this.current(identity, id);
     if (!stored.response.background) {
       throw new AppError(
         ErrorCode.BadRequest,

@@ -1,6 +1,8 @@
 import type { OutboundPolicy } from '../core/outbound/outbound-policy';
 import type { SandboxConfig } from '../core/workers/sandbox.config';
 import type { ChatRequest } from './chat-input';
+import type { ImageLimits } from './attachments';
+import type { FileLimits } from './files';
 import type { LlmClient } from './llm/llm-client';
 import type { NatFields } from './nat-fields';
 import type { JsonSchema } from './tools/json-schema';
@@ -34,6 +36,21 @@ export interface BuiltFunction {
   parameters?: JsonSchema;
   /** It asks a person (ask_confirmation, ask_question): an agent never runs it alongside other tools. */
   asksPerson?: boolean;
+  /**
+   * It reads images in a chat (image_url parts of the user's messages), within these limits; without it
+   * a chat carrying an image is refused.
+   */
+  images?: ImageLimits;
+  /**
+   * It reads files in a chat (`file` parts of the user's messages, inline), within these limits; without
+   * it a chat carrying a file is refused.
+   */
+  files?: FileLimits;
+  /**
+   * The tools it may call, by the names it offers them under (an agent's `tool_names`, groups expanded):
+   * what NAT's reasoning agent lists in its plan. Connects the groups they come from.
+   */
+  tools?(): Promise<{ name: string; description: string }[]>;
 }
 
 /** Everything a function type receives when it is built. */
@@ -51,8 +68,16 @@ export interface BuildContext {
   outbound: OutboundPolicy;
   /** The size and queues of the worker threads a function runs untrusted work on (`general.sandbox`). */
   sandbox: SandboxConfig;
+  /** The images a function that reads them accepts (`general.front_end.attachments`); undefined: none. */
+  images?: ImageLimits;
+  /** The files a function that reads them accepts (`general.front_end.attachments`); undefined: none. */
+  files?: FileLimits;
   /** A group of `function_groups:` by name (built before `functions:`), or undefined. */
   group(name: string): BuiltFunctionGroup | undefined;
+  /** A provider of `authentication:` by name: its `_type`, and its settings when they are valid. */
+  authProvider(name: string): { type: string; config?: object } | undefined;
+  /** The environment the config was read with: where an API key left out of the file is looked up. */
+  env: NodeJS.ProcessEnv;
 }
 
 /** NeMo Agent Toolkit's separator between a function group's name and its tool's: `<group>__<tool>`. */
@@ -80,6 +105,8 @@ export interface FunctionGroupType<C extends object = object> {
   /** NeMo Agent Toolkit fields its config class does not name (see takeNatFields). */
   natFields?: NatFields;
   check?(config: C): ConfigProblem[];
+  /** The auth providers it names (checked against `authentication:` and `types`). */
+  references?(config: C): ConfigReference[];
   build(config: C, context: BuildContext): BuiltFunctionGroup;
 }
 
@@ -89,6 +116,8 @@ export interface ConfigReference {
   loc: (string | number)[];
   section: 'llms' | 'functions' | 'authentication';
   name: string;
+  /** The `_type`s it may name (function groups' auth providers). */
+  types?: string[];
 }
 
 /** A registered `_type`: its config class (validated at start-up) and how to build it. */

@@ -70,6 +70,11 @@ export class RunJournal {
     this.live = entries.length === 0;
   }
 
+  /** Closed: the run was handed over (or fenced); nothing more is journaled here. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   get replaying(): boolean {
     return !this.live;
   }

@@ -33,6 +33,21 @@ export interface PageSettings {
   title: string;
   description: string;
   examples: string[];
+  /** The images a message may carry (types, most bytes of one), or null when the workflow reads none. */
+  attachments: { types: string[]; maxBytes: number } | null;
+}
+
+/**
+ * What the page may attach: the workflow's image limits, the size held to what one WebSocket message
+ * carries (base64 grows bytes by a third; 16 KiB left for the rest of the message).
+ */
+export function pageAttachments(
+  images: { types: string[]; maxBytes: number } | undefined,
+  websocketMaxMessageBytes: number,
+): PageSettings['attachments'] {
+  if (!images) return null;
+  const fits = Math.floor(((websocketMaxMessageBytes - 16 * 1024) * 3) / 4);
+  return fits > 0 ? { types: images.types, maxBytes: Math.min(images.maxBytes, fits) } : null;
 }
 
 const escapeAttribute = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -53,7 +68,8 @@ export class PageFiles {
         .replace('%WORKFLOW_PATH%', escapeAttribute(settings.workflow ?? ''))
         .replace('%TITLE%', escapeAttribute(settings.title))
         .replace('%DESCRIPTION%', escapeAttribute(settings.description))
-        .replace('%EXAMPLES%', escapeAttribute(JSON.stringify(settings.examples))),
+        .replace('%EXAMPLES%', escapeAttribute(JSON.stringify(settings.examples)))
+        .replace('%ATTACHMENTS%', escapeAttribute(JSON.stringify(settings.attachments))),
     );
     this.load(dir, 'icon.svg', false);
     const assets = join(dir, 'assets');

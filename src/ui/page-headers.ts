@@ -10,7 +10,8 @@ export const PAGE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self'",
+  // data: for the thumbnails of images a person attaches (read by the page itself, never fetched).
+  "img-src 'self' data:",
   "connect-src 'self'",
   "manifest-src 'self'",
   "base-uri 'none'",

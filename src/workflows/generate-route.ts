@@ -2,7 +2,9 @@ import { Injectable, type ArgumentMetadata, type PipeTransform } from '@nestjs/c
 import { checkedInput } from '../core/validation/body.pipes';
 import { functionInputDto } from '../http-responders/dto/function-input.dto';
 import type { ExecutionRoute } from '../http-responders/execution-responder';
+import type { ChatMessage } from '../runtime/chat-input';
 import type { BuiltFunction, Ctor } from '../runtime/function-type';
+import { checkAttachments } from '../runtime/attachments';
 import { GENERATE_FACE, type GenerateFaceOptions } from './generate-face';
 
 /**
@@ -50,6 +52,11 @@ export class GenerateInputPipe implements PipeTransform {
   constructor(private readonly route: GenerateRoute) {}
 
   transform(input: unknown, metadata: ArgumentMetadata): unknown {
-    return checkedInput(this.route.input, input, metadata.type === 'query' ? 'query' : 'body');
+    const from = metadata.type === 'query' ? 'query' : 'body';
+    const checked = checkedInput(this.route.input, input, from);
+    const messages = (checked as { messages?: unknown }).messages;
+    if (Array.isArray(messages))
+      checkAttachments(messages as ChatMessage[], this.route.workflow, [from, 'messages']);
+    return checked;
   }
 }

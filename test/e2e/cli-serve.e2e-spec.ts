@@ -1,5 +1,8 @@
 import http from 'node:http';
-import { createServer, type Server } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { config, fixture, cli, freePort, serve, stop, stopServersAfterEach } from '../utils/cli';
 
 // `npm test` builds first; run `npm run build` before `npx jest --selectProjects e2e`.
@@ -85,6 +88,37 @@ describe('interlude serve', () => {
     await stop(child);
     expect(child.signalCode === 'SIGTERM' || child.exitCode === 0).toBe(true);
     await expect(fetch(`${url}/health`)).rejects.toThrow();
+  });
+
+  it('a shutdown that outlasts shutdown_grace_seconds ends with exit 1 and a line naming what held it open', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'interlude-grace-'));
+    const file = join(dir, 'grace.yml');
+    writeFileSync(file, 'general:\n  shutdown_grace_seconds: 1\nworkflow:\n  _type: echo\n');
+    const serving = await serve(['--config', file, '--host', '127.0.0.1', '--port', '0']);
+    const { port } = new URL(serving.url);
+    // A client that sends half a body and then nothing: the request stays in flight.
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise((done) => socket.once('connect', done));
+    socket.write(
+      `POST /v1/workflow HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"input_message": ',
+    );
+    await new Promise((done) => setTimeout(done, 300));
+    const exited = new Promise<number | null>((done) => serving.child.once('exit', (code) => done(code)));
+    const t0 = Date.now();
+    serving.child.kill('SIGTERM');
+    const code = await exited;
+    socket.destroy();
+    rmSync(dir, { recursive: true, force: true });
+    expect(code).toBe(1);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    const stderr = serving.output().stderr;
+    expect(stderr).toContain(
+      'Interlude had not stopped 1 s after SIGTERM (general.shutdown_grace_seconds): exiting',
+    );
+    expect(stderr).toMatch(
+      /reached: HTTP server closing \(waiting for its requests in flight\); HTTP port: closed, 1 connection\(s\) open; requests in flight: POST \/v1\/workflow \(\d+\.\d s\);/,
+    );
   });
 
   it('refuses an invalid config with exit code 2', async () => {

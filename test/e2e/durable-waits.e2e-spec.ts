@@ -1,4 +1,7 @@
 import { Client } from 'pg';
+import { ExecutionRunner } from '../../src/executions/engine/execution-runner';
+import { BackingRedis } from '../../src/redis/backing-redis';
+import { ExecutionStore } from '../../src/executions/store/execution.store';
 import { Executions, call, type Pause } from '../utils/hitl';
 import { type InteractionEvent, YAML, expectNumbered, valuesOf } from '../utils/hitl-stream';
 import { FakeLlm, reply } from '../utils/fake-llm';
@@ -127,6 +130,81 @@ requires('postgres')('Durable waits', () => {
         expect(whole.frames.filter((f) => f.event === 'interaction_required')).toHaveLength(1);
       });
 
+      it('a wait A recorded but whose prompt never reached the log (A stopped in between): B publishes it as it takes over, and a client re-attached on B is asked', async () => {
+        const onA = await openStream(`${a.url}/v1/workflow/stream`, { body: { input_message: 'Eve' } });
+        const prompt = await onA.next((f) => f.event === 'interaction_required');
+        const event = JSON.parse(prompt.data!) as InteractionEvent;
+        const id = event.execution_id;
+        onA.destroy();
+        // What a replica stopped between recording the wait and publishing it leaves: the record says
+        // it waits, the log (and its pinned prompts) has no prompt.
+        const redis = a.app.get(BackingRedis);
+        const key = `${redis.prefix}events:{${id}}`;
+        const entries = await redis.client.xrange(key, '-', '+');
+        const logged = entries.filter(([, fields]) =>
+          fields.some((f) => f.includes('"interaction_required"')),
+        );
+        expect(logged.map(([entry]) => Number.parseInt(entry, 10))).toEqual([prompt.id]);
+        // Written again without it (XDEL would leave the Stream's last id past it, which no replica does).
+        await redis.client.del(key, `${key}:pinned`);
+        for (const [entry, fields] of entries.filter((e) => !logged.includes(e))) {
+          await redis.client.xadd(key, entry, ...fields);
+        }
+
+        const died = Date.now();
+        crash(a);
+        await claimedBy(replicas, b, id, died);
+        // A client that saw everything before the prompt re-attaches on B: it is asked, with the same id.
+        const onB = await openStream(`${b.url}/executions/${id}/stream`, {
+          headers: { 'Last-Event-ID': String(prompt.id! - 1) },
+        });
+        const asked = await onB.next((f) => f.event === 'interaction_required');
+        expect(JSON.parse(asked.data!)).toMatchObject({
+          interaction_id: event.interaction_id,
+          execution_id: id,
+        });
+        const answered = await new Executions(b.url).answer(event.response_url, {
+          type: 'text',
+          text: 'Eve',
+        });
+        expect(answered.status).toBe(204);
+        await onB.end();
+        expect(valuesOf(onB)).toEqual(['after ', 'Eve', 'Hello Eve']);
+        const whole = await openStream(`${b.url}/executions/${id}/stream`, {
+          headers: { 'Last-Event-ID': '0' },
+        });
+        await whole.end();
+        expect(whole.frames.filter((f) => f.event === 'interaction_required')).toHaveLength(1);
+      });
+
+      it('a run handed over wakes only its own request: another still working on that replica answers with its own prompt (202)', async () => {
+        await replicas.close();
+        const steps = [
+          '- step: { name: lookup, payload: found }',
+          '- sleep: { seconds: 2 }',
+          "- prompt: { input_type: text, text: 'Name?', save_as: name }",
+        ].join('\n');
+        replicas = await startReplicas(2, scriptedYaml(steps, 'Hi {{name}}'), {
+          leaseSeconds: LONG_LEASE_SECONDS,
+          // Written at its start: a record another replica can read, so a run that can be handed over.
+          durableAfterSeconds: 0,
+        });
+        [a, b] = replicas.apps;
+        const first = await pausedOn(a, { input_message: 'x' });
+        const working = call('POST', `${a.url}/v1/workflow`, { input_message: 'y' });
+        // The other run is in its sleep, its record written (the step was journaled) when the first is
+        // handed over (as a replica whose lease renewal came late stops acting on some runs).
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(a.app.get(ExecutionRunner).abandon(new Set([first.execution_id]))).toEqual([
+          first.execution_id,
+        ]);
+        const res = await working;
+        expect({ status: res.status, prompt: (res.json as unknown as Pause).prompt }).toMatchObject({
+          status: 202,
+          prompt: { text: 'Name?' },
+        });
+      });
+
       it('a replica that stops gracefully hands its waiting execution over: another claims it at once and it completes', async () => {
         // A lease far longer than the test: only the handover can explain a quick claim.
         await replicas.close();
@@ -207,14 +285,86 @@ requires('postgres')('Durable waits', () => {
       });
     });
 
+    describe('a prompt whose record is still being written when its replica stops', () => {
+      let replicas: Replicas;
+      let a: TestApp;
+      let b: TestApp;
+      /** Resolves once A's next record write has begun; `letWrite` lets it go on. */
+      let started: Promise<void>;
+      let letWrite: () => void;
+      beforeEach(async () => {
+        // A lease far longer than the test: only the handover can explain a quick claim.
+        replicas = await startReplicas(2, YAML, { leaseSeconds: LONG_LEASE_SECONDS });
+        [a, b] = replicas.apps;
+        // A's database is slow for its next write: the record is written while A stops.
+        const store = a.app.get(ExecutionStore);
+        const create = store.create.bind(store);
+        let writing!: () => void;
+        started = new Promise<void>((resolve) => (writing = resolve));
+        const slow = new Promise<void>((resolve) => (letWrite = resolve));
+        store.create = async (...args) => {
+          writing();
+          await slow;
+          return create(...args);
+        };
+      });
+      afterEach(() => replicas.close());
+
+      it('is handed over with the others: the 202 its client gets is answered on another replica and completes', async () => {
+        const asked = Date.now();
+        const paused = pausedOn(a, { input_message: 'Ivy' });
+        await started;
+        const stopping = handOver(a);
+        letWrite();
+        const pause = await paused;
+        await stopping;
+
+        expect(await claimedBy(replicas, b, pause.execution_id, asked, WAIT_MS)).toBeLessThan(
+          LONG_LEASE_SECONDS * 1000,
+        );
+        const answered = await new Executions(b.url).answer(pause.response_url, {
+          type: 'text',
+          text: 'Ivy',
+        });
+        expect(answered.status).toBe(204);
+        expect(await new Executions(b.url).ended(pause.execution_id)).toMatchObject({
+          status: 'completed',
+          result: { value: 'Hello Ivy' },
+        });
+      });
+
+      it('a stream started during that write is run by another replica: it ends with the hint to re-attach, and re-attached there it is asked', async () => {
+        const opening = openStream(`${a.url}/v1/workflow/stream`, { body: { input_message: 'Jo' } });
+        await started;
+        const stopping = handOver(a);
+        letWrite();
+        const onA = await opening;
+        await onA.end();
+        await stopping;
+        expect(onA.frames.some((f) => f.fields.retry === '1000')).toBe(true);
+        const id = onA.headers['x-execution-id'] as string;
+        const onB = await openStream(`${b.url}/executions/${id}/stream`, {
+          headers: { 'Last-Event-ID': '0' },
+        });
+        const prompt = await onB.next((f) => f.event === 'interaction_required');
+        const event = JSON.parse(prompt.data!) as InteractionEvent;
+        expect(
+          (await new Executions(b.url).answer(event.response_url, { type: 'text', text: 'Jo' })).status,
+        ).toBe(204);
+        await onB.end();
+        expect(valuesOf(onB)).toEqual(['before ', 'the ', 'question', 'after ', 'Jo', 'Hello Jo']);
+      });
+    });
+
     describe('a request waiting for the end on a replica that stops', () => {
       let replicas: Replicas;
       beforeAll(async () => {
         const slow = scriptedYaml(
-          `- stream: { text: 'working' }\n- sleep: { seconds: 1 }`,
+          `- stream: { text: 'working' }\n- sleep: { seconds: 3 }`,
           'slept {{input}}',
         );
-        replicas = await startReplicas(2, slow, { leaseSeconds: 60 });
+        // Written once it has run for a second (durable late); the stop comes after that point.
+        replicas = await startReplicas(2, slow, { leaseSeconds: 60, durableAfterSeconds: 1 });
       });
       afterAll(() => replicas.close());
 

@@ -1,4 +1,5 @@
 import { holdMachineLock } from '../utils/machine-lock';
+import { metricValue } from '../utils/metrics';
 import { ReplicaProcesses, type Response } from '../utils/replica-processes';
 import { requires } from '../utils/requires';
 import { TcpProxy } from '../utils/tcp-proxy';
@@ -11,10 +12,11 @@ import { START_MS, WAIT_MS } from '../utils/timing';
  * as a restart or fail-over does. Needs `npm run build`.
  */
 const SCRIPTED = scriptedYaml(
-  `- prompt: { input_type: text, text: 'Name for {{input}}?', save_as: name }`,
+  `- prompt: { input_type: text, text: 'Name for {{input}}?', save_as: name }
+- sleep: { seconds: 2 }`,
   'Hello {{name}} ({{input}})',
 );
-const OUTAGE_MS = 10_000;
+const OUTAGE_MS = 30_000;
 const asUser = (n: number) => ({ authorization: `Bearer nvapi-faults-${n}` });
 
 interface Pause {
@@ -54,7 +56,8 @@ requires('postgres')('PostgreSQL unreachable while executions wait for a person'
       const target = new URL(process.env.DATABASE_URL!);
       proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
       set = await ReplicaProcesses.start(2, SCRIPTED, {
-        general: { executions: { lease_seconds: 2 } },
+        // Longer than the outage's detection needs, so a loaded machine's slow renewal does not fence first.
+        general: { executions: { lease_seconds: 5 } },
         dbUrl: (url) => proxy.via(url),
       });
     }, 3 * START_MS);
@@ -74,9 +77,26 @@ requires('postgres')('PostgreSQL unreachable while executions wait for a person'
             headers: asUser(n),
             to: n % 2,
           });
-          expect({ n, status: res.status }).toEqual({ n, status: 202 });
+          // Anything else names what came back and what the replicas said.
+          const seen = res.status === 202 ? {} : { body: res.text, output: set.output() };
+          expect({ n, status: res.status, ...seen }).toEqual({ n, status: 202 });
           waiting.push(res.json as unknown as Pause);
         }
+
+        // One more, answered just before the outage: it ends during it (after its 2 s sleep).
+        const started = await set.request('POST', '/v1/workflow', {
+          body: { input_message: 'job-4' },
+          headers: asUser(4),
+          to: 0,
+        });
+        expect(started.status).toBe(202);
+        const endsDuring = started.json as unknown as Pause;
+        const answered = await set.request('POST', endsDuring.response_url, {
+          body: { response: { type: 'text', text: 'own-4' } },
+          headers: asUser(4),
+          to: 1,
+        });
+        expect(answered.status).toBe(204);
 
         proxy.refuse();
         proxy.cut();
@@ -99,14 +119,47 @@ requires('postgres')('PostgreSQL unreachable while executions wait for a person'
           to: 0,
         });
         expect(answer.status).toBe(503);
+        // What an operator sees: /metrics still answers and says PostgreSQL is down, and each replica
+        // said so in one line.
+        for (const to of [0, 1]) {
+          expect(await metricValue(set.url(to), 'interlude_dependency_up', { dependency: 'postgres' })).toBe(
+            0,
+          );
+          expect(await metricValue(set.url(to), 'interlude_dependency_up', { dependency: 'redis' })).toBe(1);
+        }
+        expect(set.output().match(/connection lost \(/g)?.length).toBe(2);
 
         await new Promise((resolve) =>
           setTimeout(resolve, Math.max(0, OUTAGE_MS - (Date.now() - outageStarted))),
         );
         proxy.heal();
+        const healed = Date.now();
 
         for (const to of [0, 1]) await until(set, '/health/ready', to, (r) => r.status === 200, START_MS);
+        process.stdout.write(
+          `faults-postgres: PostgreSQL back after ${OUTAGE_MS} ms away, every replica ready ${Date.now() - healed} ms later\n`,
+        );
         expect(set.exited()).toEqual([]);
+        for (const to of [0, 1]) {
+          const postgres = { dependency: 'postgres' };
+          expect(await metricValue(set.url(to), 'interlude_dependency_up', postgres)).toBe(1);
+          expect(await metricValue(set.url(to), 'interlude_dependency_reconnects', postgres)).toBe(1);
+        }
+
+        // The run that ended during the outage: its end was written once PostgreSQL was back.
+        const ended = await until(
+          set,
+          endsDuring.status_url,
+          1,
+          (r) => r.status === 200 && r.json.status !== 'running',
+          WAIT_MS,
+          asUser(4),
+        );
+        expect(ended.json).toEqual({
+          execution_id: endsDuring.execution_id,
+          status: 'completed',
+          result: { value: 'Hello own-4 (job-4)' },
+        });
 
         // Every wait survived the outage, and is answered once.
         for (const [n, pause] of waiting.entries()) {
@@ -136,7 +189,7 @@ requires('postgres')('PostgreSQL unreachable while executions wait for a person'
           });
         }
       },
-      6 * START_MS,
+      OUTAGE_MS + 6 * START_MS,
     );
   });
 });

@@ -47,6 +47,13 @@ describe('MCP server face: sessions and origins', () => {
     },
   );
 
+  it('answers with the trace it was sent (Observability-Trace-Id), as every face', async () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const res = await initialize(t.url, { traceparent: `00-${traceId}-00f067aa0ba902b7-01` });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('observability-trace-id')).toBe(traceId);
+  });
+
   it('answers 404 to a session it does not know, and after the client ends its session (DELETE)', async () => {
     expect((await listTools(t.url, '00000000-0000-4000-8000-000000000000')).status).toBe(404);
     const mcp = await mcpClient(t.url);

@@ -172,6 +172,17 @@ describe('/metrics', () => {
   it('is Prometheus text with interlude_ names, request counts by route and status, and no user ids', async () => {
     await postJson(`${t.url}/v1/workflow`, { input_message: 'x' }, { cookie: 'nat-session=alice' });
     await postJson(`${t.url}/v1/workflow`, { nope: 1 }, { cookie: 'nat-session=alice' });
+    // Refused before any route (a name this server does not answer to): counted all the same.
+    const refused = await new Promise<number | undefined>((done, fail) =>
+      http
+        .request(`${t.url}/v1/workflow`, { method: 'POST', headers: { host: 'elsewhere.example' } }, (r) => {
+          r.resume();
+          done(r.statusCode);
+        })
+        .on('error', fail)
+        .end('{}'),
+    );
+    expect(refused).toBe(421);
     const res = await fetch(`${t.url}/metrics`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -196,6 +207,10 @@ describe('/metrics', () => {
         .map((m) => [m.labels!.status, Number(m.value)]),
     );
     expect(byStatus).toMatchObject({ '200': 1, '422': 1 });
+    const unrouted = requests.metrics.filter(
+      (m) => m.labels?.route === 'unmatched' && m.labels.status === '421',
+    );
+    expect(unrouted.map((m) => Number(m.value))).toEqual([1]);
     const executions = families.find((f) => f.name === 'interlude_executions')!;
     const started = executions.metrics.find((m) => m.labels?.status === 'started');
     expect(Number(started?.value)).toBeGreaterThanOrEqual(1);

@@ -122,6 +122,8 @@ describe('OpenAPI', () => {
         [
           '/auth/redirect',
           '/auth/redirect/start',
+          '/conversations',
+          '/conversations/{id}',
           '/executions',
           '/evaluate/item',
           '/executions/{id}',

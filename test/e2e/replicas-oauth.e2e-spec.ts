@@ -8,7 +8,7 @@ import { valuesOf } from '../utils/hitl-stream';
 import { openStream } from '../utils/live-sse';
 import { OAuthBrowser } from '../utils/oauth-browser';
 import { calendarWorkflowYaml, oauthProvider, startAuthServer, type AuthServer } from '../utils/oidc-server';
-import { sharedStoreYaml } from '../utils/replica-apps';
+import { crash, sharedStoreYaml, type ReplicaOptions } from '../utils/replica-apps';
 import { ReplicaServices } from '../utils/replica-services';
 import { requires } from '../utils/requires';
 import { postJson } from '../utils/sse';
@@ -26,14 +26,19 @@ interface OAuthRequired {
 }
 
 /** A server on the shared store, its tokens sealed with the key in `keyVariable`. */
-function replicaYaml(services: ReplicaServices, auth: AuthServer, keyVariable: string): string {
+function replicaYaml(
+  services: ReplicaServices,
+  auth: AuthServer,
+  keyVariable: string,
+  options: ReplicaOptions = {},
+): string {
   const provider = oauthProvider(
     auth,
     { client_id: 'interlude', client_secret: CLIENT_SECRET, redirect_uri: REDIRECT },
     // Long enough that only a wake-up, never the expiry re-check, can resume a waiting workflow in time.
     { auth_timeout_seconds: 120 },
   );
-  const yaml = `${sharedStoreYaml(services, services.newPrefix())}    token_key_env: ${keyVariable}
+  const yaml = `${sharedStoreYaml(services, services.newPrefix(), options)}    token_key_env: ${keyVariable}
   outbound: { allow_hosts: [127.0.0.1] }
 ${calendarWorkflowYaml(auth, provider)}
 `;
@@ -246,6 +251,55 @@ requires('postgres')('OAuth across replicas', () => {
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
+    });
+  });
+
+  requires('redis')('a consent waiting on a replica that hands its run over', () => {
+    const services = new ReplicaServices();
+    const keyVariable = `INTERLUDE_TEST_TOKEN_KEY_${services.tag}`;
+    let auth: AuthServer;
+    let apps: TestApp[] = [];
+    beforeAll(async () => {
+      process.env[keyVariable] = randomBytes(32).toString('base64');
+      auth = await startAuthServer({
+        clients: [{ client_id: 'interlude', client_secret: CLIENT_SECRET, redirect_uris: [REDIRECT] }],
+        accessTokenTtlSeconds: 3600,
+      });
+      const yaml = replicaYaml(services, auth, keyVariable, { leaseSeconds: 2 });
+      for (let i = 0; i < 2; i++) apps.push(await startApp(yaml));
+    });
+    afterAll(async () => {
+      await Promise.all(apps.map((app) => app.close()));
+      apps = [];
+      await auth?.close();
+      await services.cleanup();
+      delete process.env[keyVariable];
+    });
+
+    it('stays open for the replica that takes the run over: consent through it completes the run', async () => {
+      const [a, b] = apps;
+      const onA = await openStream(`${a.url}/v1/workflow/stream`, {
+        body: { input_message: 'x' },
+        headers: session('erin'),
+      });
+      const asked = await onA.nextEvent<OAuthRequired>('oauth_required');
+      const id = asked.execution_id;
+      onA.destroy();
+      // A stops acting on its runs (as on a hand-over or a lease it could not renew): its wait ends
+      // there, and must not fail the flow the run goes on waiting for elsewhere.
+      crash(a);
+
+      const onB = await openStream(`${b.url}/executions/${id}/stream`, {
+        headers: { ...session('erin'), 'Last-Event-ID': '0' },
+      });
+      const again = await onB.nextEvent<OAuthRequired>('oauth_required');
+      expect(again).toMatchObject({ oauth_state: asked.oauth_state, auth_url: asked.auth_url });
+      const erin = OAuthBrowser.of(b.url, auth, 'erin', session('erin'));
+      const back = await erin.callback(await erin.consent(again.auth_url));
+      expect(back.status).toBe(200);
+      await onB.end();
+      expect(valuesOf(onB)).toEqual(['Hello erin']);
+      expect(onB.frames.filter((f) => f.event === 'oauth_required')).toHaveLength(1);
     });
   });
 });

@@ -3,7 +3,8 @@ import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { FakeLlm, reply, tokens } from '../utils/fake-llm';
 import { agentYaml, CALCULATOR, appWithFakeLlm } from '../utils/fake-llm-config';
 import { postJson, postStream } from '../utils/sse';
-import { ECHO_YAML, failingYaml, startApp, type TestApp } from '../utils/test-app';
+import { registryWith } from '../utils/test-function';
+import { ECHO_YAML, failingYaml, scriptedYaml, startApp, type TestApp } from '../utils/test-app';
 
 function sdkFor(t: TestApp): OpenAI {
   return new OpenAI({ baseURL: `${t.url}/v1`, apiKey: 'not-needed', maxRetries: 0 });
@@ -151,6 +152,73 @@ describe('/v1/responses with a failing workflow', () => {
     expect(events.map((e) => e.type)).toEqual(textStream(2, 'response.failed'));
     const failed = events.at(-1) as OpenAI.Responses.ResponseFailedEvent;
     expect(failed.response).toMatchObject({ status: 'failed', error: { message: 'tool exploded' } });
+  });
+});
+
+describe('/v1/responses with a workflow that streams faster than it is read', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startApp(scriptedYaml("- stream: { text: 'chunk ', repeat: 300, chunk_words: 1 }"));
+  });
+  afterAll(() => t.close());
+
+  it('every chunk is its own output_text.delta, in order (none merged however fast they come)', async () => {
+    const events = await collect(await sdkFor(t).responses.create({ model: 'm', input: 'x', stream: true }));
+    const deltas = events.flatMap((e) => (e.type === 'response.output_text.delta' ? [e.delta] : []));
+    expect(deltas).toEqual(Array<string>(300).fill('chunk '));
+    expect(events.map((e) => e.sequence_number)).toEqual([...events.keys()]);
+  });
+});
+
+describe("/v1/responses: the client's function tools reach the workflow", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    const registry = registryWith('extras', (_input, ctx) =>
+      Promise.resolve(JSON.stringify(ctx.request.extras)),
+    );
+    t = await startApp('workflow:\n  _type: extras\n', registry);
+  });
+  afterAll(() => t.close());
+
+  const weather = {
+    type: 'function' as const,
+    name: 'get_weather',
+    description: 'The weather in a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    strict: true,
+  };
+
+  it("as ctx.request.extras.responses (function tools and tool_choice, as AG-UI hands its tools) and client_tools (for an agent's model); the response echoes them", async () => {
+    const response = await sdkFor(t).responses.create({
+      model: 'm',
+      input: 'weather in Oslo?',
+      tools: [weather, { type: 'web_search_preview' }],
+      tool_choice: 'required',
+    });
+    const { name, description, parameters } = weather;
+    expect(JSON.parse(response.output_text)).toEqual({
+      responses: { tools: [weather], tool_choice: 'required' },
+      client_tools: [{ name, description, parameters }],
+    });
+    expect(response.tools).toEqual([weather, { type: 'web_search_preview' }]);
+    const none = await sdkFor(t).responses.create({ model: 'm', input: 'hi' });
+    expect(JSON.parse(none.output_text)).toEqual({
+      responses: { tools: [], tool_choice: 'auto' },
+      client_tools: [],
+    });
+  });
+
+  it("a function tool without a valid name, or a tool that is no object, is 400 in OpenAI's shape", async () => {
+    const bad = sdkFor(t).responses.create({
+      model: 'm',
+      input: 'x',
+      tools: [{ ...weather, name: 'get weather; rm -rf' }],
+    });
+    await expect(bad).rejects.toBeInstanceOf(OpenAI.BadRequestError);
+    await expect(bad).rejects.toMatchObject({ param: 'tools.0.name' });
+    const raw = await postJson(`${t.url}/v1/responses`, { input: 'x', tools: ['get_weather'] });
+    expect(raw.status).toBe(400);
+    expect(raw.json).toMatchObject({ error: { type: 'invalid_request_error', param: 'tools.0' } });
   });
 });
 

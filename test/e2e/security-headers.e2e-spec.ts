@@ -14,7 +14,7 @@ describe('security headers', () => {
   beforeAll(async () => (t = await startApp(ECHO_YAML)));
   afterAll(() => t.close());
 
-  it('every JSON answer (200, 404, 422) carries nosniff, a deny-all CSP and no referrer', async () => {
+  it('every JSON answer (200, 404, 422) carries nosniff, a deny-all CSP and no referrer, and no ETag (as NAT)', async () => {
     const answers = [
       await fetch(`${t.url}/health`),
       await fetch(`${t.url}/nope`),
@@ -23,9 +23,11 @@ describe('security headers', () => {
     for (const res of answers) {
       expectSecurityHeaders(res.headers);
       expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+      expect(res.headers.get('etag')).toBeNull();
     }
     const ok = await postJson(`${t.url}/v1/workflow`, { input_message: 'hi' });
     expectSecurityHeaders(ok.headers);
+    expect(ok.headers.get('etag')).toBeNull();
   });
 
   it('the OAuth callback page carries them too, and keeps window.opener for the popup flow', async () => {

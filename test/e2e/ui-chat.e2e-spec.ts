@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { requires } from '../utils/requires';
-import { scriptedYaml, startApp, type TestApp } from '../utils/test-app';
+import { eventually, scriptedYaml, startApp, type TestApp } from '../utils/test-app';
 import { ask, lastAnswer, launchChromium, openPage, screenshot, type PageWatch } from '../utils/ui-page';
 
 // A lookup step, then an answer streamed word by word (about 2 s), in Markdown.
@@ -86,9 +86,16 @@ requires('chromium')('the page: chat over the WebSocket face', () => {
     await turn.locator('.comment-form[hidden]').waitFor({ state: 'attached' });
     expect(await turn.locator('.comment-form input').inputValue()).toBe('');
     const cookie = (await context.cookies(t.url)).find((c) => c.name === 'nat-session');
-    const trace = await page.evaluate(
-      `JSON.parse(localStorage.getItem('interlude.conversations'))[0].turns[0].traceId`,
-    );
+    // The trace id the page keeps with the answer, as the server stores the conversation for this session.
+    const conversationId = new URL(page.url()).searchParams.get('conversation_id')!;
+    const trace = await eventually(async () => {
+      const stored = await fetch(`${t.url}/conversations/${conversationId}`, {
+        headers: { cookie: `nat-session=${cookie?.value}` },
+      });
+      const body = (await stored.json()) as { turns: { traceId?: string }[] };
+      expect(body.turns[0]?.traceId).toMatch(/\S/);
+      return body.turns[0].traceId!;
+    });
     const res = await fetch(`${t.url}/feedback?observability_trace_id=${trace}`, {
       headers: { cookie: `nat-session=${cookie?.value}` },
     });
@@ -140,7 +147,7 @@ requires('chromium')('the page: chat over the WebSocket face', () => {
     expect(await first.locator('.answer').textContent()).not.toContain('Done with');
   });
 
-  it('keeps conversations in the browser: listed, renamed and deleted by keyboard', async () => {
+  it('lists the conversations the server keeps for this session: renamed and deleted by keyboard', async () => {
     const list = page.getByRole('complementary', { name: 'Conversations' });
     await list.getByRole('button', { name: 'the sales data', exact: true }).waitFor();
     await list.getByRole('button', { name: 'Rename the sales data' }).click();
@@ -155,6 +162,7 @@ requires('chromium')('the page: chat over the WebSocket face', () => {
     expect(new URL(page.url()).searchParams.get('conversation_id')).not.toBe(conversationId);
     await expect(page.locator('article.turn').count()).resolves.toBe(0);
     await list.getByRole('button', { name: 'Sales', exact: true }).click();
+    await page.locator('article.turn').nth(4).waitFor();
     await expect(page.locator('article.turn').count()).resolves.toBe(5);
 
     await list.getByRole('button', { name: 'Delete Sales' }).focus();

@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { requires } from '../utils/requires';
 import { postJson } from '../utils/sse';
 import { eventually, scriptedYaml, startApp, type TestApp } from '../utils/test-app';
-import { launchChromium, openPage, screenshot, type PageWatch } from '../utils/ui-page';
+import { ask, lastAnswer, launchChromium, openPage, screenshot, type PageWatch } from '../utils/ui-page';
 
 const STEPS = `- prompt:
     input_type: radio
@@ -44,7 +44,7 @@ requires('chromium')('the page: approvals inbox', () => {
     const cookie = (await context.cookies(t.url)).find((c) => c.name === 'nat-session');
     expect(cookie?.httpOnly).toBe(true);
     session = { cookie: `nat-session=${cookie?.value}` };
-  }, 30_000);
+  }, 60_000);
   afterAll(async () => {
     await browser?.close();
     await t?.close();
@@ -60,6 +60,9 @@ requires('chromium')('the page: approvals inbox', () => {
     const item = inbox.locator(`li[data-execution-id="${mine}"]`);
     expect(await item.locator('.prompt-text').textContent()).toBe('Approve the refund of order 42?');
     expect(await inbox.locator('li.inbox-item').count()).toBe(1);
+    // No timeout of its own: the server's default_prompt_timeout_seconds (an hour) runs down.
+    expect(await item.locator('.inbox-expiry').count()).toBe(1);
+    expect(await item.getByRole('timer').textContent()).toMatch(/^(1:00:00|59:\d\d) left$/);
     await screenshot(page, 'inbox');
 
     await item.getByRole('radio', { name: 'Approve' }).check();
@@ -72,6 +75,23 @@ requires('chromium')('the page: approvals inbox', () => {
     });
     expect(JSON.stringify(ended.result)).toContain('Refund of order 42: Approve');
 
+    await inbox.getByRole('button', { name: 'Refresh' }).click();
+    await inbox.getByRole('status').filter({ hasText: 'Nothing is waiting for you.' }).waitFor();
+  });
+
+  it("a question carrying markup (the workflow put a user's input in it) is shown as text, and runs nothing", async () => {
+    const payload = '<img src=x onerror="window.__pwned=1">';
+    const id = await startOverHttp(session, payload);
+    await page.getByRole('button', { name: 'Inbox' }).click();
+    const inbox = page.getByRole('region', { name: 'Waiting for you' });
+    await inbox.getByRole('button', { name: 'Refresh' }).click();
+    const item = inbox.locator(`li[data-execution-id="${id}"]`);
+    await item.waitFor();
+    expect(await item.locator('.prompt-text').textContent()).toBe(`Approve the refund of ${payload}?`);
+    expect(await inbox.locator('img, [onerror]').count()).toBe(0);
+    expect(await page.evaluate('window.__pwned')).toBeUndefined();
+    const cancelled = await fetch(`${t.url}/executions/${id}`, { method: 'DELETE', headers: session });
+    expect(cancelled.status).toBe(204);
     await inbox.getByRole('button', { name: 'Refresh' }).click();
     await inbox.getByRole('status').filter({ hasText: 'Nothing is waiting for you.' }).waitFor();
   });
@@ -111,5 +131,32 @@ requires('chromium')('the page: approvals inbox', () => {
     await page.locator(`li[data-execution-id="${keyed}"]`).waitFor();
     expect(await page.locator('li.inbox-item').count()).toBe(1);
     expect(watch.errors.filter((e) => !e.includes('400'))).toEqual([]);
+  });
+
+  it('a prompt asked in a chat names its conversation in the inbox and opens the chat at it', async () => {
+    // The page acts as dana since the previous test: the chat's run is hers, as is the inbox.
+    await page.getByRole('button', { name: 'Chat' }).click();
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await ask(page, 'order 45');
+    // The chat's own prompt (the hidden inbox holds the forms it showed).
+    const chatPrompt = () => page.getByRole('log', { name: 'Conversation' }).locator('form.prompt-radio');
+    await chatPrompt().waitFor();
+    const conversationId = new URL(page.url()).searchParams.get('conversation_id');
+    await page.getByRole('button', { name: 'New conversation' }).click();
+
+    await page.getByRole('button', { name: 'Inbox' }).click();
+    const inbox = page.getByRole('region', { name: 'Waiting for you' });
+    const item = inbox.locator('li.inbox-item').filter({ hasText: 'Approve the refund of order 45?' });
+    await eventually(async () => {
+      await inbox.getByRole('button', { name: 'Refresh' }).click();
+      await item.locator('.inbox-conversation', { hasText: 'order 45' }).waitFor({ timeout: 2_000 });
+    });
+    await screenshot(page, 'inbox-conversation');
+    await item.getByRole('button', { name: 'Open in chat' }).click();
+    expect(new URL(page.url()).searchParams.get('conversation_id')).toBe(conversationId);
+    const prompt = chatPrompt();
+    await prompt.getByRole('radio', { name: 'Approve' }).check();
+    await prompt.getByRole('button', { name: 'Send' }).click();
+    await lastAnswer(page).filter({ hasText: 'Refund of order 45: Approve' }).waitFor();
   });
 });

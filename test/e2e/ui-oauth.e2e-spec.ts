@@ -12,7 +12,7 @@ requires('chromium')('the page: OAuth consent in a popup (real authorization ser
     calendar = await startCalendarApp();
     browser = await launchChromium();
     ({ page } = await openPage(browser, `${calendar.url}/`));
-  }, 30_000);
+  }, 60_000);
   afterAll(async () => {
     await browser?.close();
     await calendar?.close();

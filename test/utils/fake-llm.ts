@@ -1,5 +1,5 @@
 /**
- * The model's boundary in tests: an OpenAI-compatible `/v1/chat/completions` server (node:http on an
+ * The model's boundary in tests: an OpenAI-compatible `/v1/chat/completions` (and `/v1/responses`) server (node:http on an
  * ephemeral port) that answers each request with the next reply of a per-test script, streamed as SSE
  * chunks or whole as the request asks, and records every request so a test can check what the model
  * was sent.
@@ -12,6 +12,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { responseBody } from './fake-responses';
 
 export interface Usage {
   prompt_tokens: number;
@@ -61,6 +62,8 @@ export const reply = {
 
 export interface ModelRequest {
   headers: IncomingHttpHeaders;
+  /** `/v1/chat/completions`, or `/v1/responses` (its body has `input`, not `messages`). */
+  path: string;
   body: {
     model: string;
     messages: { role: string; content: string | null; tool_calls?: unknown[]; tool_call_id?: string }[];
@@ -147,9 +150,10 @@ export class FakeLlm {
       res.writeHead(status, { 'content-type': 'application/json', ...extra });
       res.end(JSON.stringify(body));
     };
-    if (path !== '/v1/chat/completions') return json(404, { error: { message: `no route ${path}` } });
+    if (path !== '/v1/chat/completions' && path !== '/v1/responses')
+      return json(404, { error: { message: `no route ${path}` } });
     const body = JSON.parse(raw) as ModelRequest['body'];
-    const request = { headers, body };
+    const request = { headers, path, body };
     this.requests.push(request);
     const next = this.responder ? this.responder(request) : this.replies.shift();
     if (!next)
@@ -159,6 +163,12 @@ export class FakeLlm {
       return;
     }
     if (next.kind === 'error') return json(next.status, next.body, next.headers);
+    if (path === '/v1/responses') {
+      // Only whole answers: a streamed Responses request is refused rather than answered wrongly.
+      if (body.stream)
+        return json(400, { error: { message: 'fake LLM: streamed responses are not scripted' } });
+      return json(200, responseBody(next, body, ++this.count));
+    }
     const id = `chatcmpl-fake-${++this.count}`;
     const calls = next.kind === 'tools' ? next.calls : [];
     const toolCalls = calls.map((c, i) => ({

@@ -17,11 +17,19 @@ export class HttpMcpServer {
   private server?: Server;
   /** Tool calls received, by name. */
   readonly calls: { name: string; arguments: unknown }[] = [];
+  /** Every JSON-RPC method received, in order (`initialize` once per client session). */
+  readonly methods: string[] = [];
+  /** The headers of every request received. */
+  readonly headers: IncomingMessage['headers'][] = [];
 
-  private constructor(private port: number) {}
+  /** `admit`: a protected server: a request it answers false to gets 401 and is not handled. */
+  private constructor(
+    private port: number,
+    private readonly admit?: (req: IncomingMessage) => Promise<boolean>,
+  ) {}
 
-  static async start(): Promise<HttpMcpServer> {
-    const s = new HttpMcpServer(0);
+  static async start(admit?: (req: IncomingMessage) => Promise<boolean>): Promise<HttpMcpServer> {
+    const s = new HttpMcpServer(0, admit);
     await s.start();
     return s;
   }
@@ -44,6 +52,11 @@ export class HttpMcpServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.headers.push(req.headers);
+    if (this.admit && !(await this.admit(req))) {
+      res.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
+      return;
+    }
     if (req.method !== 'POST') {
       res.writeHead(405, { allow: 'POST' }).end();
       return;
@@ -54,6 +67,7 @@ export class HttpMcpServer {
       method?: string;
       params?: { name: string; arguments: unknown };
     };
+    if (body.method) this.methods.push(body.method);
     if (body.method === 'tools/call' && body.params) this.calls.push(body.params);
     const server = testMcpServer('http');
     const transport = new StreamableHTTPServerTransport({

@@ -17,6 +17,8 @@ export interface TestClient {
   client_secret?: string;
   redirect_uris: string[];
   token_endpoint_auth_method?: 'client_secret_basic' | 'client_secret_post' | 'none';
+  /** Default: authorization_code and refresh_token. `client_credentials` makes it a service account. */
+  grant_types?: string[];
 }
 
 export interface TokenRequestLog {
@@ -55,6 +57,11 @@ export interface AuthServer {
   authorizationUrl: string;
   /** The token endpoint. */
   tokenUrl: string;
+  /**
+   * A client credentials grant's token (what a service account sends): its client and scope while it is
+   * valid, undefined for any other string.
+   */
+  serviceToken(token: string): Promise<{ client_id: string; scope: string } | undefined>;
   /** GET, a protected API: 200 {sub, scope, client_id} for a valid Bearer access token, 401 otherwise. */
   resourceUrl: string;
   /** What happened, for assertions. */
@@ -483,8 +490,8 @@ export async function startAuthServer(options: AuthServerOptions): Promise<AuthS
       redirect_uris: c.redirect_uris,
       token_endpoint_auth_method:
         c.token_endpoint_auth_method ?? (c.client_secret ? 'client_secret_basic' : 'none'),
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
+      grant_types: c.grant_types ?? ['authorization_code', 'refresh_token'],
+      response_types: c.grant_types && !c.grant_types.includes('authorization_code') ? [] : ['code'],
     })),
     jwks: { keys: [rsaSigningKey()] },
     cookies: { keys: [randomBytes(32).toString('base64url')] },
@@ -506,6 +513,7 @@ export async function startAuthServer(options: AuthServerOptions): Promise<AuthS
     }),
     features: {
       devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
       // A `resource` parameter naming our protected API is honoured (opaque tokens, our scopes).
       resourceIndicators: {
         enabled: true,
@@ -636,6 +644,12 @@ export async function startAuthServer(options: AuthServerOptions): Promise<AuthS
     authorizationUrl: `${issuer}/auth`,
     tokenUrl: `${issuer}/token`,
     resourceUrl: `${issuer}/resource`,
+    serviceToken: async (token) => {
+      const found = token ? await provider.ClientCredentials.find(token) : undefined;
+      return found && !found.isExpired
+        ? { client_id: found.clientId ?? '', scope: found.scope ?? '' }
+        : undefined;
+    },
     log,
     authorize,
     close: () =>

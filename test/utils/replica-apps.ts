@@ -11,18 +11,22 @@ export function sharedStoreYaml(
   options: ReplicaOptions = {},
 ): string {
   const lease = options.leaseSeconds === undefined ? '' : `    lease_seconds: ${options.leaseSeconds}\n`;
+  const after = options.durableAfterSeconds;
+  const durableAfter = after === undefined ? '' : `    durable_after_seconds: ${after}\n`;
   return `general:
   db_url: ${JSON.stringify(services.dbUrl)}
   executions:
     store: postgres
     redis_url: ${JSON.stringify(services.redisUrl)}
     redis_key_prefix: ${JSON.stringify(prefix)}
-${lease}`;
+${lease}${durableAfter}`;
 }
 
 export interface ReplicaOptions {
   /** `general.executions.lease_seconds` (durable waits). */
   leaseSeconds?: number;
+  /** `general.executions.durable_after_seconds` (when a run that asks nobody is written). */
+  durableAfterSeconds?: number;
 }
 
 /**

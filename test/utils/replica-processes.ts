@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,8 +17,11 @@ import { START_MS } from './timing';
 export interface ReplicaOptions {
   /** Merged into `general:` (e.g. `{ executions: { lease_seconds: 2 }, shutdown_grace_seconds: 5 }`). */
   general?: Record<string, unknown>;
-  /** Extra environment for every process. */
-  env?: NodeJS.ProcessEnv;
+  /**
+   * Extra environment for every process, or for replica `index` (the config reads `${NAME}`: a
+   * replica of its own way to PostgreSQL or Redis, e.g. one partitioned while the others are not).
+   */
+  env?: NodeJS.ProcessEnv | ((index: number) => NodeJS.ProcessEnv);
   /** How the replicas reach PostgreSQL and Redis, e.g. through a TcpProxy (`proxy.via`); directly when unset. */
   dbUrl?: (url: string) => string;
   redisUrl?: (url: string) => string;
@@ -209,18 +212,27 @@ export class ReplicaProcesses {
     await this.services.cleanup();
   }
 
+  private envOf(i: number): NodeJS.ProcessEnv | undefined {
+    const env = this.options.env;
+    return typeof env === 'function' ? env(i) : env;
+  }
+
   private async launch(i: number): Promise<void> {
     const r = this.replicas[i];
     const child = spawn(
       process.execPath,
       [CLI, 'serve', '--config', this.configFile, '--host', '127.0.0.1', '--port', String(r.port)],
-      { cwd: ROOT, env: cliEnv({ LOG_LEVEL: 'warn', ...this.options.env }) },
+      { cwd: ROOT, env: cliEnv({ LOG_LEVEL: 'warn', ...this.envOf(i) }) },
     );
     alive.add(child);
     r.child = child;
     r.output += `\n[started pid ${child.pid}]\n`;
+    // REPLICA_OUTPUT_DIR=<dir>: each replica's whole output also goes to <dir>/replica-<i>-<pid>.log.
+    const file =
+      process.env.REPLICA_OUTPUT_DIR && join(process.env.REPLICA_OUTPUT_DIR, `replica-${i}-${child.pid}.log`);
     const keep = (d: string) => {
       r.output = (r.output + d).slice(-OUTPUT_LIMIT);
+      if (file) appendFileSync(file, d);
     };
     child.stdout!.setEncoding('utf8').on('data', keep);
     child.stderr!.setEncoding('utf8').on('data', keep);

@@ -1,4 +1,12 @@
-import type { DynamicModule, ModuleMetadata, Provider, Type } from '@nestjs/common';
+import {
+  Module,
+  type DynamicModule,
+  type MiddlewareConsumer,
+  type ModuleMetadata,
+  type NestModule,
+  type Provider,
+  type Type,
+} from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
@@ -7,6 +15,8 @@ import type { AppConfig } from '../../src/config/config.loader';
 import { ServerConfigModule } from '../../src/config/server-config.module';
 import { CoreModule } from '../../src/core/core.module';
 import { AppExceptionFilter } from '../../src/core/http/app-exception.filter';
+import { HttpMiddleware } from '../../src/core/http/http-pipeline';
+import { mountAsOne } from '../../src/core/http/request-middleware';
 import { configFrom, ECHO_YAML } from './test-app';
 
 export interface SlimApp {
@@ -27,6 +37,16 @@ export interface SlimAppOptions {
   config?: AppConfig;
 }
 
+/** CoreModule's middleware, mounted as AppModule mounts it (`mountAsOne`). */
+@Module({})
+class CoreMiddlewareMount implements NestModule {
+  constructor(private readonly http: HttpMiddleware) {}
+
+  configure(consumer: MiddlewareConsumer): void {
+    mountAsOne(consumer, [this.http]);
+  }
+}
+
 /**
  * A few controllers in a testing module, with what createApp applies that a route's 4xx answers
  * depend on: CoreModule's middleware (the JSON body parser and its limits, identity) and guard, the
@@ -41,7 +61,12 @@ export async function slimApp({
 }: SlimAppOptions): Promise<SlimApp> {
   const frontEnd = config.settings.general.front_end;
   let builder = Test.createTestingModule({
-    imports: [ServerConfigModule.forRoot(config), CoreModule.forRoot(httpSettings(frontEnd)), ...imports],
+    imports: [
+      ServerConfigModule.forRoot(config),
+      CoreModule.forRoot(httpSettings(frontEnd)),
+      CoreMiddlewareMount,
+      ...imports,
+    ],
     controllers,
     providers: [{ provide: APP_FILTER, useClass: AppExceptionFilter }, ...providers],
   });

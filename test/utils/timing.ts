@@ -33,8 +33,14 @@ export function growthOver4x<T>(size: (scale: 1 | 4) => T, run: (input: T) => un
   const small = size(1);
   const big = size(4);
   // Below half a millisecond the clock's resolution and one-off costs dominate, and such work is no concern.
-  const [fast, slow] = fastestOf([() => run(small), () => run(big)]);
-  return slow / Math.max(fast, 0.5);
+  // A loaded machine only ever makes the ratio larger (a linear parse, 4× quiet, read 14.7× to 18× in full
+  // runs), never smaller: up to three measurements, the least kept; quadratic work stays near 16 in each.
+  let least = Infinity;
+  for (let attempt = 0; attempt < 3 && least >= LINEAR; attempt++) {
+    const [fast, slow] = fastestOf([() => run(small), () => run(big)], 9);
+    least = Math.min(least, slow / Math.max(fast, 0.5));
+  }
+  return least;
 }
 
 /** Well under quadratic (16) and safely over linear (4) with a machine's noise. */

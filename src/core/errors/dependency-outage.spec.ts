@@ -1,6 +1,6 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import { isDependencyOutage } from './dependency-outage';
 
 /** A port nothing listens on (taken, then released). */
@@ -17,6 +17,18 @@ async function slammingPort(): Promise<{ port: number; close: () => void }> {
   const server = createServer((socket) => socket.destroy());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { port: (server.address() as AddressInfo).port, close: () => server.close() };
+}
+
+/** A server that accepts connections and never answers (a network partition, as its clients see it). */
+async function silentPort(): Promise<{ port: number; close: () => void }> {
+  const sockets = new Set<import('node:net').Socket>();
+  const server = createServer((socket) => sockets.add(socket));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const close = () => {
+    for (const socket of sockets) socket.destroy();
+    server.close();
+  };
+  return { port: (server.address() as AddressInfo).port, close };
 }
 
 const failureOf = (promise: Promise<unknown>) =>
@@ -50,6 +62,23 @@ describe('isDependencyOutage', () => {
       expect(isDependencyOutage(await failureOf(redis.get('k')))).toBe(true);
     } finally {
       redis.disconnect();
+    }
+  });
+
+  it('is true for a PostgreSQL connection and a Redis command that time out on a server that never answers', async () => {
+    const silent = await silentPort();
+    const redis = new Redis({ host: '127.0.0.1', port: silent.port, commandTimeout: 200, lazyConnect: true });
+    redis.on('error', () => undefined);
+    try {
+      const pool = new Pool({ host: '127.0.0.1', port: silent.port, connectionTimeoutMillis: 200 });
+      expect(isDependencyOutage(await failureOf(pool.query('select 1')))).toBe(true);
+      await pool.end();
+      const command = await failureOf(redis.get('k'));
+      expect(command).toMatchObject({ message: 'Command timed out' });
+      expect(isDependencyOutage(command)).toBe(true);
+    } finally {
+      redis.disconnect();
+      silent.close();
     }
   });
 

@@ -17,7 +17,10 @@ const POSTGRES_CODES = /^(08\d{3}|57P0[123])$/;
 const CLIENT_MESSAGES = [
   /^Connection terminated/, // node-postgres: the server or the network closed the connection
   /^timeout exceeded when trying to connect/, // node-postgres pool: connectionTimeoutMillis passed
+  /^Query read timeout$/, // node-postgres: query_timeout passed (a connection that hangs)
+  /^Command timed out$/, // ioredis: commandTimeout passed (a connection that hangs, or a reconnect)
   /^Client has encountered a connection error/, // node-postgres: a client already broken
+  /^Client was closed and is not queryable/, // node-postgres: closed after its query timed out
   /^Connection is closed/, // ioredis: the connection is down and commands are not queued
   /^Stream isn't writeable/, // ioredis: offline, with its offline queue off
   /^Reached the max retries per request limit/, // ioredis: MaxRetriesPerRequestError

@@ -82,3 +82,15 @@ export class ExecutionHandedOver {
     readonly holder?: Identity,
   ) {}
 }
+
+/**
+ * This replica took over an execution from a replica that is gone (or handed it over) and is about to
+ * run it again: from now on its events are appended here, after those the other replica left in the
+ * log. A face that reacts to an execution's updates beyond a client's request (A2A push
+ * notifications) follows it here from then on.
+ */
+export class ExecutionTakenOver {
+  static readonly event = 'execution.taken_over';
+
+  constructor(readonly executionId: string) {}
+}

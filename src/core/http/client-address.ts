@@ -50,15 +50,32 @@ export function trustedProxies(entries: string[]): TrustedProxy {
 }
 
 const PEER = Symbol('interlude.peerAddress');
+const PEER_TRUST = Symbol('interlude.peerTrusted');
+
+type Peer = IncomingMessage['socket'] & {
+  [PEER]?: string;
+  /** Whether `trusted` trusts the peer: the check and its answer, kept per connection. */
+  [PEER_TRUST]?: { trusted: TrustedProxy; value: boolean };
+};
 
 /** The socket's peer in canonical form, worked out once per connection (keep-alive reuses it). */
 function peerOf(req: IncomingMessage): string {
-  const socket = req.socket as IncomingMessage['socket'] & { [PEER]?: string };
+  const socket = req.socket as Peer;
   if (socket[PEER] === undefined) {
     const peer = socket.remoteAddress ?? 'unknown';
     socket[PEER] = parsed(peer)?.toString() ?? peer;
   }
   return socket[PEER];
+}
+
+/** Whether the socket's peer is a proxy `trusted` names, worked out once per connection too. */
+function peerTrusted(req: IncomingMessage, trusted: TrustedProxy): boolean {
+  const socket = req.socket as Peer;
+  const known = socket[PEER_TRUST];
+  if (known?.trusted === trusted) return known.value;
+  const value = trusted(peerOf(req));
+  socket[PEER_TRUST] = { trusted, value };
+  return value;
 }
 
 /**
@@ -67,7 +84,7 @@ function peerOf(req: IncomingMessage): string {
  */
 export function clientAddress(req: IncomingMessage, trusted: TrustedProxy): string {
   let address = peerOf(req);
-  if (!trusted(address)) return address;
+  if (!peerTrusted(req, trusted)) return address;
   const header = req.headers['x-forwarded-for'];
   const hops = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').reverse();
   for (const hop of hops) {
@@ -93,8 +110,8 @@ export class UntrustedForwardedFor {
 
   check(req: IncomingMessage): void {
     if (this.warned || req.headers['x-forwarded-for'] === undefined) return;
+    if (peerTrusted(req, this.trusted)) return;
     const peer = peerOf(req);
-    if (this.trusted(peer)) return;
     this.warned = true;
     this.logger.warn(
       `X-Forwarded-For from ${peer} ignored: general.front_end.trust_proxy does not name that peer, so ` +

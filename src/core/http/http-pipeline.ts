@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import type { RequestHandler } from 'express';
 import cors from 'cors';
 import { trustProxies, streamCaps } from './connection-caps';
@@ -9,7 +10,8 @@ import type { HostCheck } from './host-check';
 import { jsonBodyParser, type BodyLimits } from './json-body';
 import type { Routes } from './route-paths';
 import { securityHeaders } from './security-headers';
-import type { RouteTable, StreamRoutes } from './route-table';
+import type { RequestMiddleware } from './request-middleware';
+import { RouteTable, type StreamRoutes } from './route-table';
 
 /** What the HTTP middleware takes from config (`general.front_end`), in core's terms. */
 export abstract class HttpSettings {
@@ -51,4 +53,13 @@ export function httpPipeline(settings: HttpSettings, table: RouteTable): Request
     trustProxies(settings.trusted, settings.untrustedForwardedFor),
     streamCaps(streams, { ...settings.streams, trusted: settings.trusted }),
   ];
+}
+
+/** CoreModule's middleware (`httpPipeline`), mounted by the composition root with the others (`mountAsOne`). */
+@Injectable()
+export class HttpMiddleware implements RequestMiddleware {
+  readonly handlers: readonly RequestHandler[];
+  constructor(settings: HttpSettings, routes: RouteTable) {
+    this.handlers = httpPipeline(settings, routes);
+  }
 }

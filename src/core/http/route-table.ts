@@ -27,7 +27,9 @@ const join = (...parts: (string | undefined)[]): string =>
     .filter(Boolean)
     .join('/')}`;
 
-const normal = (path: string) => (path.length > 1 ? path.replace(/\/+$/, '') : path);
+/** The path without trailing slashes (most paths have none: no regular expression for them). */
+const normal = (path: string) =>
+  path.length > 1 && path.endsWith('/') ? path.replace(/\/+$/, '') || '/' : path;
 
 const asList = (value: unknown): (string | undefined)[] =>
   Array.isArray(value) ? (value as string[]) : [value as string | undefined];
@@ -108,8 +110,10 @@ function streamRoutes(routes: ServedRoute[]): StreamRoutes {
   const matching = (path: string) =>
     patterns.find((r) => path.startsWith(r.prefix) && matchesRoute(r.path, path));
   return {
-    byPath: (path) =>
-      fixed.has(normal(path).toLowerCase()) || (patterns.length > 0 && matching(normal(path)) !== undefined),
+    byPath: (path) => {
+      const at = normal(path);
+      return fixed.has(at.toLowerCase()) || (patterns.length > 0 && matching(at) !== undefined);
+    },
     byBody: (path) => byBody.size > 0 && byBody.has(normal(path).toLowerCase()),
     reattached: (path) => {
       const route = patterns.length > 0 ? matching(normal(path)) : undefined;

@@ -87,13 +87,23 @@ function compile(cls: Ctor<object>): Check | null {
       return null;
     }
   }
-  const properties = [...byName.values()];
+  // Each rule's constraint instances, looked up once: they are all registered by the time a class is used.
+  const properties = [...byName.values()].map(({ rules, ...property }) => ({
+    ...property,
+    rules: rules.map((rule) => ({
+      rule,
+      each: rule.each === true,
+      constraints: storage
+        .getTargetValidatorConstraints(rule.constraintCls)
+        .map((c) => c.instance as Constraint),
+    })),
+  }));
   const targetName = cls.name;
   return (instance) => {
     for (const { name, conditions, rules, nested } of properties) {
       const value = instance[name];
-      if (!conditions.every((condition) => condition(instance, value))) continue;
-      for (const rule of rules) {
+      if (conditions.length > 0 && !conditions.every((condition) => condition(instance, value))) continue;
+      for (const { rule, each, constraints } of rules) {
         if (rule.validateIf && !rule.validateIf(instance, value)) continue;
         const args: ValidationArguments = {
           targetName,
@@ -102,9 +112,7 @@ function compile(cls: Ctor<object>): Check | null {
           value,
           constraints: rule.constraints,
         };
-        for (const constraint of storage.getTargetValidatorConstraints(rule.constraintCls)) {
-          if (!passes(constraint.instance, rule.each === true, value, args)) return false;
-        }
+        for (const constraint of constraints) if (!passes(constraint, each, value, args)) return false;
       }
       if (nested && value !== undefined && !nestedPasses(value)) return false;
     }

@@ -11,15 +11,19 @@ export interface PromptingRun {
   ask(prompt: Prompt, interactionId: string | undefined): Promise<PromptAnswer>;
   /** The interaction as the shared record holds it now. */
   recorded(interactionId: string): Promise<InteractionRecord | undefined>;
-  /** Waits again on an interaction the record has open (what is left of its deadline). */
-  askAgain(interactionId: string): Promise<PromptAnswer>;
+  /**
+   * Waits again on an interaction the record has open (what is left of its deadline), its
+   * `interaction_required` in the log once: published unless the log holds it already.
+   */
+  askAgain(prompt: Prompt, interactionId: string): Promise<PromptAnswer>;
 }
 
 /**
  * A durable run's prompt: the interaction's id is journaled before anyone is asked, and the answer
  * before the workflow sees it. A replay past the answer returns it; a replay that reaches an
- * interaction the record still has open waits on it again (same id, what is left of its deadline,
- * no second `interaction_required`); one answered meanwhile (the answer is in the record) goes on at once.
+ * interaction the record still has open waits on it again (same id, what is left of its deadline; its
+ * `interaction_required` published only if the log lacks it: a replica can stop between recording
+ * the wait and publishing it); one answered meanwhile (the answer is in the record) goes on at once.
  */
 export async function durablePrompt(
   run: PromptingRun,
@@ -37,7 +41,7 @@ export async function durablePrompt(
     ? (recorded.value as string)
     : ((await points.interaction.record(interactionId ?? randomUUID())) as string);
   const opened = recorded && (await run.recorded(id));
-  const answer = await (opened ? run.askAgain(id) : run.ask(prompt, id));
+  const answer = await (opened ? run.askAgain(prompt, id) : run.ask(prompt, id));
   await points.answer.record(answer);
   return answer;
 }

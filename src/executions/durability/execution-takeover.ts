@@ -4,7 +4,7 @@ import type { EventLog, EventLogs } from '../event-log/event-log';
 import { journalOf } from './execution-handover';
 import { isTerminalStatus } from '../model/execution-state';
 import type { ExecutionRecord } from '../model/execution-record';
-import type { RunSpec } from '../model/run-spec';
+import { specWith, type RunSpec } from '../model/run-spec';
 import type { ExecutionStore } from '../store/execution.store';
 import { journaledSeq, LoggedTail } from '../event-log/logged-tail';
 import type { ClaimedRun } from './postgres-execution-claims';
@@ -29,8 +29,11 @@ export interface TakeoverEngine {
   refuse(run: { id: string; traceId: string }, error: { message: string; type: string }): Promise<void>;
   /** Runs a claimed execution again, from the start. */
   resume(run: ResumedRun): void;
-  /** Stops this replica's durable runs, recording nothing: another replica goes on with them. */
-  abandon(): void;
+  /**
+   * Stops this replica's durable runs (or those of `ids`), recording nothing: another replica goes on
+   * with them. Returns the ids of the runs it stopped.
+   */
+  abandon(ids?: ReadonlySet<string>): string[];
 }
 
 export interface TakeoverStores {
@@ -57,7 +60,7 @@ export class ExecutionTakeover implements TakeoverHost {
     const { store, eventLogs, durable } = this.stores;
     const record = await store.get(run.id);
     if (!record || isTerminalStatus(record.status) || this.engine.runs(run.id)) return;
-    const { spec } = run;
+    const spec = specWith(run.spec, record);
     if (spec.workflow !== this.stores.workflowType) {
       // Another config (a deploy changed the workflow): replaying it would not be the same run.
       const message = `The workflow changed (it was ${spec.workflow}); the execution cannot go on`;
@@ -75,12 +78,12 @@ export class ExecutionTakeover implements TakeoverHost {
       record,
       spec,
       events,
-      journal: journalOf(durable.journal, record.id, journal, events),
+      journal: journalOf(durable.journal, record.id, journal, events, run.epoch),
       logged: logged.length > 0 ? new LoggedTail(logged) : undefined,
     });
   }
 
-  abandon(): void {
-    this.engine.abandon();
+  abandon(): string[] {
+    return this.engine.abandon();
   }
 }

@@ -1,6 +1,17 @@
-import type { JournalEntry } from '../../runtime/run-journal';
+import { HandedOver, type JournalEntry } from '../../runtime/run-journal';
 
 export type { JournalEntry };
+
+/**
+ * A journal write refused because the run's epoch is no longer the record's: another replica claimed
+ * the execution (this one was presumed dead). The run stops here, recording nothing more.
+ */
+export class Fenced extends HandedOver {
+  constructor(readonly executionId: string) {
+    super();
+    this.message = `Execution ${executionId} was claimed by another replica; this one stops running it`;
+  }
+}
 
 /**
  * Each durable execution's journal: the results its workflow depended on, by point, so a replica that
@@ -12,8 +23,10 @@ export abstract class Journal {
   /**
    * Journals one result. A point holds one value for good: when it already has one (a replica that was
    * presumed dead wrote it first), that value is kept and returned, so every run goes on with the same.
+   * With `epoch` (the run's claim), the write is made only while the record holds that epoch, and
+   * fails with `Fenced` otherwise.
    */
-  abstract append(executionId: string, entry: JournalEntry): Promise<unknown>;
+  abstract append(executionId: string, entry: JournalEntry, epoch?: number): Promise<unknown>;
   /** An execution's entries, in the order they were journaled. */
   abstract read(executionId: string): Promise<JournalEntry[]>;
   /** Forgets an execution's journal (it ended). */

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { EventEmitter2 } from '@nestjs/event-emitter';
 import { internalErrorMessage, isExposed, WorkflowError } from '../../core/errors/app-error';
+import { whileStoreAway } from '../../core/errors/while-store-away';
 import {
   ExecutionFinished,
   ExecutionHandedOver,
@@ -26,6 +27,8 @@ export interface EndingDeps {
 /** How the executions this process runs end: their terminal event, their record, what they held. */
 export class ExecutionEndings {
   private readonly logger = new Logger('ExecutionService');
+  /** Set once the server stops: an end the store cannot take is not retried past then. */
+  stopping = false;
 
   constructor(
     private readonly running: RunningExecutions,
@@ -123,7 +126,11 @@ export class ExecutionEndings {
    */
   private async finish(entry: Entry, end: Ending, terminal?: ExecutionEventBody): Promise<void> {
     const { id, events } = entry.execution;
-    const { store } = this.deps;
+    const { store, journal } = this.deps;
+    // While the store is away (a restart, a fail-over) the end is written once it is back: a run that
+    // ended meanwhile is not left running in its record for good.
+    const retried = (what: string, write: () => Promise<unknown>) =>
+      whileStoreAway(`${what} of execution ${id}`, write, this.logger, { stopped: () => this.stopping });
     try {
       if (!entry.exposed) {
         if (terminal) events.append(terminal);
@@ -132,15 +139,17 @@ export class ExecutionEndings {
         // A deferred record never written has nothing to delete (deferred-record.ts).
         if (wasStored(entry)) {
           await entry.storing;
-          await store.delete(id);
+          await retried('The record', () => store.delete(id));
         }
       } else {
-        entry.expiresAt = Date.now() + this.deps.ttlSeconds * 1000;
+        const expiresAt = Date.now() + this.deps.ttlSeconds * 1000;
+        entry.expiresAt = expiresAt;
         await entry.storing;
-        await store.apply(id, { ...end, expiresAt: entry.expiresAt });
+        await retried('The end', () => store.apply(id, { ...end, expiresAt }));
       }
       // After the end is recorded: until then a replica taking over still needs it.
-      if (entry.journal) await this.deps.journal?.delete(id);
+      if (journal && entry.journal && wasStored(entry))
+        await retried('The journal', () => journal.delete(id));
     } catch (err) {
       this.logger.error(`Could not record the end of execution ${id}: ${(err as Error).message}`);
     } finally {

@@ -99,6 +99,7 @@ export function newEntry(
     logged: undefined,
     unstored: undefined,
     storing: undefined,
+    journaled: undefined,
   };
   entry.execution = new EntryExecution(entry, id, traceId, events, cancel);
   return entry;

@@ -12,12 +12,14 @@ import type { RequestMetadata } from '../../runtime/workflow-context';
 import type { RunInit } from '../../runtime/workflow-runner';
 import { DurableRuns } from '../durability/durable-runs';
 import { Handovers } from '../durability/execution-handover';
+import { Fenced } from '../durability/journal';
 import type { ResumedRun, TakeoverEngine } from '../durability/execution-takeover';
 import type { EventLog } from '../event-log/event-log';
 import type { PersonWaits } from '../model/execution';
+import type { ExecutionRecord } from '../model/execution-record';
 import { ExecutionStore } from '../store/execution.store';
 import { applyOnceStored, storeDeferred } from './deferred-record';
-import { announcingWaits } from './lifecycle-events';
+import { announceTakenOver, announcingWaits } from './lifecycle-events';
 import { ExecutionEndings } from './execution-endings';
 import { launch, newEntry, signalOf, type CancelEntry, type Entry } from './execution-entry';
 import { routeOf, sinkFor, type WaitDeps } from './execution-sink';
@@ -68,16 +70,19 @@ export class ExecutionRunner implements TakeoverEngine {
   private readonly waits: WaitDeps;
   /** One function for every entry (a closure per execution would be kept as long as it waits). */
   private readonly cancelEntry: CancelEntry = (entry, reason) => this.endings.cancel(entry, reason);
+  /** Stops a durable run whose journal write was refused: another replica claimed it (one function for all). */
+  private readonly fenced = (err: unknown) =>
+    err instanceof Fenced && this.abandon(new Set([err.executionId]));
 
   constructor(
     private readonly running: RunningExecutions,
-    store: ExecutionStore,
+    private readonly store: ExecutionStore,
     interactions: InteractionService,
     oauth: OAuthService,
     private readonly instances: WorkflowInstances,
     config: ServerConfig,
     /** Where the lifecycle is announced (core/events): metrics, spans, OAuth, instances listen. */
-    bus: EventEmitter2,
+    private readonly bus: EventEmitter2,
     /** Durable waits (store: postgres): leases, claims and the journal; null in one process. */
     @Inject(DurableRuns) private readonly durable: DurableRuns | null,
   ) {
@@ -101,7 +106,11 @@ export class ExecutionRunner implements TakeoverEngine {
     events: EventLog,
   ): Entry {
     const entry = newEntry(id, traceId, span, holder, events, this.cancelEntry);
-    if (this.durable) entry.execution.onHandover = (listener) => this.handovers.listen(listener);
+    if (this.durable) {
+      // Only a run handed over wakes its face: one not written yet (no replica could claim it), or
+      // not stopped here (another was), goes on here.
+      entry.execution.onHandover = (listener) => this.handovers.listen(() => entry.handedOver && listener());
+    }
     return entry;
   }
 
@@ -119,14 +128,26 @@ export class ExecutionRunner implements TakeoverEngine {
       sink: sinkFor(entry, this.waits, routeOf(facts, facts.identity, workflow.type)),
       journal: entry.journal,
     };
-    this.endings.settle(
-      entry,
-      entry.span.run(() => launch(workflow, input, init)),
-    );
+    const run = entry.span.run(() => launch(workflow, input, init));
+    // A durable run whose journal write was fenced (another replica claimed it): stopped, not failed.
+    if (entry.journal) run.catch(this.fenced);
+    this.endings.settle(entry, run);
   }
 
   runs(executionId: string): boolean {
     return this.running.has(executionId);
+  }
+
+  /**
+   * The record of a run this replica runs and holds, from memory when no other replica can have
+   * changed it (own-records.ts); undefined: read the store.
+   */
+  ownRecord(id: string): Readonly<ExecutionRecord> | undefined {
+    const entry = this.running.get(id);
+    if (!entry || entry.ended) return undefined;
+    // A durable run can be claimed by another replica once this one's lease may have run out.
+    if (entry.journal && !this.durable?.holdsRuns) return undefined;
+    return this.store.held(id);
   }
 
   refuse(run: { id: string; traceId: string }, error: { message: string; type: string }): Promise<void> {
@@ -140,20 +161,34 @@ export class ExecutionRunner implements TakeoverEngine {
     entry.journal = journal;
     entry.logged = logged;
     entry.exposed = entry.adopted = true;
+    // Whatever this replica wrote of it before, another one may have changed since.
+    this.store.forget([record.id]);
     this.running.add(entry);
+    // Before it runs: a listener that follows the execution here misses none of its events.
+    announceTakenOver(this.bus, record.id);
     this.run(entry, workflow, spec.input, spec);
   }
 
-  /** Stops the durable runs here, recording nothing; their streams end so that clients re-attach elsewhere. */
-  abandon(): void {
+  /**
+   * Stops the durable runs here (or those of `ids`), recording nothing; their streams end so that
+   * clients re-attach elsewhere. Returns the ids of the runs it stopped.
+   */
+  abandon(ids?: ReadonlySet<string>): string[] {
+    const stopped: string[] = [];
     for (const entry of this.running.all()) {
-      if (!entry.journal || entry.ended) continue;
+      // One not written yet, or whose record is still being written, cannot be claimed by another
+      // replica (none can read it yet): it ends here.
+      const unwritten = entry.unstored !== undefined || entry.storing !== undefined;
+      if (!entry.journal || entry.ended || unwritten || (ids && !ids.has(entry.execution.id))) continue;
       entry.handedOver = entry.ended = true;
       entry.journal.close();
       this.running.remove(entry.execution.id);
       entry.abort.abort(new HandedOver());
       this.endings.handedOver(entry);
+      stopped.push(entry.execution.id);
     }
-    this.handovers.fire();
+    this.store.forget(stopped);
+    if (!ids || stopped.length) this.handovers.fire();
+    return stopped;
   }
 }

@@ -150,8 +150,16 @@ export class EntrySink implements ExecutionSink, AskingExecution, PromptingRun {
     return this.deps.read(this.entry.execution.id, interactionId);
   }
 
-  askAgain(interactionId: string): Promise<PromptAnswer> {
-    const read = () => this.recorded(interactionId);
+  askAgain(prompt: Prompt, interactionId: string): Promise<PromptAnswer> {
+    const read = async () => {
+      const interaction = await this.recorded(interactionId);
+      // The replica that opened it may have stopped after recording the wait and before publishing
+      // it (a client following the log would wait for ever): published again, unless the log holds
+      // it already (the run's logged tail, in `publish`).
+      if (interaction?.status === 'open')
+        this.publish({ kind: 'interaction_required', interactionId, prompt });
+      return interaction;
+    };
     return this.deps.interactions.resume(this, interactionId, read, this.entry.abort);
   }
 

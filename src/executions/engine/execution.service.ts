@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   Inject,
   Injectable,
+  Logger,
   type BeforeApplicationShutdown,
   type OnApplicationShutdown,
   type OnModuleDestroy,
@@ -21,13 +22,14 @@ import { WorkflowInstances } from './workflow-instances';
 import { cancelElsewhere, remoteExecution, startReleased } from './remote-execution';
 import { ExecutionCancels } from './execution-cancels';
 import { startingRecord, type ExecutionRecord } from '../model/execution-record';
+import { deferredJournal, storeDeferred } from './deferred-record';
 import { announceAnswered, announceStarted } from './lifecycle-events';
 import { isTerminalStatus } from '../model/execution-state';
 import { ExecutionStore } from '../store/execution.store';
 import { TraceOwners } from '../store/trace-owners';
 import type { ExecutionEndings } from './execution-endings';
 import { DurableRuns } from '../durability/durable-runs';
-import { runSpecOf } from '../model/run-spec';
+import { runSpecOf, type RunSpec } from '../model/run-spec';
 import { ExecutionTakeover } from '../durability/execution-takeover';
 import { journalOf } from '../durability/execution-handover';
 import { RunningExecutions } from './running-executions';
@@ -38,8 +40,12 @@ import { ExecutionRunner, spanOf } from './execution-runner';
 export class ExecutionService
   implements OnModuleInit, OnModuleDestroy, BeforeApplicationShutdown, OnApplicationShutdown
 {
+  private readonly logger = new Logger('ExecutionService');
   private sweeper?: NodeJS.Timeout;
+  /** Writes the durable runs nobody can name yet once they outlive `durable_after_seconds`. */
+  private ager?: NodeJS.Timeout;
   private readonly endings: ExecutionEndings;
+  private readonly durableAfterMs: number;
 
   constructor(
     private readonly store: ExecutionStore,
@@ -58,6 +64,7 @@ export class ExecutionService
     private readonly runner: ExecutionRunner,
   ) {
     this.endings = runner.endings;
+    this.durableAfterMs = config.general.executions.durable_after_seconds * 1000;
   }
 
   async onModuleInit(): Promise<void> {
@@ -67,10 +74,19 @@ export class ExecutionService
       if (entry) void this.endings.cancel(entry, reason);
     });
     const ttl = this.config.general.execution_ttl_seconds * 1000;
-    this.sweeper = setInterval(() => void this.sweep(), Math.min(ttl, 30_000));
+    // A sweep the store fails (it is away) is tried again at the next tick; never an unhandled rejection.
+    const sweep = () =>
+      this.sweep().catch((err: Error) =>
+        this.logger.warn(`Evicting expired executions failed: ${err.message}`),
+      );
+    this.sweeper = setInterval(() => void sweep(), Math.min(ttl, 30_000));
     this.sweeper.unref();
     const { durable, store, eventLogs } = this;
     if (!durable) return;
+    if (this.durableAfterMs > 0) {
+      this.ager = setInterval(() => this.storeAged(Date.now()), Math.min(1000, this.durableAfterMs / 2));
+      this.ager.unref();
+    }
     const stores = { store, eventLogs, durable, workflowType: this.config.workflow.type };
     await durable.start(new ExecutionTakeover(this.runner, stores));
   }
@@ -78,6 +94,28 @@ export class ExecutionService
   /** The first hook of a close: nothing is swept while the stores close. */
   onModuleDestroy(): void {
     if (this.sweeper) clearInterval(this.sweeper);
+    if (this.ager) clearInterval(this.ager);
+  }
+
+  /** Writes the durable runs not written yet that started `durable_after_seconds` ago or earlier. */
+  storeAged(now: number): Promise<unknown> {
+    const due = now - this.durableAfterMs;
+    const writes = [];
+    for (const entry of this.running.all()) {
+      const unstored = entry.unstored;
+      if (unstored?.durable && unstored.record.createdAt <= due) writes.push(storeDeferred(entry));
+    }
+    return Promise.allSettled(writes);
+  }
+
+  /** Writes every durable run not written yet and waits for the writes under way. */
+  private storeUnwritten(): Promise<unknown> {
+    const writes = [];
+    for (const entry of this.running.all()) {
+      if (entry.unstored?.durable) writes.push(storeDeferred(entry));
+      else if (entry.storing) writes.push(entry.storing);
+    }
+    return Promise.allSettled(writes);
   }
 
   /**
@@ -86,8 +124,15 @@ export class ExecutionService
    * their streams end with a hint to re-attach elsewhere. The others are cancelled.
    */
   async beforeApplicationShutdown(): Promise<void> {
+    this.endings.stopping = true;
     if (this.sweeper) clearInterval(this.sweeper);
+    if (this.ager) clearInterval(this.ager);
     if (this.durable) {
+      // From here on a start is recorded released (another replica runs it), so none begins here late.
+      this.durable.leave();
+      // Durable runs nobody can name yet are handed over too: written first, released with the others;
+      // so are those whose write is under way (their 202 may be on its way to the client).
+      await this.storeUnwritten();
       this.runner.abandon();
       await this.durable.handOver();
     }
@@ -115,24 +160,33 @@ export class ExecutionService
       !options.workflow &&
       options.durable !== false &&
       runSpecOf(workflow.type, input, identity, options, trace);
-    // This replica is handing its runs over: another one runs it, from the start.
-    if (spec && this.durable!.stopped) {
-      this.instances.release(identity);
-      announceStarted(this.bus, record, workflow.type, identity);
-      const cancel = async (reason: string) => void (await this.cancels.request(record.id, reason));
-      return startReleased(this.store, this.eventLogs, this.durable!, { record, spec, cancel, options });
+    // This replica is handing its runs over, or cannot prove its lease holds: another one runs it.
+    if (spec && !this.durable!.acting) {
+      return this.startElsewhere({ record, spec, options, written: false }, workflow.type, identity);
     }
-    const deferred = options.deferRecord === true && !spec; // stored once needed (deferred-record.ts)
-    if (!deferred)
-      await this.store.create(record, spec ? { replica: this.durable!.replica, spec } : undefined);
+    const durableRun = spec ? { replica: this.durable!.replica, spec } : undefined;
+    // Stored once needed (deferred-record.ts); a durable run also once it outlives durable_after_seconds.
+    const deferred = options.deferRecord === true && (!spec || this.durableAfterMs > 0);
+    if (!deferred) {
+      await this.store.create(record, durableRun);
+      // It began to hand its runs over during the write, so it would not hand this one over: released.
+      if (spec && !this.durable!.acting) {
+        return this.startElsewhere({ record, spec, options, written: true }, workflow.type, identity);
+      }
+    }
     announceStarted(this.bus, record, workflow.type, identity);
 
     const span = spanOf(record.id, workflow.type, identity, trace, options.request);
     const events = this.eventLogs.open(record.id, { held: deferred });
     const holder = options.workflow ? undefined : identity;
     const entry = this.runner.entryFor(record.id, trace.traceId, span, holder, events);
-    if (spec) entry.journal = journalOf(this.durable!.journal, record.id, [], events);
-    if (deferred) entry.unstored = { record, store: this.store, events };
+    if (spec) {
+      const journal = this.durable!.journal;
+      entry.journal = deferred
+        ? deferredJournal(entry, journal, record.id, events)
+        : journalOf(journal, record.id, [], events);
+    }
+    if (deferred) entry.unstored = { record, store: this.store, events, durable: durableRun };
     this.running.add(entry);
     options.beforeRun?.(entry.execution);
     // Closures made here would keep `options` alive for the whole run, and with it the face's closures
@@ -141,6 +195,19 @@ export class ExecutionService
     const facts = { identity, request, trace, streaming, interactive, interactiveRoute, personWaits };
     this.runner.run(entry, workflow, input, facts);
     return entry.execution;
+  }
+
+  /** A durable run this replica does not run (it stops, or cannot prove its lease): another claims it. */
+  private startElsewhere(
+    start: { record: ExecutionRecord; spec: RunSpec; options: StartOptions; written: boolean },
+    workflowType: string,
+    identity: Identity,
+  ): Promise<Execution> {
+    const id = start.record.id;
+    this.instances.release(identity);
+    announceStarted(this.bus, start.record, workflowType, identity);
+    const cancel = async (reason: string) => void (await this.cancels.request(id, reason));
+    return startReleased(this.store, this.eventLogs, this.durable!, { ...start, cancel });
   }
 
   /** The execution if this process runs it or still holds its event log (see `attach` for any replica). */
@@ -171,14 +238,26 @@ export class ExecutionService
 
   /** The record as its owner may see it (to read, not change); 404 for anyone else and for unknown ids. */
   async record(identity: Identity, id: string): Promise<Readonly<ExecutionRecord>> {
-    const record = await this.store.peek(id);
+    // A run this replica runs and holds is read from memory while nobody else can change it; any
+    // other from the store: a client polling replicas in turn never sees a status go back.
+    const record = this.runner.ownRecord(id) ?? (await this.store.peek(id));
+    if (!record || !ownedBy(record, identity)) throw executionNotFound(id);
+    return record;
+  }
+
+  /**
+   * The record as the store holds it now, for its owner: what an answer or a cancel acts on (a poll may
+   * be served a copy another replica's change has not reached yet; this may not).
+   */
+  private async current(identity: Identity, id: string): Promise<ExecutionRecord> {
+    const record = await this.store.get(id);
     if (!record || !ownedBy(record, identity)) throw executionNotFound(id);
     return record;
   }
 
   /** `DELETE /executions/{id}`: stops a running or waiting execution; its status becomes failed. */
   async cancel(identity: Identity, id: string): Promise<void> {
-    const record = await this.record(identity, id);
+    const record = await this.current(identity, id);
     if (isTerminalStatus(record.status)) {
       throw new AppError(ErrorCode.Conflict, `Execution ${id} has already ended (${record.status})`);
     }
@@ -192,7 +271,7 @@ export class ExecutionService
    * compare-and-set, so a second answer gets 400), then handed to the waiting workflow.
    */
   async respond(identity: Identity, executionId: string, interactionId: string, raw: unknown): Promise<void> {
-    const record = await this.record(identity, executionId);
+    const record = await this.current(identity, executionId);
     const answer = this.interactions.accept(
       executionId,
       interactionId,

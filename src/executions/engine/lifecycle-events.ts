@@ -3,6 +3,7 @@ import {
   ExecutionPaused,
   ExecutionResumed,
   ExecutionStarted,
+  ExecutionTakenOver,
   type PersonWait,
 } from '../../core/events/execution-events';
 import type { Identity } from '../../core/identity/identity';
@@ -18,6 +19,11 @@ export function announceStarted(
   identity: Identity,
 ): void {
   bus.emit(ExecutionStarted.event, new ExecutionStarted(record.id, record.traceId, workflow, identity));
+}
+
+/** Announces a run this process takes over, before it runs again here. */
+export function announceTakenOver(bus: EventEmitter2, executionId: string): void {
+  bus.emit(ExecutionTakenOver.event, new ExecutionTakenOver(executionId));
 }
 
 /** Announces that a person's answer closed a prompt (recorded by `ExecutionService.respond`). */

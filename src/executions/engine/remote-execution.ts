@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Logger } from '@nestjs/common';
 import { AppError, ErrorCode } from '../../core/errors/app-error';
+import { isDependencyOutage } from '../../core/errors/dependency-outage';
 import type { Execution, StartOptions } from '../model/execution';
 import type { DurableRuns } from '../durability/durable-runs';
 import type { RunSpec } from '../model/run-spec';
@@ -48,10 +50,13 @@ export async function startReleased(
     spec: RunSpec;
     cancel: (reason: string) => Promise<void>;
     options: StartOptions;
+    /** Written already as this replica's own (it began to stop during that write): released now. */
+    written?: boolean;
   },
 ): Promise<Execution> {
   const { record, spec, cancel, options } = start;
-  await store.create(record, { replica: null, spec });
+  if (start.written) await durable.release([record.id]);
+  else await store.create(record, { replica: null, spec });
   const followed = await remoteExecution(eventLogs, record, cancel);
   if (!followed) throw new Error(`The event log of execution ${record.id} cannot be followed`);
   await durable.passOn();
@@ -69,7 +74,9 @@ export async function startReleased(
 
 /**
  * Asks the replica that runs an execution to cancel it, and waits until the shared record says it
- * ended (so a poll right after the 204 sees it). 404 when no other process could run it.
+ * ended (so a poll right after the 204 sees it). 404 when no other process could run it. When Redis
+ * (which carries the request) is away, the client gets 503 and the request is sent again until the
+ * record says the execution ended: it is cancelled once Redis is back.
  */
 export async function cancelElsewhere(
   store: ExecutionStore,
@@ -78,7 +85,14 @@ export async function cancelElsewhere(
   reason: string,
   timeoutMs = 5000,
 ): Promise<void> {
-  if (!(await cancels.request(id, reason))) throw executionNotFound(id);
+  let asked: boolean;
+  try {
+    asked = await cancels.request(id, reason);
+  } catch (err) {
+    if (isDependencyOutage(err)) askAgain(store, cancels, id, reason);
+    throw err;
+  }
+  if (!asked) throw executionNotFound(id);
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const record = await store.get(id);
@@ -89,4 +103,29 @@ export async function cancelElsewhere(
     ErrorCode.Unavailable,
     `Execution ${id} runs on a replica that did not confirm the cancel in time; try again`,
   );
+}
+
+/** Cancels asked while Redis was away, sent again (one loop per execution, a bounded number at once). */
+const retried = new Set<string>();
+const MAX_RETRIED = 1000;
+const RETRY_MS = 1000;
+/** How long a cancel is sent again before it is given up (logged): longer than any outage tested. */
+const RETRY_FOR_MS = 10 * 60 * 1000;
+const logger = new Logger('ExecutionCancels');
+
+function askAgain(store: ExecutionStore, cancels: ExecutionCancels, id: string, reason: string): void {
+  if (retried.has(id) || retried.size >= MAX_RETRIED) return;
+  retried.add(id);
+  const until = Date.now() + RETRY_FOR_MS;
+  void (async () => {
+    // Until the record says it ended: a request sent before the replica running it heard Redis again
+    // (its subscription back) reaches nobody, so one that went out is not enough.
+    while (Date.now() < until) {
+      await sleep(RETRY_MS, undefined, { ref: false });
+      const record = await store.get(id).catch(() => null);
+      if (record === undefined || (record && isTerminalStatus(record.status))) return;
+      if (record) await cancels.request(id, reason).catch(() => undefined);
+    }
+    logger.warn(`Cancel of execution ${id}, asked while Redis was away, given up after ${RETRY_FOR_MS} ms`);
+  })().finally(() => retried.delete(id));
 }

@@ -8,10 +8,10 @@ import {
 import type { ExecutionEvent } from '../../runtime/execution-event';
 import { eventLogContract, type LogBounds } from './event-log.contract';
 import { EventLogBudget } from './event-log-budget';
-import { RedisEventLogs, type RedisEventLogOptions } from './redis-event-log';
+import { RedisEventLogs, type RedisEventLogOptions } from './redis-event-logs';
 import type { RecordedParts } from './redis-log-entry';
 import { RedisExecutionCancels } from '../engine/execution-cancels';
-import { ReplicaLiveness } from '../durability/replica-liveness';
+import { ReleasedExecutions } from '../durability/released-executions';
 
 const MiB = 1024 * 1024;
 
@@ -79,7 +79,95 @@ requires('redis')('Redis event logs', () => {
     ]);
   });
 
-  it('a held log writes nothing to Redis until published; then a follower gets every event, prompts pinned', async () => {
+  it('a follower of a log Redis lost while the run waits for a person is shown the prompt again (from the record), then what it missed and what follows', async () => {
+    const prefix = services.newPrefix();
+    const redis = await services.redis(prefix);
+    const prompt = { input_type: 'text', text: 'Name?' };
+    const writer = new RedisEventLogs(redis, options).open('lost');
+    writer.append({ kind: 'output', value: 'a' });
+    writer.append({ kind: 'interaction_required', interactionId: 'i1', prompt });
+    records.set('lost', { openInteractionId: 'i1', interactions: { i1: { prompt, status: 'open' } } });
+    await waitFor('the prompt in Redis', async () =>
+      (await redis.client.xlen(`${prefix}events:{lost}`)) === 2 ? true : undefined,
+    );
+    // Redis restarted empty.
+    await redis.client.del(`${prefix}events:{lost}`, `${prefix}events:{lost}:pinned`);
+
+    // A client that had event 1 re-attaches on another replica.
+    const follower = (await new RedisEventLogs(await services.redis(prefix), options).attach('lost', true))!;
+    const seen: ExecutionEvent[] = [];
+    follower.subscribe((event) => seen.push(event), 1);
+    await waitFor('the prompt again', async () => (seen.length === 1 ? seen : undefined));
+    expect(seen).toEqual([{ kind: 'interaction_required', interactionId: 'i1', prompt, seq: 1 }]);
+
+    // Answered, the run goes on: the follower is told what the lost log held, then gets the rest.
+    records.delete('lost');
+    writer.append({ kind: 'output', value: 'b' });
+    writer.append({ kind: 'completed', result: 'r', streamed: true });
+    await waitFor('the end', async () => (seen.length === 4 ? seen : undefined));
+    expect(seen.slice(1).map((e) => [e.seq, e.kind])).toEqual([
+      [2, 'events_dropped'],
+      [3, 'output'],
+      [4, 'completed'],
+    ]);
+  });
+
+  it('a follower of a log Redis lost while the run waits for an OAuth consent is shown the consent again (from the record), once', async () => {
+    const prefix = services.newPrefix();
+    const redis = await services.redis(prefix);
+    const oauth = { authUrl: 'https://idp.example/authorize?state=s1', state: 's1', provider: 'calendar' };
+    const writer = new RedisEventLogs(redis, options).open('consent');
+    writer.append({ kind: 'oauth_required', ...oauth });
+    records.set('consent', { status: 'oauth_required', oauth });
+    await waitFor('the consent in Redis', async () =>
+      (await redis.client.xlen(`${prefix}events:{consent}`)) === 1 ? true : undefined,
+    );
+    // Redis restarted empty.
+    await redis.client.del(`${prefix}events:{consent}`, `${prefix}events:{consent}:pinned`);
+
+    const follower = (await new RedisEventLogs(await services.redis(prefix), options).attach(
+      'consent',
+      true,
+    ))!;
+    const seen: ExecutionEvent[] = [];
+    follower.subscribe((event) => seen.push(event));
+    await waitFor('the consent again', async () => (seen.length === 1 ? seen : undefined));
+    expect(seen).toEqual([{ kind: 'oauth_required', ...oauth, seq: 0 }]);
+
+    // Consented, the run goes on: the consent is not shown twice, the rest follows.
+    records.delete('consent');
+    writer.append({ kind: 'oauth_resolved', state: 's1', provider: 'calendar' });
+    writer.append({ kind: 'completed', result: 'r', streamed: false });
+    await waitFor('the end', async () => (seen.at(-1)?.kind === 'completed' ? seen : undefined));
+    expect(seen.filter((e) => e.kind === 'oauth_required')).toHaveLength(1);
+    expect(seen.at(-1)).toMatchObject({ kind: 'completed', seq: 3 });
+  });
+
+  it('a prompt shown from the record because its event was not written yet is not shown twice', async () => {
+    const prefix = services.newPrefix();
+    const prompt = { input_type: 'text', text: 'Name?' };
+    records.set('racing', { openInteractionId: 'i1', interactions: { i1: { prompt, status: 'open' } } });
+    const follower = (await new RedisEventLogs(await services.redis(prefix), options).attach(
+      'racing',
+      true,
+    ))!;
+    const seen: ExecutionEvent[] = [];
+    follower.subscribe((event) => seen.push(event));
+    const writer = new RedisEventLogs(await services.redis(prefix), options).open('racing');
+    writer.append({ kind: 'interaction_required', interactionId: 'i1', prompt });
+    writer.append({ kind: 'completed', result: 'r', streamed: true });
+    await expect(follower.done).resolves.toMatchObject({ kind: 'completed', seq: 2 });
+    await waitFor('the end, on the subscriber', async () =>
+      seen.at(-1)?.kind === 'completed' ? seen : undefined,
+    );
+    expect(seen.map((e) => [e.seq, e.kind])).toEqual([
+      [0, 'interaction_required'],
+      [2, 'completed'],
+    ]);
+    records.delete('racing');
+  });
+
+  it('a held log writes nothing to Redis until published; then a follower gets every event', async () => {
     const prefix = services.newPrefix();
     const redis = await services.redis(prefix);
     const writer = new RedisEventLogs(redis, options).open('held', { held: true });
@@ -102,7 +190,58 @@ requires('redis')('Redis event logs', () => {
       [3, 'output'],
       [4, 'completed'],
     ]);
-    expect(await redis.client.zcard(`${prefix}events:{held}:pinned`)).toBe(1);
+    // Nothing was trimmed: the prompt is in the Stream only, not kept aside too.
+    expect(await redis.client.exists(`${prefix}events:{held}:pinned`)).toBe(0);
+  });
+
+  it('a run waiting on a prompt holds its events once, with no slack: about 1 KB in Redis, not 6', async () => {
+    const prefix = services.newPrefix();
+    const redis = await services.redis(prefix);
+    const writer = new RedisEventLogs(redis, options).open('parked');
+    writer.append({ kind: 'output', value: 'before the question' });
+    writer.append({ kind: 'interaction_required', interactionId: 'i1', prompt: { text: 'Name?' } } as never);
+    const key = `${prefix}events:{parked}`;
+    await waitFor('the prompt in the Stream', async () =>
+      (await redis.client.xlen(key)) === 2 ? true : undefined,
+    );
+    expect(await redis.client.keys(`${prefix}*`)).toEqual([key]);
+    const used = Number(await redis.client.memory('USAGE', key, 'SAMPLES', '0'));
+    expect(used).toBeLessThan(1500);
+    expect(await redis.client.ttl(key)).toBeGreaterThan(500);
+    // Rewritten whole: a follower reads every entry, and the writer goes on after them.
+    writer.append({ kind: 'completed', result: 'r', streamed: true });
+    const follower = (await new RedisEventLogs(await services.redis(prefix), options).attach(
+      'parked',
+      false,
+    ))!;
+    const seen: ExecutionEvent[] = [];
+    follower.subscribe((event) => seen.push(event));
+    await expect(follower.done).resolves.toMatchObject({ kind: 'completed', seq: 3 });
+    await waitFor('every event', async () => (seen.length === 3 ? seen : undefined));
+  });
+
+  it('a prompt in a log taken over is kept aside once the new writer trims it: a late re-attacher still gets it', async () => {
+    const prefix = services.newPrefix();
+    const first = new RedisEventLogs(await services.redis(prefix), options).open('taken');
+    first.append({ kind: 'output', value: 'x' });
+    first.append({ kind: 'interaction_required', interactionId: 'i1', prompt: { text: 'Name?' } } as never);
+    const key = `${prefix}events:{taken}`;
+    const redis = await services.redis(prefix);
+    await waitFor('the prompt', async () => ((await redis.client.xlen(key)) === 2 ? true : undefined));
+    // Another replica goes on with it (count bound 100): the prompt is trimmed away by its events.
+    const second = await new RedisEventLogs(await services.redis(prefix), options).resume('taken');
+    for (let i = 0; i < 300; i++) second.append({ kind: 'output', value: i });
+    second.append({ kind: 'completed', result: null, streamed: true });
+    const peer = new RedisEventLogs(await services.redis(prefix), options);
+    const ended = await waitFor('the end', async () => {
+      const attached = await peer.attach('taken', false);
+      return attached?.terminal ? attached : undefined;
+    });
+    const seen: ExecutionEvent[] = [];
+    ended.subscribe((event) => seen.push(event), 0);
+    await waitFor('the end, replayed', async () => (seen.at(-1)?.kind === 'completed' ? seen : undefined));
+    expect(seen[0]).toMatchObject({ kind: 'events_dropped' });
+    expect(seen[1]).toMatchObject({ kind: 'interaction_required', seq: 2, interactionId: 'i1' });
   });
 
   it('a held log never published leaves nothing in Redis, also once disposed', async () => {
@@ -143,33 +282,15 @@ requires('redis')('Redis cancel requests', () => {
   });
 });
 
-requires('redis')('Replica leases in Redis', () => {
+requires('redis')('Released executions over Redis', () => {
   const services = new ReplicaServices();
   afterAll(() => services.cleanup());
 
-  it('a replica is alive while it renews its lease, presumed dead once it lapses, and gone at once when it leaves', async () => {
+  it('a stopping replica tells the others at once that it released executions', async () => {
     const redis = await services.redis(services.newPrefix());
-    const a = new ReplicaLiveness(redis, 'a', 600);
-    const b = new ReplicaLiveness(redis, 'b', 600);
-    await a.announce();
-    await b.announce();
-    expect(await a.alive(['a', 'b', 'never'])).toEqual(new Set(['a', 'b']));
-
-    // b keeps renewing (as its heartbeat would, also on a loaded machine), a does not.
-    await waitFor('a to lapse', async () => {
-      expect(await b.renew()).toBe(true);
-      return (await b.alive(['a'])).size === 0 ? true : undefined;
-    });
-    expect(await b.renew()).toBe(true);
-    expect(await b.alive(['a', 'b'])).toEqual(new Set(['b']));
-    // a finds out when it renews (its executions may have been claimed meanwhile), and is back.
-    expect(await a.renew()).toBe(false);
-    expect(await b.alive(['a'])).toEqual(new Set(['a']));
-
     const released: string[] = [];
-    await a.onReleased(() => released.push('told'));
-    await b.leave();
-    expect(await a.alive(['b'])).toEqual(new Set());
+    await new ReleasedExecutions(redis).onReleased(() => released.push('told'));
+    await new ReleasedExecutions(redis).tell('b');
     await waitFor('the release to be told', async () => (released.length ? true : undefined));
   });
 });

@@ -2,7 +2,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import type { BackingRedis } from '../../redis/backing-redis';
-import { isTerminal, type ExecutionEvent, type TerminalEvent } from '../../runtime/execution-event';
+import {
+  isTerminal,
+  type ExecutionEvent,
+  type ExecutionEventBody,
+  type TerminalEvent,
+} from '../../runtime/execution-event';
 import { EventLog, type EventListener } from './event-log';
 import { decode, runAfter, type StoredEvent } from './redis-log-entry';
 
@@ -28,6 +33,8 @@ type Entry = [id: string, fields: string[]];
 
 /** A stand-in read back as the event it stands for (its bulk read from the execution's record). */
 export type Restore = (event: StoredEvent) => Promise<ExecutionEvent>;
+/** The prompt the execution waits on, from its record (the system of record), without its seq. */
+export type PendingPrompt = () => Promise<ExecutionEventBody | undefined>;
 
 /**
  * An execution's log as another replica sees it: read from its Redis Stream. Each subscriber has a
@@ -35,6 +42,10 @@ export type Restore = (event: StoredEvent) => Promise<ExecutionEvent>;
  * in order (a merged run of text chunks as one event, from the chunk after that seq); events trimmed
  * before it resumed, or too large to keep, are announced with one `events_dropped` (prompts are kept
  * aside and still replayed). This replica does not run the execution, so it never appends.
+ *
+ * A log Redis lost (restarted empty) while the execution waits for a person holds nothing, though the
+ * prompt was shown: each subscriber is then shown that prompt again, read from the record, numbered
+ * as the last event it had (it answers it, or re-attaches and is shown it again), before what follows.
  */
 export class RedisEventFollower extends EventLog {
   private final: TerminalEvent | undefined;
@@ -42,6 +53,8 @@ export class RedisEventFollower extends EventLog {
   private resolveSettled!: (event: TerminalEvent) => void;
   private watching = false;
   private readonly stops = new Set<() => void>();
+  /** The prompt waited on when the log was found empty (Redis lost it), shown to each subscriber first. */
+  private lostPrompt?: ExecutionEventBody;
 
   private constructor(
     private readonly redis: BackingRedis,
@@ -63,11 +76,14 @@ export class RedisEventFollower extends EventLog {
     keys: StreamKeys,
     live: boolean,
     restore: Restore,
+    pending?: PendingPrompt,
   ): Promise<RedisEventFollower | undefined> {
     const [last] = await redis.client.xrevrange(keys.events, '+', '-', 'COUNT', 1);
     if (!last && !live) return undefined;
     const event = last && decode(last);
     const follower = new RedisEventFollower(redis, keys, event ? event.seq : 0, restore);
+    // A waiting execution has shown its prompt: an empty log is one Redis lost.
+    if (!last && pending) follower.lostPrompt = await pending();
     if (event && isTerminal(event)) follower.end((await restore(event)) as TerminalEvent);
     return follower;
   }
@@ -118,6 +134,11 @@ export class RedisEventFollower extends EventLog {
     let last = afterSeq;
     let seen = this.lastSeq > 0;
     let failures = 0;
+    const shown = this.lostPrompt;
+    if (shown) {
+      await Promise.resolve();
+      if (!stopped()) listener({ ...shown, seq: afterSeq } as ExecutionEvent);
+    }
     try {
       while (!stopped()) {
         let reply: [stream: string, entries: Entry[]][] | null;
@@ -162,6 +183,8 @@ export class RedisEventFollower extends EventLog {
           missed.tell();
           const event = runAfter(await this.restore(stored), last);
           last = stored.seq;
+          // The prompt shown again from the record, written after all (it raced the attach): once is enough.
+          if (isSameWait(event, shown)) continue;
           listener(event);
           if (isTerminal(event)) {
             this.end(event);
@@ -195,6 +218,15 @@ export class RedisEventFollower extends EventLog {
     this.final ??= event;
     this.resolveSettled(this.final);
   }
+}
+
+function isSameWait(event: ExecutionEvent, shown: ExecutionEventBody | undefined): boolean {
+  if (shown?.kind === 'oauth_required') return event.kind === 'oauth_required' && event.state === shown.state;
+  return (
+    shown?.kind === 'interaction_required' &&
+    event.kind === 'interaction_required' &&
+    event.interactionId === shown.interactionId
+  );
 }
 
 /** Events a follower could not have, told as one `events_dropped` before the next it gets. */

@@ -4,7 +4,7 @@ import type { ExecutionEvent } from '../../runtime/execution-event';
 import type { IntermediateStep } from '../../runtime/intermediate-step';
 import { EventLogBudget } from './event-log-budget';
 import { LoggedTail } from './logged-tail';
-import { RedisEventLogs, type RedisEventLogOptions } from './redis-event-log';
+import { RedisEventLogs, type RedisEventLogOptions } from './redis-event-logs';
 import type { RecordedParts } from './redis-log-entry';
 
 const KiB = 1024;

@@ -1,25 +1,19 @@
 import { Logger } from '@nestjs/common';
+import type { ChainableCommander } from 'ioredis';
 import type { BackingRedis } from '../../redis/backing-redis';
 import type { ExecutionEvent, ExecutionEventBody, TerminalEvent } from '../../runtime/execution-event';
 import type { SheddableLog } from './event-log-budget';
-import { EventLog, EventLogs, type EventListener, type OpenOptions } from './event-log';
+import { EventLog, type EventListener } from './event-log';
 import {
   ExecutionEventLog,
   segmentCharsOf,
   type EventLogLimits,
   type MergedRun,
 } from './execution-event-log';
-import { RedisEventFollower, type StreamKeys } from './redis-event-follower';
-import {
-  chunksOf,
-  decode,
-  restore,
-  serialize,
-  standIn,
-  type RecordReader,
-  type StoredEvent,
-} from './redis-log-entry';
+import type { StreamKeys } from './redis-event-follower';
+import { isPrompt, serialize, standIn, type RecordReader, type StoredEvent } from './redis-log-entry';
 import { StreamWindow } from './stream-window';
+import { COMPACT_UP_TO_BYTES, compactStream } from './stream-compaction';
 
 export interface RedisEventLogOptions {
   /** Entries kept per execution. */
@@ -45,7 +39,7 @@ const ALREADY_ADDED = /equal or smaller than the target stream top item/;
 /** Prompts kept aside per execution, so a re-attacher can answer even once its events were trimmed. */
 const MAX_PINS = 1000;
 /** What Redis spends on an entry besides its JSON (id, field name, listpack headers), roughly. */
-const ENTRY_BYTES = 16;
+export const ENTRY_BYTES = 16;
 /** Past its bound a log is trimmed to this share of it, so a full log is not trimmed on every event. */
 const TRIM_TO = 0.9;
 /** Short logs are written event for event; past this many entries, text chunks are merged. */
@@ -90,10 +84,13 @@ export class RedisEventLog extends EventLog implements SheddableLog {
     return event;
   }
 
+  /** What it kept goes out in one pipeline (a run made durable late: everything before that point). */
   override publish(): void {
     if (!this.held) return;
     this.held = false;
-    this.local.replayKept((event, run) => this.write(event, run));
+    const batch = this.redis.client.pipeline();
+    this.local.replayKept((event, run) => this.write(event, run, batch));
+    if (batch.length > 0) this.exec(batch);
   }
 
   subscribe(listener: EventListener, afterSeq?: number): () => void {
@@ -118,8 +115,8 @@ export class RedisEventLog extends EventLog implements SheddableLog {
   }
 
   /** Entries already in the Stream (a log taken over), oldest first: counted against the bounds. */
-  seed(seq: number, bytes: number): void {
-    this.window.push(seq, bytes);
+  seed(seq: number, bytes: number, pin?: string): void {
+    this.window.push(seq, bytes, pin);
     this.options.shared.budget?.charge(this, bytes);
   }
 
@@ -136,17 +133,17 @@ export class RedisEventLog extends EventLog implements SheddableLog {
     if (!this.held) this.send(this.redis.client.del(this.keys.events, this.keys.pins));
   }
 
-  private write(event: ExecutionEvent, merged?: MergedRun): void {
+  private write(event: ExecutionEvent, merged?: MergedRun, batch?: ChainableCommander): void {
     if (merged) {
-      this.flushRun();
-      return this.add(runEvent(merged));
+      this.flushRun(batch);
+      return this.add(runEvent(merged), batch);
     }
     const text = event.kind === 'output' && typeof event.value === 'string' ? event.value : undefined;
     if (text !== undefined && text.length <= this.segmentChars && this.window.count >= MERGE_PAST) {
       return this.gather(event.seq, text);
     }
-    this.flushRun();
-    this.add(event);
+    this.flushRun(batch);
+    this.add(event, batch);
   }
 
   private gather(seq: number, text: string): void {
@@ -163,15 +160,16 @@ export class RedisEventLog extends EventLog implements SheddableLog {
     this.runTimer.unref();
   }
 
-  private flushRun(): void {
+  private flushRun(batch?: ChainableCommander): void {
     const run = this.run;
     if (!run) return;
     this.run = undefined;
     clearTimeout(this.runTimer);
-    this.add(runEvent(run));
+    this.add(runEvent(run), batch);
   }
 
-  private add(event: StoredEvent): void {
+  /** Writes one entry: its commands in `batch`, or in a pipeline of their own. */
+  private add(event: StoredEvent, batch?: ChainableCommander): void {
     const { events, pins } = this.keys;
     const { shared, maxEvents, retentionSeconds: ttl } = this.options;
     let data = serialize(event);
@@ -181,37 +179,57 @@ export class RedisEventLog extends EventLog implements SheddableLog {
       data = serialize(standIn(event));
       bytes = Buffer.byteLength(data) + ENTRY_BYTES;
     }
-    const client = this.redis.client;
     // One connection sends commands in order, so the stream gets the events in their order.
-    this.send(client.xadd(events, `${event.seq}-0`, 'e', data));
-    const pinned = event.kind === 'interaction_required' || event.kind === 'oauth_required';
-    if (pinned) {
-      this.send(client.zadd(pins, event.seq, data));
-      this.send(client.zremrangebyrank(pins, 0, -(MAX_PINS + 1)));
-    }
+    const commands = batch ?? this.redis.client.pipeline();
+    commands.xadd(events, `${event.seq}-0`, 'e', data);
+    const pinned = isPrompt(event);
     const now = Date.now();
     if (pinned || this.local.terminal || now - this.expiresSetAt > (ttl * 1000) / 10) {
       this.expiresSetAt = now;
-      this.send(client.expire(events, ttl));
-      this.send(client.expire(pins, ttl));
+      commands.expire(events, ttl);
+      commands.expire(pins, ttl);
     }
-    this.window.push(event.seq, bytes);
+    // A prompt is kept aside (the sorted set) only once a trim drops it from the Stream.
+    this.window.push(event.seq, bytes, pinned ? data : undefined);
     shared.budget?.charge(this, bytes);
     if (this.window.bytes > shared.maxBytes || this.window.count > maxEvents) {
-      this.trim(Math.floor(shared.maxBytes * TRIM_TO), Math.floor(maxEvents * TRIM_TO));
+      this.trim(Math.floor(shared.maxBytes * TRIM_TO), Math.floor(maxEvents * TRIM_TO), commands);
     }
+    // A prompt is where a run waits, often long: its Stream then holds no slack (stream-compaction.ts).
+    if (pinned && this.window.bytes <= COMPACT_UP_TO_BYTES) compactStream(commands, events);
+    if (!batch) this.exec(commands);
   }
 
   /** Trims the oldest entries (never the last) to at most `bytes` and `count`; returns the bytes freed. */
-  private trim(bytes: number, count: number): number {
+  private trim(bytes: number, count: number, batch?: ChainableCommander): number {
     const before = this.window.bytes;
-    const oldest = this.window.dropUntil(bytes, count);
+    const prompts: (string | number)[] = [];
+    const oldest = this.window.dropUntil(bytes, count, (seq, json) => prompts.push(seq, json));
     if (oldest === undefined) return 0;
+    const commands = batch ?? this.redis.client.pipeline();
+    const { pins, events } = this.keys;
+    if (prompts.length > 0) {
+      // Before the trim: a follower that finds the gap finds the prompts in it.
+      commands.zadd(pins, ...prompts);
+      commands.zremrangebyrank(pins, 0, -(MAX_PINS + 1));
+      commands.expire(pins, this.options.retentionSeconds);
+    }
     // Exact, not `~`: Redis would otherwise keep whole nodes of entries past the bound.
-    this.send(this.redis.client.xtrim(this.keys.events, 'MINID', `${oldest}-0`));
+    commands.xtrim(events, 'MINID', `${oldest}-0`);
+    if (!batch) this.exec(commands);
     const freed = before - this.window.bytes;
     this.options.shared.budget?.credit(this, freed);
     return freed;
+  }
+
+  /** Sends a pipeline nobody awaits; a command it refused counts as a failed write. */
+  private exec(commands: ChainableCommander): void {
+    this.send(
+      commands.exec().then((replies) => {
+        const refused = replies?.find(([err]) => err);
+        if (refused) throw refused[0] as Error;
+      }),
+    );
   }
 
   /**
@@ -233,64 +251,4 @@ export class RedisEventLog extends EventLog implements SheddableLog {
 /** A run of one chunk is that chunk; longer ones say which chunks they hold. */
 function runEvent({ value, seq, from, lengths }: MergedRun): StoredEvent {
   return lengths.length > 1 ? { kind: 'output', value, seq, from, lengths } : { kind: 'output', value, seq };
-}
-
-/** Stream entries read at once when a log taken over is measured. */
-const PAGE = 500;
-
-/** The Redis adapter of the event-log port: Streams any replica can follow. */
-export class RedisEventLogs extends EventLogs {
-  constructor(
-    private readonly redis: BackingRedis,
-    private readonly options: RedisEventLogOptions,
-  ) {
-    super();
-  }
-
-  open(executionId: string, options?: OpenOptions): EventLog {
-    return new RedisEventLog(this.redis, this.keysOf(executionId), this.options, 0, options?.held);
-  }
-
-  /** Goes on after the last entry there, counting what the Stream holds against this replica's bounds. */
-  override async resume(executionId: string): Promise<EventLog> {
-    const keys = this.keysOf(executionId);
-    const entries: [seq: number, bytes: number][] = [];
-    for (let start = '-'; ;) {
-      const page = await this.redis.client.xrange(keys.events, start, '+', 'COUNT', PAGE);
-      for (const [id, fields] of page) {
-        entries.push([Number.parseInt(id, 10), Buffer.byteLength(String(fields[1])) + ENTRY_BYTES]);
-      }
-      if (page.length < PAGE) break;
-      start = `(${page[page.length - 1][0]}`;
-    }
-    const afterSeq = entries.length > 0 ? entries[entries.length - 1][0] : 0;
-    const log = new RedisEventLog(this.redis, keys, this.options, afterSeq);
-    for (const [seq, bytes] of entries) log.seed(seq, bytes);
-    return log;
-  }
-
-  override async readAfter(executionId: string, afterSeq: number): Promise<ExecutionEvent[]> {
-    const entries = await this.redis.client.xrange(this.keysOf(executionId).events, `${afterSeq + 1}-0`, '+');
-    const events: ExecutionEvent[] = [];
-    for (const entry of entries) {
-      const stored = decode(entry);
-      if (!stored) continue;
-      for (const event of chunksOf(await restore(stored, executionId, this.options.records))) {
-        if (event.seq > afterSeq) events.push(event);
-      }
-    }
-    return events;
-  }
-
-  async attach(executionId: string, live: boolean): Promise<EventLog | undefined> {
-    const records = this.options.records;
-    return RedisEventFollower.attach(this.redis, this.keysOf(executionId), live, (event) =>
-      restore(event, executionId, records),
-    );
-  }
-
-  private keysOf(executionId: string): StreamKeys {
-    const events = `${this.redis.prefix}events:{${executionId}}`;
-    return { events, pins: `${events}:pinned` };
-  }
 }

@@ -16,11 +16,16 @@ export type StoredEvent = ExecutionEvent & {
   digest?: string;
 };
 
-/** What a stored event that is only a stand-in reads from the execution's record. */
+/** What a stored event that is only a stand-in (or a pending prompt) reads from the execution's record. */
 export interface RecordedParts {
   result?: unknown;
   error?: { message: string; type: string };
-  interactions?: Record<string, { prompt: unknown } | undefined>;
+  interactions?: Record<string, { prompt: unknown; status?: string } | undefined>;
+  /** The interaction the execution waits on, if any. */
+  openInteractionId?: string;
+  /** The OAuth consent it waits on, if any (status `oauth_required`). */
+  status?: string;
+  oauth?: { authUrl: string; state: string; provider: string };
 }
 
 /** Reads the record of an execution (undefined when there is none). */
@@ -86,6 +91,25 @@ export async function restore(
   }
 }
 
+/**
+ * The prompt (or OAuth consent) an execution waits on, as its record says: the event that showed it,
+ * without its seq.
+ */
+export async function pendingPrompt(
+  executionId: string,
+  read: RecordReader | undefined,
+): Promise<Extract<ExecutionEventBody, { kind: 'interaction_required' | 'oauth_required' }> | undefined> {
+  const record = await read?.(executionId).catch(() => undefined);
+  if (record?.status === 'oauth_required' && record.oauth) {
+    const { authUrl, state, provider } = record.oauth;
+    return { kind: 'oauth_required', authUrl, state, provider };
+  }
+  const interactionId = record?.openInteractionId;
+  const open = interactionId ? record?.interactions?.[interactionId] : undefined;
+  if (!interactionId || !open || (open.status !== undefined && open.status !== 'open')) return undefined;
+  return { kind: 'interaction_required', interactionId, prompt: open.prompt };
+}
+
 /** The chunks of a merged run, each with its own seq (a takeover compares them one by one). */
 export function chunksOf(event: StoredEvent): ExecutionEvent[] {
   const { from, lengths, value } = event as StoredEvent & { value: string };
@@ -106,4 +130,9 @@ export function runAfter(event: StoredEvent, afterSeq: number): ExecutionEvent {
   let skip = 0;
   for (let i = 0; i <= afterSeq - from && i < lengths.length; i++) skip += lengths[i];
   return { kind: 'output', value: value.slice(skip), seq };
+}
+
+/** The events a re-attacher must be able to answer even once they were trimmed from the Stream. */
+export function isPrompt(event: { kind: string }): boolean {
+  return event.kind === 'interaction_required' || event.kind === 'oauth_required';
 }

@@ -25,7 +25,8 @@ export interface StartOptions {
   /**
    * The face answers with the result (or the first pause) and names the execution to nobody unless
    * it pauses: its record is stored only once something needs it (a wait, `expose`, the workflow
-   * reading its id), so a request that completes at once costs the store nothing. Ignored when durable.
+   * reading its id), so a request that completes at once costs the store nothing. A durable run is
+   * also stored once it outlives `general.executions.durable_after_seconds` (0: at start).
    */
   deferRecord?: boolean;
   /** The face that starts it, kept on the record so that a poll or a re-attached stream is rendered by it. */

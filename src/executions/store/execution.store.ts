@@ -1,5 +1,6 @@
 import type { ExecutionRecord } from '../model/execution-record';
 import type { RunSpec } from '../model/run-spec';
+import type { JournalEntry } from '../../runtime/run-journal';
 import type { ExecutionStatus, ExecutionTransition, TransitionOutcome } from '../model/execution-state';
 
 /** A page of one owner's executions: newest first, strictly after the cursor `(createdAt, id)`. */
@@ -14,6 +15,11 @@ export interface DurableRun {
   /** The replica that runs it; null: released, for any replica to claim. */
   replica: string | null;
   spec: RunSpec;
+  /**
+   * What the run journaled before its record was written (a run made durable late): written with the
+   * record, in the same statement, so a replica that finds the record finds them too.
+   */
+  journal?: readonly JournalEntry[];
 }
 
 /**
@@ -32,15 +38,28 @@ export abstract class ExecutionStore {
     return this.get(id);
   }
   /**
+   * A record this replica wrote last and that no other replica can change (a running one that asks
+   * nobody, own-records.ts), as committed; undefined when the adapter keeps none (the memory store's
+   * `peek` is memory already). Served only for a run this replica runs and still holds.
+   */
+  held(_id: string): Readonly<ExecutionRecord> | undefined {
+    return undefined;
+  }
+  /** Forgets the copies `held` keeps of these records: another replica may go on with them. */
+  forget(_ids: Iterable<string>): void {}
+  /**
    * Applies one transition atomically with `applyTransition` (so closing an interaction is a
    * compare-and-set: the first answer, timeout or cancel wins). `not_found` for an unknown id.
    */
   abstract apply(id: string, transition: ExecutionTransition): Promise<TransitionOutcome>;
   abstract delete(id: string): Promise<void>;
-  /** Executions waiting for a person (interaction or OAuth): all of them, or one owner's. */
-  abstract countWaiting(ownerId?: string | null): Promise<number>;
-  /** Executions waiting for a person that were started from one client address. */
-  abstract countWaitingFrom(clientAddress: string): Promise<number>;
+  /**
+   * Executions waiting for a person (interaction or OAuth): all of them, or one owner's. A count under
+   * `cachedBelow` may be up to a second old (waiting-counts.ts); by default it is read now.
+   */
+  abstract countWaiting(ownerId?: string | null, cachedBelow?: number): Promise<number>;
+  /** Executions waiting for a person that were started from one client address (`cachedBelow`: as above). */
+  abstract countWaitingFrom(clientAddress: string, cachedBelow?: number): Promise<number>;
   /** One owner's executions in the given statuses (the approvals inbox), newest first. */
   abstract listOwned(ownerId: string, query: OwnerExecutionsQuery): Promise<ExecutionRecord[]>;
   /** Removes finished records whose `expiresAt` has passed; returns their ids. */

@@ -9,6 +9,10 @@ import {
   type TransitionOutcome,
 } from '../model/execution-state';
 import { fromJson, toJson } from '../../db/json-columns';
+import { journalRow } from './journal-row';
+import { storedSpec } from '../model/run-spec';
+import { addressKey, ownerKey, WaitingCounts } from './waiting-counts';
+import { OwnRecords } from './own-records';
 
 function columns(record: ExecutionRecord) {
   return {
@@ -22,22 +26,58 @@ function columns(record: ExecutionRecord) {
   };
 }
 
+/** What `changed` compares with for a record that is new or gone. */
+const NOT_WAITING = { status: 'running' } as ExecutionRecord;
+
 /**
  * Execution records in PostgreSQL, shared by every replica. A transition reads the row `FOR UPDATE`,
  * runs the state machine and writes it back in one transaction, so two replicas closing the same
  * interaction are serialized and exactly one of them is told `applied`.
  */
 export class PostgresExecutionStore extends ExecutionStore {
+  /** The counts the capacity limits read on each start, read here at most once a second (waiting-counts.ts). */
+  private readonly counts = new WaitingCounts();
+  /** The records this replica wrote last that nobody else can change (own-records.ts). */
+  private readonly own = new OwnRecords();
+
   constructor(private readonly db: Kysely<Tables>) {
     super();
   }
 
+  override held(id: string): Readonly<ExecutionRecord> | undefined {
+    return this.own.get(id);
+  }
+
+  override forget(ids: Iterable<string>): void {
+    this.own.forget(ids);
+  }
+
   async create(record: ExecutionRecord, durable?: DurableRun): Promise<void> {
-    const run = durable && { replica: durable.replica, run_spec: toJson(durable.spec) };
-    await this.db
-      .insertInto('execution_record')
-      .values({ id: record.id, ...columns(record), ...run })
-      .execute();
+    const token = this.own.begin(record.id);
+    let written: ExecutionRecord | undefined;
+    try {
+      await this.insert(record, durable);
+      written = structuredClone(record);
+    } finally {
+      this.own.end(record.id, token, written);
+    }
+    this.counts.changed(NOT_WAITING, record);
+  }
+
+  private async insert(record: ExecutionRecord, durable?: DurableRun): Promise<void> {
+    const run = durable && { replica: durable.replica, run_spec: toJson(storedSpec(durable.spec, record)) };
+    const row = { id: record.id, ...columns(record), ...run };
+    const journal = durable?.journal;
+    if (!journal?.length) {
+      await this.db.insertInto('execution_record').values(row).execute();
+    } else {
+      // One statement: the record and what the run journaled before it, or neither.
+      await this.db
+        .with('created', (db) => db.insertInto('execution_record').values(row).returning('id'))
+        .insertInto('execution_journal')
+        .values(journal.map((entry) => journalRow(record.id, entry)))
+        .execute();
+    }
   }
 
   async get(id: string): Promise<ExecutionRecord | undefined> {
@@ -49,7 +89,23 @@ export class PostgresExecutionStore extends ExecutionStore {
     return row && fromJson<ExecutionRecord>(row.record);
   }
 
-  apply(id: string, transition: ExecutionTransition): Promise<TransitionOutcome> {
+  async apply(id: string, transition: ExecutionTransition): Promise<TransitionOutcome> {
+    const token = this.own.begin(id);
+    let written: ExecutionRecord | undefined;
+    try {
+      const { outcome, record } = await this.transition(id, transition);
+      if (outcome === 'applied') written = record;
+      return outcome;
+    } finally {
+      // After the commit: a copy served before it could be newer than what other replicas read.
+      this.own.end(id, token, written);
+    }
+  }
+
+  private transition(
+    id: string,
+    transition: ExecutionTransition,
+  ): Promise<{ outcome: TransitionOutcome; record?: ExecutionRecord }> {
     return this.db.transaction().execute(async (trx) => {
       const row = await trx
         .selectFrom('execution_record')
@@ -57,19 +113,43 @@ export class PostgresExecutionStore extends ExecutionStore {
         .where('id', '=', id)
         .forUpdate()
         .executeTakeFirst();
-      if (!row) return 'not_found';
-      const { outcome, record } = applyTransition(fromJson(row.record), transition, Date.now());
-      if (outcome !== 'applied') return outcome;
+      if (!row) return { outcome: 'not_found' };
+      const before = fromJson<ExecutionRecord>(row.record);
+      const { outcome, record } = applyTransition(before, transition, Date.now());
+      if (outcome !== 'applied') return { outcome };
       await trx.updateTable('execution_record').set(columns(record)).where('id', '=', id).execute();
-      return outcome;
+      this.counts.changed(before, record);
+      return { outcome, record };
     });
   }
 
   async delete(id: string): Promise<void> {
-    await this.db.deleteFrom('execution_record').where('id', '=', id).execute();
+    const token = this.own.begin(id);
+    const row = await this.db
+      .deleteFrom('execution_record')
+      .where('id', '=', id)
+      .returning(['status', 'owner_id', 'client_address'])
+      .executeTakeFirst()
+      .finally(() => this.own.end(id, token));
+    if (!row) return;
+    const gone = {
+      status: row.status,
+      ownerId: row.owner_id,
+      clientAddress: row.client_address ?? undefined,
+    };
+    this.counts.changed(gone as ExecutionRecord, NOT_WAITING);
   }
 
-  async countWaiting(ownerId?: string | null): Promise<number> {
+  countWaiting(ownerId?: string | null, cachedBelow?: number): Promise<number> {
+    return this.counts.get(ownerKey(ownerId), () => this.readWaiting(ownerId), cachedBelow);
+  }
+
+  countWaitingFrom(clientAddress: string, cachedBelow?: number): Promise<number> {
+    const read = () => this.readWaitingFrom(clientAddress);
+    return this.counts.get(addressKey(clientAddress), read, cachedBelow);
+  }
+
+  private async readWaiting(ownerId?: string | null): Promise<number> {
     let query = this.db
       .selectFrom('execution_record')
       .select((eb) => eb.fn.countAll<string | number>().as('n'))
@@ -80,7 +160,7 @@ export class PostgresExecutionStore extends ExecutionStore {
     return Number(row.n);
   }
 
-  async countWaitingFrom(clientAddress: string): Promise<number> {
+  private async readWaitingFrom(clientAddress: string): Promise<number> {
     const row = await this.db
       .selectFrom('execution_record')
       .select((eb) => eb.fn.countAll<string | number>().as('n'))
@@ -121,6 +201,7 @@ export class PostgresExecutionStore extends ExecutionStore {
       .where('expires_at', '<=', now)
       .returning('id')
       .execute();
+    // Only ended records expire: none has a copy here.
     return rows.map((r) => r.id);
   }
 }

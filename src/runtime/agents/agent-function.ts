@@ -37,16 +37,60 @@ export interface AgentSpec<C extends AgentConfig> {
   /** NAT fields of this agent beyond those every agent has (AGENT_FIELDS). */
   natFields?: NatFields;
   check?(config: C): ConfigProblem[];
+  /** Its loop hands the user's images and files to the model (modelMessage): a chat may carry them. */
+  readsAttachments?: boolean;
   /** Runs the agent until it has a final answer. */
   loop(run: AgentRun<C>): Promise<string>;
 }
 
-/** An agent called as another agent's tool takes one message. */
-const AGENT_PARAMETERS: JsonSchema = {
-  type: 'object',
-  properties: { input_message: { type: 'string', description: 'The request for this agent' } },
-  required: ['input_message'],
-};
+/** What a function that takes a chat is built from (see chatFunction). */
+export interface ChatFunctionSpec {
+  type: string;
+  /** The name it is built under: its FUNCTION step's name. */
+  name: string;
+  description: string;
+  model?: string;
+  /** What its one argument is, as a calling agent reads it. */
+  inputDescription?: string;
+  tools?: BuiltFunction['tools'];
+  /** The images its chat may carry (only for a function that hands them to its model). */
+  images?: BuiltFunction['images'];
+  /** The files its chat may carry (only for a function that hands them to its model). */
+  files?: BuiltFunction['files'];
+  /** The work, run inside the step; its result is the function's (a chat completion or text). */
+  run(input: unknown, ctx: WorkflowContext): Promise<unknown>;
+}
+
+/**
+ * A function that takes a chat: a chat face's request or the generate routes' `input_message` (one
+ * string argument when another agent calls it as a tool), run inside one FUNCTION step named after it
+ * whose input is the request's last user message and whose output is the answer's text.
+ */
+export function chatFunction(spec: ChatFunctionSpec): BuiltFunction {
+  const parameters: JsonSchema = {
+    type: 'object',
+    properties: {
+      input_message: { type: 'string', description: spec.inputDescription ?? 'The request for this agent' },
+    },
+    required: ['input_message'],
+  };
+  return {
+    type: spec.type,
+    description: spec.description,
+    model: spec.model,
+    input: { kind: 'schema', dto: ScriptedInput },
+    fromChat: (request: ChatRequest) => new ChatInput(request),
+    parameters,
+    ...(spec.tools ? { tools: spec.tools } : {}),
+    ...(spec.images ? { images: spec.images } : {}),
+    ...(spec.files ? { files: spec.files } : {}),
+    run: (input, ctx) =>
+      ctx.step(spec.name, 'function', () => spec.run(input, ctx), {
+        input: lastUserText(conversationOf(input)),
+        end: (result) => ({ output: resultText(result) }),
+      }),
+  };
+}
 
 /** The system prompt with its additional instructions, if any. */
 export function systemPrompt(config: AgentConfig, fallback?: string): string | undefined {
@@ -91,26 +135,23 @@ export function agentType<C extends AgentConfig>(spec: AgentSpec<C>): FunctionTy
       let tools: AgentTools | undefined;
       const toolsOf = async () =>
         (tools ??= new AgentTools(await resolveTools(config.tool_names, context), config.handle_tool_errors));
-      return {
+      return chatFunction({
         type: spec.type,
+        name: context.name,
         description: config.description ?? spec.description,
         model: llm.model,
-        input: { kind: 'schema', dto: ScriptedInput },
-        fromChat: (request: ChatRequest) => new ChatInput(request),
-        parameters: AGENT_PARAMETERS,
-        run: (input, ctx) => {
-          const conversation = conversationOf(input);
-          return ctx.step(
-            context.name,
-            'function',
-            async () => {
-              const run = { config, name: context.name, llm, tools: await toolsOf(), conversation, ctx };
-              return agentResult(await spec.loop(run), input, ctx, llm.model);
-            },
-            { input: lastUserText(conversation), end: (result) => ({ output: resultText(result) }) },
-          );
+        images: spec.readsAttachments ? context.images : undefined,
+        files: spec.readsAttachments ? context.files : undefined,
+        tools: async () => {
+          const all = await toolsOf();
+          return all.names().map((name) => ({ name, description: all.get(name)!.description }));
         },
-      };
+        run: async (input, ctx) => {
+          const conversation = conversationOf(input);
+          const run = { config, name: context.name, llm, tools: await toolsOf(), conversation, ctx };
+          return agentResult(await spec.loop(run), input, ctx, llm.model);
+        },
+      });
     },
   };
 }
@@ -119,7 +160,10 @@ export function agentType<C extends AgentConfig>(spec: AgentSpec<C>): FunctionTy
  * An agent's `tool_names` as functions: a function of `functions:`, a whole function group (each of its
  * tools as `<group>__<tool>`), or one tool of a group. A group connects first (once, shared).
  */
-async function resolveTools(names: string[], context: BuildContext): Promise<[string, BuiltFunction][]> {
+export async function resolveTools(
+  names: string[],
+  context: BuildContext,
+): Promise<[string, BuiltFunction][]> {
   const tools: [string, BuiltFunction][] = [];
   for (const name of names) {
     const fn = context.fn(name);

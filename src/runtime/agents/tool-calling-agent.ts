@@ -3,6 +3,7 @@ import { callModel } from '../llm/llm-call';
 import { AgentConfig } from './agent.config';
 import { AgentIterationLimit, agentType, systemPrompt, type AgentRun } from './agent-function';
 import { modelMessage } from './agent-input';
+import { ClientTools } from './client-tools';
 
 export class ToolCallingAgentConfig extends AgentConfig {}
 
@@ -18,7 +19,9 @@ async function toolCallingLoop(run: AgentRun<ToolCallingAgentConfig>): Promise<s
     ...(system ? [{ role: 'system' as const, content: system }] : []),
     ...run.conversation.map(modelMessage),
   ];
-  const specs = tools.specs();
+  // A face's client tools (OpenAI Responses' `tools`): the model may call them; the client runs them.
+  const client = ClientTools.of(ctx, tools.names());
+  const specs = [...tools.specs(), ...client.specs()];
   for (let n = 0; n < config.max_iterations; n++) {
     const response = await callModel(ctx, llm, {
       messages,
@@ -30,7 +33,7 @@ async function toolCallingLoop(run: AgentRun<ToolCallingAgentConfig>): Promise<s
     if (!response.toolCalls.length) return response.content;
     messages.push({ role: 'assistant', content: response.content || null, tool_calls: response.toolCalls });
     const calls = response.toolCalls.map((c) => ({ name: c.function.name, arguments: c.function.arguments }));
-    const answers = await tools.callAll(calls, ctx);
+    const answers = await client.callAll(calls, ctx, (own) => tools.callAll(own, ctx));
     response.toolCalls.forEach((c, i) =>
       messages.push({ role: 'tool', tool_call_id: c.id, content: answers[i] }),
     );
@@ -52,5 +55,6 @@ export const toolCallingAgent = agentType({
       parse_agent_response_max_retries: 'a ReAct agent field; the tool calling agent reads no text format',
     },
   },
+  readsAttachments: true,
   loop: toolCallingLoop,
 });

@@ -1,4 +1,5 @@
 import type { ChatUsage } from '../chat-completion';
+import { withoutAttachmentData } from '../attachments';
 import type { UsageInfo } from '../intermediate-step';
 import type { WorkflowContext } from '../workflow-context';
 import type { LlmClient, LlmResponse, ModelMessage, ModelTool } from './llm-client';
@@ -11,7 +12,8 @@ export function usageSoFar(ctx: WorkflowContext): ChatUsage | undefined {
   return spent.get(ctx);
 }
 
-function addUsage(ctx: WorkflowContext, usage: ChatUsage): void {
+/** Adds a model call's usage to what the execution spent (usageSoFar). */
+export function addUsage(ctx: WorkflowContext, usage: ChatUsage): void {
   const total = spent.get(ctx) ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
   spent.set(ctx, {
     prompt_tokens: total.prompt_tokens + usage.prompt_tokens,
@@ -66,7 +68,7 @@ export function callModel(ctx: WorkflowContext, llm: LlmClient, call: ModelCall)
       return response;
     },
     {
-      input: call.messages,
+      input: withoutAttachmentData(call.messages),
       end: (response) => ({
         output: endOutput(response),
         usage: response.usage ? usageInfo(response.usage) : undefined,

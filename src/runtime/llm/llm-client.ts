@@ -5,7 +5,9 @@ import type {
   ChatCompletionMessageFunctionToolCall,
   ChatCompletionMessageParam,
   ChatCompletionTool,
+  ChatCompletionUserMessageParam,
 } from 'openai/resources/chat/completions';
+import type { Response, ResponseCreateParamsNonStreaming } from 'openai/resources/responses/responses';
 import type { ChatUsage } from '../chat-completion';
 import { LLM_DEFAULTS, type LlmConfig } from './llm.config';
 import { llmError, type LlmTarget } from './llm-error';
@@ -13,6 +15,7 @@ import { llmError, type LlmTarget } from './llm-error';
 export type ModelMessage = ChatCompletionMessageParam;
 export type ModelTool = ChatCompletionTool;
 export type ModelToolCall = ChatCompletionMessageFunctionToolCall;
+export type ModelUserContent = ChatCompletionUserMessageParam['content'];
 
 export interface LlmRequest {
   messages: ModelMessage[];
@@ -54,6 +57,8 @@ export class LlmClient {
   readonly endpoint: string;
   /** Whether an API key was given (in the config or its environment variable). */
   readonly hasApiKey: boolean;
+  /** NAT's `api_type`: `responses` is the API responses_api_agent calls. */
+  readonly apiType: LlmConfig['api_type'];
   private readonly target: LlmTarget;
   private readonly sdk: OpenAI;
 
@@ -67,6 +72,7 @@ export class LlmClient {
     this.model = config.model_name;
     this.endpoint = (config.base_url ?? baseUrl).replace(/\/+$/, '');
     this.hasApiKey = apiKey !== undefined;
+    this.apiType = config.api_type;
     this.target = {
       name,
       model: this.model,
@@ -113,6 +119,34 @@ export class LlmClient {
         : responseOf(await this.sdk.chat.completions.create({ ...params, stream: false }, { signal }));
     } catch (err) {
       throw llmError(err, this.target, request.signal, timeout);
+    }
+  }
+
+  /**
+   * One call to the Responses API (`POST /responses`), whole: `params` are the model's input and tools,
+   * the config's sampling settings are added. Errors and deadlines as complete()'s.
+   */
+  async respond(
+    params: Omit<ResponseCreateParamsNonStreaming, 'model'>,
+    callerSignal: AbortSignal,
+  ): Promise<Response> {
+    const { temperature, top_p, max_tokens } = this.config;
+    const timeout = AbortSignal.timeout(this.config.timeout_seconds * 1000);
+    const signal = AbortSignal.any([callerSignal, timeout]);
+    try {
+      return await this.sdk.responses.create(
+        {
+          model: this.model,
+          ...(temperature !== undefined ? { temperature } : {}),
+          ...(top_p !== undefined ? { top_p } : {}),
+          ...(max_tokens !== undefined ? { max_output_tokens: max_tokens } : {}),
+          ...params,
+          stream: false,
+        },
+        { signal },
+      );
+    } catch (err) {
+      throw llmError(err, this.target, callerSignal, timeout);
     }
   }
 

@@ -50,6 +50,9 @@ export class LlmConfig {
   @IfPresent() @IsObject() headers: Record<string, string> = {};
   /** Sent as the request's `chat_template_kwargs` (vLLM and NIM read it, e.g. `{thinking: true}`). */
   @IfPresent() @IsObject() chat_template_kwargs?: Record<string, unknown>;
+  /** NAT's API switch: `responses` for responses_api_agent; every other function calls chat completions. */
+  @IfPresent() @IsIn(['chat_completion', 'responses']) api_type: 'chat_completion' | 'responses' =
+    'chat_completion';
   /** Stop sequences for every call (an agent's own, like ReAct's "Observation:", are added). */
   @IfPresent() @IsArray() @IsString({ each: true }) stop?: string[];
 }
@@ -67,7 +70,6 @@ export const LLM_NAT_FIELDS: NatFields = {
     verify_ssl: 'TLS certificates are always verified (NODE_EXTRA_CA_CERTS adds a CA)',
     thinking:
       "NAT's thinking switch adds a model-specific system prompt; write it in the agent's system_prompt",
-    api_type: 'Interlude calls the chat completions API',
     logprobs: 'log probabilities are not requested',
     top_logprobs: 'log probabilities are not requested',
   },
@@ -85,6 +87,7 @@ export const DYNAMO_NAT_FIELDS: NatFields = {
       'nvext_prefix_osl',
       'nvext_prefix_iat',
       'nvext_prediction_trie_path',
+      'prediction_trie_path',
       'nvext_cache_pin_type',
       'nvext_cache_control_mode',
       'nvext_max_sensitivity',

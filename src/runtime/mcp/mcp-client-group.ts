@@ -8,7 +8,9 @@ import {
 } from '../function-type';
 import { ScriptedInput } from '../functions/scripted.function';
 import { checkedArguments, schemaProblem, type JsonSchema } from '../tools/json-schema';
-import { checkMcpClient, McpClientConfig } from './mcp-client.config';
+import { authorizedProviders, checkMcpClient, McpClientConfig } from './mcp-client.config';
+import type { HeaderAuthConfig } from './mcp-auth.config';
+import { headerAuth, type HeaderAuth } from './header-auth';
 import { McpConnection, type CallResult, type ListedTool } from './mcp-connection';
 
 /** Bounds on what an MCP server (untrusted) may put in front of the model. */
@@ -69,9 +71,19 @@ function toolSchema(tool: ListedTool): JsonSchema | string {
   return problem ? `its input schema does not compile: ${problem}` : schema;
 }
 
+/** A user's own session with the server (`per_user_mcp_client`), closed after it idles. */
+interface UserSession {
+  connection: McpConnection;
+  idle: NodeJS.Timeout;
+}
+
 class McpGroup implements McpClientGroup {
-  readonly type = 'mcp_client';
   private readonly connection: McpConnection;
+  /** `per_user_mcp_client`: each user's calls go through a session of their own, by user id. */
+  private readonly sessions = new Map<string, UserSession>();
+  private readonly outbound: BuildContext['outbound'];
+  /** Its `server.auth_provider`'s headers, on every session's requests. */
+  private readonly auth?: HeaderAuth;
   private tools = new Map<string, BuiltFunction>();
   /** Short name offered to the model → the MCP tool it calls. */
   private readonly originals = new Map<string, string>();
@@ -81,8 +93,39 @@ class McpGroup implements McpClientGroup {
     private readonly config: McpClientConfig,
     private readonly name: string,
     context: BuildContext,
+    readonly type: 'mcp_client' | 'per_user_mcp_client' = 'mcp_client',
   ) {
-    this.connection = new McpConnection(config, context.outbound);
+    this.outbound = context.outbound;
+    const provider = config.server.auth_provider;
+    const settings = provider === undefined ? undefined : context.authProvider(provider)?.config;
+    this.auth = settings && headerAuth(settings as HeaderAuthConfig, context.outbound);
+    this.connection = new McpConnection(config, context.outbound, this.auth);
+  }
+
+  /**
+   * The session a call goes through: the group's own for `mcp_client`; for `per_user_mcp_client` the
+   * caller's (anonymous callers share one), opened at their first call, the least recently used closed
+   * past `max_sessions`, each closed after `session_idle_timeout` seconds unused.
+   */
+  private sessionFor(userId: string | null): McpConnection {
+    if (this.type === 'mcp_client') return this.connection;
+    const key = userId ?? '';
+    const existing = this.sessions.get(key);
+    if (existing) clearTimeout(existing.idle);
+    const connection = existing?.connection ?? new McpConnection(this.config, this.outbound, this.auth);
+    this.sessions.delete(key);
+    const idle = setTimeout(() => this.endSession(key), this.config.session_idle_timeout * 1000).unref();
+    this.sessions.set(key, { connection, idle });
+    if (this.sessions.size > this.config.max_sessions) this.endSession(this.sessions.keys().next().value!);
+    return connection;
+  }
+
+  private endSession(key: string): void {
+    const session = this.sessions.get(key);
+    if (!session) return;
+    clearTimeout(session.idle);
+    this.sessions.delete(key);
+    void session.connection.close();
   }
 
   connect(): Promise<void> {
@@ -97,8 +140,11 @@ class McpGroup implements McpClientGroup {
     return this.tools;
   }
 
-  close(): Promise<void> {
-    return this.connection.close();
+  async close(): Promise<void> {
+    const sessions = [...this.sessions.keys()].map((key) => this.sessions.get(key)!.connection);
+    for (const key of [...this.sessions.keys()]) clearTimeout(this.sessions.get(key)!.idle);
+    this.sessions.clear();
+    await Promise.all([this.connection.close(), ...sessions.map((c) => c.close())]);
   }
 
   async describe(): Promise<McpClientInfo> {
@@ -153,7 +199,7 @@ class McpGroup implements McpClientGroup {
   private toolFunction(original: string, description: string, schema: JsonSchema | string): BuiltFunction {
     const parameters = typeof schema === 'string' ? { type: 'object' } : schema;
     return {
-      type: 'mcp_client',
+      type: this.type,
       description,
       parameters,
       input: { kind: 'schema', dto: ScriptedInput },
@@ -165,7 +211,7 @@ class McpGroup implements McpClientGroup {
         const checked = checkedArguments<Record<string, unknown>>(schema, args ?? {});
         let result: CallResult;
         try {
-          result = await this.connection.callTool(original, checked, ctx.signal);
+          result = await this.sessionFor(ctx.identity.userId).callTool(original, checked, ctx.signal);
         } catch (err) {
           if (ctx.signal.aborted) throw err;
           throw new McpToolError(`MCPToolClient tool call failed: ${(err as Error).message}`);
@@ -182,5 +228,19 @@ export const mcpClientGroupType: FunctionGroupType<McpClientConfig> = {
   description: "An MCP server's tools, named <group>__<tool>",
   config: McpClientConfig,
   check: checkMcpClient,
+  references: authorizedProviders,
   build: (config, context) => new McpGroup(config, context.name, context),
+};
+
+/**
+ * `function_groups.<g>: {_type: per_user_mcp_client, …}` (NAT's): the same tools, listed once at start-up,
+ * but each user's calls go through an MCP session of their own, as NAT builds a client per user.
+ */
+export const perUserMcpClientGroupType: FunctionGroupType<McpClientConfig> = {
+  type: 'per_user_mcp_client',
+  description: "An MCP server's tools, named <group>__<tool>, with a session per user",
+  config: McpClientConfig,
+  check: checkMcpClient,
+  references: authorizedProviders,
+  build: (config, context) => new McpGroup(config, context.name, context, 'per_user_mcp_client'),
 };

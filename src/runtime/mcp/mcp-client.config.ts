@@ -12,7 +12,8 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { IfPresent } from '../../core/validation/if-present.decorator';
-import type { ConfigProblem } from '../function-type';
+import type { ConfigProblem, ConfigReference } from '../function-type';
+import { HEADER_AUTH_TYPES } from './mcp-auth.config';
 
 export const TRANSPORTS = ['streamable-http', 'sse', 'stdio'] as const;
 export type McpTransport = (typeof TRANSPORTS)[number];
@@ -50,6 +51,13 @@ export class McpClientConfig {
   @IfPresent() @IsInt() @Min(1) max_sessions = 100;
   @IfPresent() @IsNumber() @Min(0) session_idle_timeout = 3600;
   @IfPresent() @IsString() scope?: string;
+}
+
+/** `server.auth_provider` names a provider whose credentials are headers (NAT's `mcp_oauth2` is not here yet). */
+export function authorizedProviders(config: McpClientConfig): ConfigReference[] {
+  const name = config.server.auth_provider;
+  if (name === undefined || config.server.transport === 'stdio') return [];
+  return [{ loc: ['server', 'auth_provider'], section: 'authentication', name, types: HEADER_AUTH_TYPES }];
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -92,9 +100,6 @@ export function checkMcpClient(config: McpClientConfig): ConfigProblem[] {
     if (server.transport === 'sse' && server.custom_headers !== undefined) {
       at('custom_headers', 'custom_headers is not supported for SSE transport');
     }
-  }
-  if (server.auth_provider !== undefined && server.transport !== 'stdio') {
-    at('auth_provider', 'MCP auth providers (mcp_oauth2, mcp_service_account) are not supported yet');
   }
   stringMap(server.env, ['server', 'env'], problems);
   stringMap(server.custom_headers, ['server', 'custom_headers'], problems);

@@ -3,6 +3,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { OutboundPolicy } from '../../core/outbound/outbound-policy';
 import { redactUrl, redactUrlsIn } from '../../core/outbound/redact-url';
 import type { McpClientConfig } from './mcp-client.config';
+import { authorizedFetch, type HeaderAuth } from './header-auth';
 import { policyFetch } from './policy-fetch';
 
 /** A tool as the server lists it (name, description and input schema, not yet bounded). */
@@ -38,6 +39,7 @@ export class McpConnection {
   constructor(
     private readonly config: McpClientConfig,
     private readonly outbound: OutboundPolicy,
+    private readonly auth?: HeaderAuth,
   ) {
     const { server } = config;
     this.serverName =
@@ -175,7 +177,9 @@ export class McpConnection {
       });
       return transport;
     }
-    const fetch = policyFetch(this.outbound);
+    const fetch = this.auth
+      ? authorizedFetch(policyFetch(this.outbound), this.auth)
+      : policyFetch(this.outbound);
     const url = new URL(server.url!);
     const headers = server.custom_headers ?? {};
     if (server.transport === 'sse') {

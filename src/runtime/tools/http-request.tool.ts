@@ -100,7 +100,14 @@ export const httpRequestTool = defineTool<HttpRequestConfig>({
   },
   references: (config) =>
     config.auth_provider
-      ? [{ loc: ['auth_provider'], section: 'authentication', name: config.auth_provider }]
+      ? [
+          {
+            loc: ['auth_provider'],
+            section: 'authentication',
+            name: config.auth_provider,
+            types: ['oauth2_auth_code_flow'],
+          },
+        ]
       : [],
   run: (args, ctx, config, built) => call(config, args, ctx, built.outbound),
 });

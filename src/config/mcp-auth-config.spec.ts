@@ -1,0 +1,118 @@
+import { errorOf, parse } from '../../test/utils/config-helpers';
+
+const LLM = `llms:
+  m: { _type: openai, model_name: x, api_key: k }
+workflow:
+  _type: tool_calling_agent
+  llm_name: m
+  tool_names: [jira]
+`;
+
+const group = (provider: string) => `function_groups:
+  jira:
+    _type: mcp_client
+    server: { transport: streamable-http, url: 'http://127.0.0.1:9/mcp', auth_provider: ${provider} }
+`;
+
+function messages(yaml: string): string[] {
+  return errorOf(yaml)
+    .message.split('\n')
+    .slice(1)
+    .map((l) => l.trim());
+}
+
+describe("NAT's MCP client auth providers (mcp_service_account, api_key)", () => {
+  it("reads NAT's service account config: space-separated scopes, a static service token, a Python token function warned about", () => {
+    const { warnings } = parse(`${LLM}${group('sa')}authentication:
+  sa:
+    _type: mcp_service_account
+    client_id: svc
+    client_secret: secret
+    token_url: https://auth.example.com/token
+    scopes: "jira:read  jira:write"
+    service_token: { function: pkg.tokens.get_token, kwargs: { vault: x } }
+    token_cache_buffer_seconds: 60
+`);
+    expect(warnings).toEqual([
+      'app.yml:18: authentication.sa.service_token.function: ignored: "pkg.tokens.get_token" is a Python function, which Interlude cannot call; no service token header is sent (give service_token.token instead)',
+    ]);
+  });
+
+  it('refuses what NAT refuses: both or neither of token and function, a missing field, a token URL that is not http(s)', () => {
+    const lines = messages(`${LLM}${group('sa')}authentication:
+  sa:
+    _type: mcp_service_account
+    client_id: svc
+    token_url: https://auth.example.com/token
+    scopes: [a]
+    service_token: { token: t, function: f }
+  other:
+    _type: mcp_service_account
+    client_id: svc
+    client_secret: s
+    token_url: ftp://auth.example.com/token
+    scopes: a
+    service_token: { header: X-Token }
+`);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'app.yml:13: authentication.sa.client_secret: Input should be a valid string',
+        'app.yml:22: authentication.other.token_url: token_url must be an http(s) URL',
+        "app.yml:24: authentication.other.service_token: Either 'token' or 'function' must be provided in service_token config",
+      ]),
+    );
+  });
+
+  it('refuses a provider that is not declared, one an MCP client cannot send, and stdio with auth', () => {
+    const lines = messages(`${LLM}${group('nowhere')}  cal:
+    _type: mcp_client
+    server: { transport: streamable-http, url: 'http://127.0.0.1:9/mcp', auth_provider: calendar }
+  local:
+    _type: mcp_client
+    server: { transport: stdio, command: node, auth_provider: calendar }
+authentication:
+  calendar:
+    _type: oauth2_auth_code_flow
+    client_id: c
+    authorization_url: https://auth.example.com/authorize
+    token_url: https://auth.example.com/token
+`);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'app.yml:10: function_groups.jira.server.auth_provider: no entry "nowhere" in authentication',
+        'app.yml:13: function_groups.cal.server.auth_provider: "calendar" is oauth2_auth_code_flow; mcp_client takes mcp_service_account or api_key',
+        'app.yml:16: function_groups.local.server.auth_provider: Authentication is not supported for stdio transport',
+      ]),
+    );
+  });
+
+  it('checks api_key as NAT does: at least 8 characters, no whitespace, Custom needs its header name and prefix', () => {
+    const lines = messages(`${LLM}${group('key')}authentication:
+  key: { _type: api_key, raw_key: short, auth_scheme: Custom }
+  spaced: { _type: api_key, raw_key: 'has a space', auth_scheme: X-API-Key }
+  custom: { _type: api_key, raw_key: '0123456789', auth_scheme: Custom, custom_header_name: 'X Bad' }
+`);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'app.yml:12: authentication.key.raw_key: raw_key must be at least 8 characters long',
+        'app.yml:13: authentication.spaced.raw_key: raw_key must be printable ASCII without whitespace',
+        'app.yml:14: authentication.custom.custom_header_name: custom_header_name must be an HTTP header name',
+      ]),
+    );
+    expect(
+      parse(`${LLM}${group('key')}authentication:
+  key: { _type: api_key, raw_key: '0123456789', auth_scheme: Custom, custom_header_name: X-Key, custom_header_prefix: Token }
+`).warnings,
+    ).toEqual([]);
+  });
+
+  it("accepts dynamo's prediction_trie_path (NAT's alias of nvext_prediction_trie_path) with a warning", () => {
+    const { warnings } = parse(`llms:
+  m: { _type: dynamo, model_name: x, base_url: 'http://127.0.0.1:9/v1', prediction_trie_path: ./trie.json }
+workflow: { _type: tool_calling_agent, llm_name: m, tool_names: [] }
+`);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^app\.yml:2: llms\.m\.prediction_trie_path: ignored: Dynamo's nvext/),
+    ]);
+  });
+});

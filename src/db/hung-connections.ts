@@ -1,0 +1,42 @@
+import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import type { Pool, PoolClient } from 'pg';
+
+/** What node-postgres says when a query outlived its `query_timeout`. */
+const QUERY_TIMED_OUT = 'Query read timeout';
+
+/**
+ * Kysely's pool over node-postgres's, closing a connection as soon as one of its queries timed out:
+ * a connection that hung once is not worth another query (each would wait out the timeout again, a
+ * transaction's ROLLBACK first), and what it still holds unsent must not reach the server once the
+ * network is back (TCP would deliver it late: a write its client was told failed). The pool opens a
+ * new connection for the next query; the queries still queued on the closed one fail at once.
+ * `onHung` hears it (PostgreSQL counts as down until a new connection opens).
+ */
+export function closingHungConnections(pool: Pool, onHung: (err: Error) => void): PostgresPool {
+  return {
+    connect: async () => guard(await pool.connect(), onHung),
+    end: () => pool.end(),
+  };
+}
+
+function guard(client: PoolClient, onHung: (err: Error) => void): PostgresPoolClient {
+  let hung: Error | undefined;
+  const query = (...args: unknown[]): unknown => {
+    const result = (client.query as (...a: unknown[]) => unknown)(...args);
+    if (!(result instanceof Promise)) return result; // a cursor (a streamed query)
+    return result.catch((err: unknown) => {
+      if (!hung && err instanceof Error && err.message === QUERY_TIMED_OUT) {
+        hung = err;
+        // With its query still out, `end` destroys the socket rather than wait for an answer.
+        client.end().catch(() => undefined);
+        onHung(err);
+      }
+      throw err;
+    });
+  };
+  return {
+    query: query as PostgresPoolClient['query'],
+    // Released with its error, the pool drops it rather than hand it to the next query.
+    release: () => client.release(hung),
+  };
+}

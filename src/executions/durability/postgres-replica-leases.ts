@@ -1,0 +1,42 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Tables } from '../../db/tables';
+
+/** Now, in epoch ms on PostgreSQL's clock: one clock for every replica's lease. */
+export function dbNowMs(): RawBuilder<number> {
+  return sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`;
+}
+
+/** A lease that ran out longer ago than this is forgotten (a replica that died long ago). */
+const FORGET_AFTER_MS = 3_600_000;
+
+/**
+ * Each replica's lease in PostgreSQL (table `replica_lease`): a row whose expiry the replica's heartbeat
+ * moves on. A replica whose row has run out is presumed dead, and its executions are claimed by others
+ * (PostgresExecutionClaims). The system of record holds it, so a Redis restarted empty loses none.
+ */
+export class PostgresReplicaLeases {
+  constructor(private readonly db: Kysely<Tables>) {}
+
+  /** Takes or renews `replica`'s lease for `leaseMs` from now (PostgreSQL's now). */
+  async renew(replica: string, leaseMs: number): Promise<void> {
+    const expires = sql<number>`${dbNowMs()} + ${leaseMs}`;
+    await this.db
+      .insertInto('replica_lease')
+      .values({ replica, expires_at: expires as unknown as number })
+      .onConflict((c) => c.column('replica').doUpdateSet({ expires_at: expires as unknown as number }))
+      .execute();
+  }
+
+  /** Gives the lease up (a graceful stop), and forgets leases of replicas gone long ago. */
+  async leave(replica: string): Promise<void> {
+    await this.db
+      .deleteFrom('replica_lease')
+      .where((eb) =>
+        eb.or([
+          eb('replica', '=', replica),
+          eb('expires_at', '<', sql<number>`${dbNowMs()} - ${FORGET_AFTER_MS}`),
+        ]),
+      )
+      .execute();
+  }
+}

@@ -1,0 +1,215 @@
+import { IsArray, IsBoolean, IsDefined, IsInt, IsString, Min } from 'class-validator';
+import { IfPresent } from '../../core/validation/if-present.decorator';
+import { messageText, type ChatMessage } from '../chat-input';
+import { isChatCompletion, resultText } from '../chat-completion';
+import type { BuiltFunction, FunctionType } from '../function-type';
+import { callModel } from '../llm/llm-call';
+import type { LlmClient } from '../llm/llm-client';
+import { AGENT_FIELDS } from '../nat-fields';
+import type { WorkflowContext } from '../workflow-context';
+import { chatFunction, resolveTools } from './agent-function';
+import { agentResult, conversationOf } from './agent-input';
+import { fillTemplate } from './python-format';
+import {
+  PLANNER_SYSTEM_PROMPT,
+  PLANNER_USER_PROMPT,
+  SOLVER_SYSTEM_PROMPT,
+  SOLVER_USER_PROMPT,
+} from './rewoo-prompts';
+import { parsedInput, parsePlan, planLevels, solverPlan, withEvidence, type PlanStep } from './rewoo-plan';
+
+const NO_INPUT = 'No human input received to the agent, Please ask a valid question.';
+
+/**
+ * `_type: rewoo_agent` (NAT's, package nvidia-nat-langchain): the LLM plans every tool call up front as
+ * JSON steps whose inputs may name earlier steps' evidence (`#E1`); the steps run (those that do not
+ * depend on each other at once), and the LLM then answers from the plan and its evidence.
+ */
+export class ReWOOAgentConfig {
+  @IsString() _type!: string;
+  @IsDefined() @IsString() llm_name!: string;
+  @IfPresent() @IsArray() @IsString({ each: true }) tool_names: string[] = [];
+  @IfPresent() @IsString() description = 'ReWOO Agent Workflow';
+  @IfPresent() @IsBoolean() include_tool_input_schema_in_tool_description = true;
+  @IfPresent() @IsString() planner_prompt?: string;
+  @IfPresent() @IsString() solver_prompt?: string;
+  /** Attempts per tool call (2, 4, … seconds apart) before its evidence is the failure. */
+  @IfPresent() @IsInt() @Min(1) tool_call_max_retries = 3;
+  /** Messages of the conversation the planner sees (the system message kept, starting at a user's). */
+  @IfPresent() @IsInt() @Min(1) max_history = 15;
+  @IfPresent() @IsString() additional_planner_instructions?: string;
+  @IfPresent() @IsString() additional_solver_instructions?: string;
+  /** A tool that still fails after its retries fails the run; false makes the failure its evidence. */
+  @IfPresent() @IsBoolean() raise_tool_call_error = true;
+  @IfPresent() @IsBoolean() verbose = false;
+}
+
+const ROLE_NAMES: Record<string, string> = { user: 'human', assistant: 'ai' };
+
+/** The conversation cut to `max` messages as NAT trims it: the last ones, from a user's, system kept. */
+function trimmed(messages: ChatMessage[], max: number): ChatMessage[] {
+  const system = messages[0]?.role === 'system' ? [messages[0]] : [];
+  const rest = messages.slice(system.length);
+  const kept = rest.slice(Math.max(0, rest.length - Math.max(0, max - system.length)));
+  while (kept.length && kept[0].role !== 'user') kept.shift();
+  return [...system, ...kept];
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
+/** A function's output as evidence: text, or a structured value kept as it is. */
+function evidenceOf(output: unknown): unknown {
+  if (isChatCompletion(output)) return resultText(output);
+  if (output === null || output === undefined || output === '') return '';
+  return typeof output === 'object' ? output : String(output);
+}
+
+/** What a function is given for a planned input: its arguments, or a chat for one that takes a chat. */
+function argumentsFor(fn: BuiltFunction, input: unknown): unknown {
+  if (!fn.parameters) {
+    const text = typeof input === 'string' ? input : JSON.stringify(input);
+    return fn.fromChat({ messages: [{ role: 'user', content: text }] });
+  }
+  if (input !== null && typeof input === 'object' && !Array.isArray(input)) return input;
+  const fields = Object.keys((fn.parameters.properties as object | undefined) ?? {});
+  if (fields.length === 1) return { [fields[0]]: input };
+  throw new Error(
+    `the input must be a JSON object with ${fields.map((f) => `"${f}"`).join(', ') || 'no fields'}`,
+  );
+}
+
+async function runStep(
+  config: ReWOOAgentConfig,
+  tools: Map<string, BuiltFunction>,
+  step: PlanStep,
+  evidence: Map<string, unknown>,
+  ctx: WorkflowContext,
+): Promise<unknown> {
+  const { tool, tool_input } = step.evidence;
+  const fn = tools.get(tool);
+  if (!fn) return `There is no tool named ${tool}. Tool must be one of ${[...tools.keys()].join(', ')}.`;
+  const input = parsedInput(withEvidence(tool_input, evidence));
+  let last: unknown;
+  for (let attempt = 1; attempt <= config.tool_call_max_retries; attempt++) {
+    try {
+      const given = argumentsFor(fn, input);
+      const output = await ctx.step(tool, 'tool', () => fn.run(given, ctx), { input: given });
+      const value = evidenceOf(output);
+      return value === '' ? `The tool ${tool} provided an empty response.` : value;
+    } catch (err) {
+      if (ctx.signal.aborted) throw err;
+      last = err;
+      if (attempt < config.tool_call_max_retries) await sleep(2 ** attempt * 1000, ctx.signal);
+    }
+  }
+  const failure = `Tool call failed after all retry attempts. Last error: ${(last as Error)?.message ?? String(last)}`;
+  if (config.raise_tool_call_error) throw new Error(`Tool call failed: ${failure}`);
+  return failure;
+}
+
+async function rewoo(
+  config: ReWOOAgentConfig,
+  llm: LlmClient,
+  tools: Map<string, BuiltFunction>,
+  input: unknown,
+  ctx: WorkflowContext,
+): Promise<string> {
+  const messages = trimmed(conversationOf(input), config.max_history);
+  const task = messageText(messages.at(-1)?.content ?? '');
+  if (!task) return NO_INPUT;
+  const names = [...tools.keys()];
+  const described = [...tools].map(([name, fn]) => {
+    const schema = config.include_tool_input_schema_in_tool_description && fn.parameters;
+    return schema
+      ? `${name}: ${fn.description}. Arguments must be provided as a valid JSON object following this format: ${JSON.stringify(schema)}`
+      : `${name}: ${fn.description}`;
+  });
+  const values = {
+    tools: described.join('\n'),
+    tool_names: names.join(','),
+    chat_history: messages
+      .slice(0, -1)
+      .map((m) => `${ROLE_NAMES[m.role] ?? m.role}: ${messageText(m.content)}`)
+      .join('\n'),
+    task,
+  };
+  const planned = await callModel(ctx, llm, {
+    messages: [
+      { role: 'system', content: fillTemplate(plannerPrompt(config), values) },
+      { role: 'user', content: fillTemplate(PLANNER_USER_PROMPT, values) },
+    ],
+  });
+  const { byPlaceholder, levels } = planLevels(parsePlan(planned.content));
+  const evidence = new Map<string, unknown>();
+  for (const level of levels) {
+    const found = await Promise.all(
+      level.map((p) => runStep(config, tools, byPlaceholder.get(p)!, evidence, ctx)),
+    );
+    level.forEach((p, i) => evidence.set(p, found[i]));
+  }
+  const solved = { plan: solverPlan(byPlaceholder, evidence), task };
+  const answer = await callModel(ctx, llm, {
+    messages: [
+      { role: 'system', content: fillTemplate(solverPrompt(config), solved) },
+      { role: 'user', content: fillTemplate(SOLVER_USER_PROMPT, solved) },
+    ],
+    onText: (delta) => ctx.emit(delta),
+  });
+  return answer.content;
+}
+
+const plannerPrompt = (config: ReWOOAgentConfig) =>
+  (config.planner_prompt ?? PLANNER_SYSTEM_PROMPT) + (config.additional_planner_instructions ?? '');
+const solverPrompt = (config: ReWOOAgentConfig) =>
+  (config.solver_prompt ?? SOLVER_SYSTEM_PROMPT) + (config.additional_solver_instructions ?? '');
+
+export const rewooAgent: FunctionType<ReWOOAgentConfig> = {
+  type: 'rewoo_agent',
+  description: 'ReWOO Agent Workflow',
+  config: ReWOOAgentConfig,
+  natFields: {
+    renamed: { additional_instructions: 'additional_planner_instructions' },
+    ignored: {
+      workflow_alias: AGENT_FIELDS.ignored!.workflow_alias,
+      log_response_max_chars: AGENT_FIELDS.ignored!.log_response_max_chars,
+      name: AGENT_FIELDS.ignored!.name,
+      middleware: AGENT_FIELDS.ignored!.middleware,
+    },
+  },
+  check: (config) => [
+    ...(config.tool_names.length
+      ? []
+      : [{ loc: ['tool_names'], message: 'No tools specified for ReWOO Agent' }]),
+    ...['{tools}', '{tool_names}']
+      .filter((name) => !plannerPrompt(config).includes(name))
+      .map((name) => ({
+        loc: ['planner_prompt'],
+        message: `The planner prompt must contain ${name} so the planner agent knows about the configured tools.`,
+      })),
+    ...(solverPrompt(config)
+      ? []
+      : [{ loc: ['solver_prompt'], message: 'The solver prompt cannot be empty.' }]),
+  ],
+  references: (config) => [
+    { loc: ['llm_name'], section: 'llms', name: config.llm_name },
+    ...config.tool_names.map((name, i) => ({ loc: ['tool_names', i], section: 'functions' as const, name })),
+  ],
+  build(config, context) {
+    const llm = context.llm(config.llm_name);
+    let tools: Map<string, BuiltFunction> | undefined;
+    const toolsOf = async () => (tools ??= new Map(await resolveTools(config.tool_names, context)));
+    return chatFunction({
+      type: 'rewoo_agent',
+      name: context.name,
+      description: config.description,
+      model: llm.model,
+      tools: async () => [...(await toolsOf())].map(([name, fn]) => ({ name, description: fn.description })),
+      run: async (input, ctx) =>
+        agentResult(await rewoo(config, llm, await toolsOf(), input, ctx), input, ctx, llm.model),
+    });
+  },
+};
