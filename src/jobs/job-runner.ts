@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { ServerConfig } from '../config/server-config';
-import type { Execution } from '../executions/model/execution';
+import type { Execution, StartOptions } from '../executions/model/execution';
 import { ExecutionService } from '../executions/engine/execution.service';
 import type { FaceRef } from '../executions/model/execution-record';
 import { ExecutionUrls } from '../http-responders/execution-urls';
@@ -15,6 +15,7 @@ import { isFinal, type Job, type JobPause, type JobStatus, type JobTicket } from
 import { JobStore } from './job.store';
 import { JobFinished } from './job-finished';
 import { JobSlots, type Slot } from './job-slots';
+import { whileStoreAway } from '../core/errors/while-store-away';
 
 /**
  * The face a job's execution is recorded under: the workflow API's generate face (looked up by name,
@@ -108,7 +109,7 @@ export class JobRunner {
    * Resolves once its row has its end.
    */
   async run(ticket: JobTicket, hooks: RunHooks = {}): Promise<void> {
-    const queued = await this.store.get(ticket.id);
+    const queued = await this.whileStoreAway(`job ${ticket.id}`, undefined, () => this.store.get(ticket.id));
     // Not submitted: run again after its runner died (at least once), unless it ended meanwhile.
     if (!queued || isFinal(queued.status) || this.stopping) return;
     const abort = new AbortController();
@@ -123,7 +124,14 @@ export class JobRunner {
     } finally {
       this.queued.delete(abort);
     }
-    const job = (await this.store.start(queued.id)) ? await this.store.get(queued.id) : undefined;
+    // A job taken is started once the store is back (a PostgreSQL restart), not failed.
+    const job = await this.whileStoreAway(`job ${queued.jobId}'s start`, abort.signal, async () =>
+      (await this.store.start(queued.id)) ? this.store.get(queued.id) : undefined,
+    ).catch((err: unknown) => {
+      slot.end();
+      this.running.delete(queued.id);
+      throw err;
+    });
     if (!job) {
       slot.end();
       this.running.delete(queued.id);
@@ -146,7 +154,10 @@ export class JobRunner {
       this.running.delete(job.id);
     }
     if (this.stopping) return;
-    const finished = await this.store.finish(job.id, end);
+    // The end is recorded once the store is back (a PostgreSQL restart): the job's result is not lost.
+    const finished = await this.whileStoreAway(`job ${job.jobId}'s end`, undefined, () =>
+      this.store.finish(job.id, end),
+    );
     if (finished) this.bus.emit(JobFinished.event, new JobFinished(finished));
     this.events.changed(job.id);
   }
@@ -182,7 +193,39 @@ export class JobRunner {
     slot: Slot,
     hooks: RunHooks,
   ): Promise<JobEnd> {
-    const execution = await this.executions.start(job.input, job.identity, {
+    // Its execution's record is written once the store is back, as the job's own row is.
+    const execution = await this.whileStoreAway(`job ${job.jobId}'s execution`, signal, () =>
+      this.executions.start(job.input, job.identity, this.startOptions(ticket, slot, hooks)),
+    );
+    if (!execution) return CANCELLED;
+    // Row updates for pauses run one after another, and before the final one.
+    let updates = Promise.resolve();
+    const unsubscribe = execution.events.subscribe((event) => {
+      const pause = this.pauseOf(execution, event);
+      if (pause === undefined) return;
+      // A person is sent to this execution: its record must outlive the run for their poll or answer.
+      if (pause) execution.expose();
+      updates = updates
+        .then(() =>
+          this.whileStoreAway(`job ${job.jobId}'s pause`, signal, () => this.store.pause(job.id, pause)),
+        )
+        .then(() => this.events.changed(job.id))
+        .catch((err: unknown) => this.logger.error(`job ${job.jobId}: ${(err as Error).message}`));
+    });
+    const onAbort = () => void execution.cancel('job cancelled');
+    signal.addEventListener('abort', onAbort);
+    try {
+      const terminal = await execution.done;
+      await updates;
+      return signal.aborted ? CANCELLED : endOf(terminal);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      queueMicrotask(unsubscribe);
+    }
+  }
+
+  private startOptions(ticket: JobTicket, slot: Slot, hooks: RunHooks): StartOptions {
+    return {
       request: ticket.request,
       interactive: this.interactive,
       streaming: false,
@@ -197,29 +240,17 @@ export class JobRunner {
         },
         resumed: () => slot.again(),
       },
+    };
+  }
+
+  /**
+   * Retries a write of the job's while its store is away (see whileStoreAway); undefined once the
+   * server stops or, when given, `signal` aborts (the job was cancelled meanwhile).
+   */
+  private whileStoreAway<T>(what: string, signal: AbortSignal | undefined, write: () => Promise<T>) {
+    return whileStoreAway(what, write, this.logger, {
+      stopped: () => this.stopping || signal?.aborted === true,
     });
-    // Row updates for pauses run one after another, and before the final one.
-    let updates = Promise.resolve();
-    const unsubscribe = execution.events.subscribe((event) => {
-      const pause = this.pauseOf(execution, event);
-      if (pause === undefined) return;
-      // A person is sent to this execution: its record must outlive the run for their poll or answer.
-      if (pause) execution.expose();
-      updates = updates
-        .then(() => this.store.pause(job.id, pause))
-        .then(() => this.events.changed(job.id))
-        .catch((err: unknown) => this.logger.error(`job ${job.jobId}: ${(err as Error).message}`));
-    });
-    const onAbort = () => void execution.cancel('job cancelled');
-    signal.addEventListener('abort', onAbort);
-    try {
-      const terminal = await execution.done;
-      await updates;
-      return signal.aborted ? CANCELLED : endOf(terminal);
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-      queueMicrotask(unsubscribe);
-    }
   }
 
   /** The pause an event starts (or null when it ends one); undefined for other events. */
