@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 
 /** Time between the frames before a bare line and the line, so the peer reads them apart. */
-const ALONE_GAP_MS = 10;
+const ALONE_GAP_MS = 50;
 
 /**
  * Writes Server-Sent Events by hand: NeMo Agent Toolkit's streams need non-standard lines
