@@ -1,7 +1,7 @@
 import type { RunJournal } from '../../runtime/run-journal';
 import type { DurableRuns, TakeoverHost } from './durable-runs';
 import type { EventLog, EventLogs } from '../event-log/event-log';
-import { journalOf } from './execution-handover';
+import { journalOf } from './journal-writes';
 import { isTerminalStatus } from '../model/execution-state';
 import type { ExecutionRecord } from '../model/execution-record';
 import { specWith, type RunSpec } from '../model/run-spec';

@@ -1,5 +1,5 @@
 import { RunJournal, type JournalEntry } from '../../runtime/run-journal';
-import { appendWhileAway } from '../durability/execution-handover';
+import { appendWhileAway } from '../durability/journal-writes';
 import type { Journal } from '../durability/journal';
 import type { EventLog } from '../event-log/event-log';
 import type { ExecutionRecord } from '../model/execution-record';

@@ -11,7 +11,7 @@ import { HandedOver } from '../../runtime/run-journal';
 import type { RequestMetadata } from '../../runtime/workflow-context';
 import type { RunInit } from '../../runtime/workflow-runner';
 import { DurableRuns } from '../durability/durable-runs';
-import { Handovers } from '../durability/execution-handover';
+import { Handovers } from '../durability/handovers';
 import { Fenced } from '../durability/journal';
 import type { ResumedRun, TakeoverEngine } from '../durability/execution-takeover';
 import type { EventLog } from '../event-log/event-log';

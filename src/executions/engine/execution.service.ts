@@ -31,7 +31,7 @@ import type { ExecutionEndings } from './execution-endings';
 import { DurableRuns } from '../durability/durable-runs';
 import { runSpecOf, type RunSpec } from '../model/run-spec';
 import { ExecutionTakeover } from '../durability/execution-takeover';
-import { journalOf } from '../durability/execution-handover';
+import { journalOf } from '../durability/journal-writes';
 import { RunningExecutions } from './running-executions';
 import { ExecutionRunner, spanOf } from './execution-runner';
 
