@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import OpenAI from 'openai';
 import { FakeLlm, reply } from '../utils/fake-llm';
-import { agentYaml } from '../utils/fake-llm-config';
+import { agentYaml, appWithFakeLlm } from '../utils/fake-llm-config';
 import { postJson } from '../utils/sse';
 import { startApp, type TestApp } from '../utils/test-app';
 import { isComplete, WsClient } from '../utils/ws-client';
@@ -18,27 +18,14 @@ const userWith = (...parts: unknown[]) => ({
   content: [{ type: 'text', text: 'Summarise' }, ...parts],
 });
 
-/** The user message the model was sent by its n-th request. */
-function userContentOf(llm: FakeLlm, n = 0): unknown {
-  return llm.requests[n].body.messages.filter((m: { role: string }) => m.role === 'user').at(-1)?.content;
-}
-
 describe('files in a chat reach the model of an LLM agent as OpenAI file parts', () => {
   let llm: FakeLlm;
   let t: TestApp;
-  beforeAll(async () => {
-    llm = await FakeLlm.start();
-    const attachments = { general: { front_end: { attachments: { max_bytes: 2048 } } } };
-    t = await startApp(agentYaml(llm, { _type: 'tool_calling_agent' }, {}, {}, attachments));
-  });
-  afterEach(() => {
-    expect(llm.pending).toBe(0);
-    llm.reset();
-  });
-  afterAll(async () => {
-    await t.close();
-    await llm.close();
-  });
+  const attachments = { general: { front_end: { attachments: { max_bytes: 2048 } } } };
+  appWithFakeLlm(
+    (model) => agentYaml(model, { _type: 'tool_calling_agent' }, {}, {}, attachments),
+    (model, app) => ((llm = model), (t = app)),
+  );
 
   it('/v1/chat/completions (openai SDK): the model receives the text and the file, its data and name', async () => {
     llm.script(reply.text('A short report.'));
@@ -56,7 +43,7 @@ describe('files in a chat reach the model of an LLM agent as OpenAI file parts',
       ],
     });
     expect(completion.choices[0].message.content).toBe('A short report.');
-    expect(userContentOf(llm)).toEqual([
+    expect(llm.userContent()).toEqual([
       { type: 'text', text: 'Summarise' },
       { type: 'file', file: { file_data: PDF, filename: 'report.pdf' } },
     ]);
@@ -67,7 +54,7 @@ describe('files in a chat reach the model of an LLM agent as OpenAI file parts',
     const csv = `data:text/csv;base64,${Buffer.from('a,b\n1,2\n').toString('base64')}`;
     const res = await postJson(`${t.url}/v1/workflow`, { messages: [userWith(file(csv))] });
     expect(res.json).toEqual({ value: 'done' });
-    expect(userContentOf(llm)).toEqual([
+    expect(llm.userContent()).toEqual([
       { type: 'text', text: 'Summarise' },
       { type: 'file', file: { file_data: csv, filename: 'attachment-1.csv' } },
     ]);
@@ -87,7 +74,7 @@ describe('files in a chat reach the model of an LLM agent as OpenAI file parts',
     } finally {
       ws.close();
     }
-    expect(userContentOf(llm)).toEqual([{ type: 'file', file: { file_data: PDF, filename: 'report.pdf' } }]);
+    expect(llm.userContent()).toEqual([{ type: 'file', file: { file_data: PDF, filename: 'report.pdf' } }]);
   });
 
   it('the LLM_START step shows the file without its bytes', async () => {

@@ -3,7 +3,7 @@ import { AgentCapabilitiesSchema } from '@ag-ui/core/schemas';
 import OpenAI from 'openai';
 import { RecordingAgent, types } from '../utils/agui-client';
 import { FakeLlm, reply } from '../utils/fake-llm';
-import { agentYaml } from '../utils/fake-llm-config';
+import { agentYaml, appWithFakeLlm } from '../utils/fake-llm-config';
 import { postJson } from '../utils/sse';
 import { startApp, type TestApp } from '../utils/test-app';
 import { isComplete, WsClient } from '../utils/ws-client';
@@ -19,11 +19,6 @@ const userWith = (...parts: unknown[]) => ({
   content: [{ type: 'text', text: 'What is this?' }, ...parts],
 });
 
-/** The user message the model was sent by its n-th request. */
-function userContentOf(llm: FakeLlm, n = 0): unknown {
-  return llm.requests[n].body.messages.filter((m: { role: string }) => m.role === 'user').at(-1)?.content;
-}
-
 const SENT = [
   { type: 'text', text: 'What is this?' },
   { type: 'image_url', image_url: { url: PNG } },
@@ -32,19 +27,11 @@ const SENT = [
 describe('images in a chat reach the model of an LLM agent', () => {
   let llm: FakeLlm;
   let t: TestApp;
-  beforeAll(async () => {
-    llm = await FakeLlm.start();
-    const attachments = { general: { front_end: { attachments: { max_bytes: 2048 } } } };
-    t = await startApp(agentYaml(llm, { _type: 'tool_calling_agent' }, {}, {}, attachments));
-  });
-  afterEach(() => {
-    expect(llm.pending).toBe(0);
-    llm.reset();
-  });
-  afterAll(async () => {
-    await t.close();
-    await llm.close();
-  });
+  const attachments = { general: { front_end: { attachments: { max_bytes: 2048 } } } };
+  appWithFakeLlm(
+    (model) => agentYaml(model, { _type: 'tool_calling_agent' }, {}, {}, attachments),
+    (model, app) => ((llm = model), (t = app)),
+  );
 
   it('/v1/chat/completions (openai SDK): the model receives the text and the image part', async () => {
     llm.script(reply.text('A red pixel.'));
@@ -62,7 +49,7 @@ describe('images in a chat reach the model of an LLM agent', () => {
       ],
     });
     expect(completion.choices[0].message.content).toBe('A red pixel.');
-    expect(userContentOf(llm)).toEqual(SENT);
+    expect(llm.userContent()).toEqual(SENT);
   });
 
   it('/v1/chat/stream, /chat and /v1/workflow with messages pass the image on too', async () => {
@@ -77,7 +64,7 @@ describe('images in a chat reach the model of an LLM agent', () => {
     expect((await postJson(`${t.url}/chat`, { messages: [userWith(image(PNG))] })).status).toBe(200);
     const generate = await postJson(`${t.url}/v1/workflow`, { messages: [userWith(image(PNG))] });
     expect(generate.json).toEqual({ value: 'three' });
-    for (const n of [0, 1, 2]) expect(userContentOf(llm, n)).toEqual(SENT);
+    for (const n of [0, 1, 2]) expect(llm.userContent(n)).toEqual(SENT);
   });
 
   it('the LLM_START step shows the image without its bytes', async () => {
@@ -109,7 +96,7 @@ describe('images in a chat reach the model of an LLM agent', () => {
     } finally {
       ws.close();
     }
-    expect(userContentOf(llm)).toEqual(SENT);
+    expect(llm.userContent()).toEqual(SENT);
   });
 
   it('a WebSocket user_message of an image alone starts the run too (generate schema: that message)', async () => {
@@ -126,7 +113,7 @@ describe('images in a chat reach the model of an LLM agent', () => {
     } finally {
       ws.close();
     }
-    expect(userContentOf(llm)).toEqual([{ type: 'image_url', image_url: { url: PNG } }]);
+    expect(llm.userContent()).toEqual([{ type: 'image_url', image_url: { url: PNG } }]);
   });
 
   it('AG-UI declares image input, and an image part (data source) reaches the model', async () => {
@@ -145,7 +132,7 @@ describe('images in a chat reach the model of an LLM agent', () => {
     });
     const events = await agent.run();
     expect(types(events).at(-1)).toBe('RUN_FINISHED');
-    expect(userContentOf(llm)).toEqual(SENT);
+    expect(llm.userContent()).toEqual(SENT);
   });
 
   describe('refused with 422 and where (the model is not called)', () => {

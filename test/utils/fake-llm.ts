@@ -140,6 +140,11 @@ export class FakeLlm {
     return this.requests[n].body.messages.at(-1)!;
   }
 
+  /** The content of the last user message of the n-th request (0-based): text, or its parts. */
+  userContent(n = 0): unknown {
+    return this.requests[n].body.messages.filter((m: { role: string }) => m.role === 'user').at(-1)?.content;
+  }
+
   async close(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
