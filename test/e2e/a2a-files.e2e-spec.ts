@@ -2,6 +2,7 @@ import type { Part } from '@a2a-js/sdk';
 import {
   a2aClient,
   aDataPart,
+  aFilePart,
   aSend,
   asTask,
   aTextPart,
@@ -10,32 +11,20 @@ import {
   texts,
 } from '../utils/a2a-client';
 import { FakeLlm, reply } from '../utils/fake-llm';
-import { agentYaml } from '../utils/fake-llm-config';
-import { startApp, type TestApp } from '../utils/test-app';
+import { agentYaml, appWithFakeLlm } from '../utils/fake-llm-config';
+import type { TestApp } from '../utils/test-app';
 
 /** The start of a PDF: its bytes are handed on, never read. */
 const PDF = Buffer.from('%PDF-1.7\n%\xe2\xe3\n1 0 obj\n<<>>\nendobj\n', 'latin1');
 
-const aFilePart = (content: Part['content'], mediaType: string, filename: string): Part => ({
-  content,
-  mediaType,
-  filename,
-  metadata: undefined,
-});
-
 describe('A2A: a document file part reaches an LLM agent as an OpenAI file part', () => {
   let llm: FakeLlm;
   let t: TestApp;
-  beforeAll(async () => {
-    llm = await FakeLlm.start();
-    const attachments = { general: { front_end: { attachments: { max_bytes: 64 } } } };
-    t = await startApp(agentYaml(llm, { _type: 'tool_calling_agent' }, {}, {}, attachments));
-  });
-  afterEach(() => llm.reset());
-  afterAll(async () => {
-    await t.close();
-    await llm.close();
-  });
+  const attachments = { general: { front_end: { attachments: { max_bytes: 64 } } } };
+  appWithFakeLlm(
+    (model) => agentYaml(model, { _type: 'tool_calling_agent' }, {}, {}, attachments),
+    (model, app) => ((llm = model), (t = app)),
+  );
 
   it('the agent card lists the image and file types it reads as input modes', async () => {
     const card = await (await a2aClient(t.url)).getAgentCard();

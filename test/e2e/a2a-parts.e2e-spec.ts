@@ -1,7 +1,7 @@
-import type { Part } from '@a2a-js/sdk';
 import {
   a2aClient,
   aDataPart,
+  aFilePart,
   aSend,
   asTask,
   aTextPart,
@@ -11,7 +11,7 @@ import {
   texts,
 } from '../utils/a2a-client';
 import { FakeLlm, reply } from '../utils/fake-llm';
-import { agentYaml } from '../utils/fake-llm-config';
+import { agentYaml, appWithFakeLlm } from '../utils/fake-llm-config';
 import { ECHO_OPENAI_YAML, ECHO_YAML, scriptedYaml, startApp, type TestApp } from '../utils/test-app';
 
 /** A real 1×1 PNG. */
@@ -19,13 +19,6 @@ const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
   'base64',
 );
-
-const aFilePart = (content: Part['content'], mediaType: string, filename: string): Part => ({
-  content,
-  mediaType,
-  filename,
-  metadata: undefined,
-});
 
 /** `{a: {a: … {a: 1}}}`, `levels` objects deep. */
 function nested(levels: number): unknown {
@@ -102,15 +95,10 @@ describe('A2A: data parts reach the workflow; a workflow of fields takes one as 
 describe('A2A: an image file part reaches an LLM agent as an image of the chat', () => {
   let llm: FakeLlm;
   let t: TestApp;
-  beforeAll(async () => {
-    llm = await FakeLlm.start();
-    t = await startApp(agentYaml(llm, { _type: 'tool_calling_agent' }));
-  });
-  afterEach(() => llm.reset());
-  afterAll(async () => {
-    await t.close();
-    await llm.close();
-  });
+  appWithFakeLlm(
+    (model) => agentYaml(model, { _type: 'tool_calling_agent' }),
+    (model, app) => ((llm = model), (t = app)),
+  );
 
   it('inline bytes of an image type: the model receives the text and the image part', async () => {
     llm.script(reply.text('A pixel.'));

@@ -31,6 +31,11 @@ export function aDataPart(value: unknown): Part {
   };
 }
 
+/** A file part: its bytes (`raw`) or a link (`url`), with its media type and name. */
+export function aFilePart(content: Part['content'], mediaType: string, filename: string): Part {
+  return { content, mediaType, filename, metadata: undefined };
+}
+
 /** A user's message: text, or parts; on a task (and its context) when `on` names one. */
 export function aUserMessage(
   content: string | Part[],
