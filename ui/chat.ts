@@ -1,13 +1,10 @@
 import { tokenUsageOf, type Conversation, type ConversationStore, type Turn } from './conversations';
 import { on } from './dom';
 import { emptyState, type PageInfo } from './empty-state';
-import { answerText, promptView, type PromptContent, type PromptView } from './prompts';
-import { notifyWaiting } from './notify';
-import { oauthView } from './oauth';
 import { ChatSocket, type ServerMessage } from './socket';
 import { thumbnails, userContent, type Attachment, type Attachments } from './attachments';
+import { TurnPrompts } from './turn-prompts';
 import { TurnView } from './turn-view';
-import { WaitingPrompts } from './waiting';
 
 export interface ChatElements {
   log: HTMLElement;
@@ -28,8 +25,7 @@ export class Chat {
   private conversation!: Conversation;
   private socket: ChatSocket | null = null;
   private readonly views = new Map<string, TurnView>();
-  private readonly prompts = new Map<string, { view: PromptView; turn: string }>();
-  private readonly waiting: WaitingPrompts;
+  private readonly prompts: TurnPrompts;
   /** Counts calls of open(): a conversation that loads after another was chosen is dropped. */
   private opening = 0;
 
@@ -40,7 +36,20 @@ export class Chat {
     private readonly page: PageInfo,
     private readonly attachments: Attachments,
   ) {
-    this.waiting = new WaitingPrompts(page.title === 'Interlude' ? page.title : `${page.title} · Interlude`);
+    this.prompts = new TurnPrompts({
+      title: page.title,
+      input: ui.input,
+      announce: (text) => ui.announce(text),
+      answer: (promptId, content) =>
+        this.socket?.send({
+          type: 'user_interaction_message',
+          id: crypto.randomUUID(),
+          thread_id: 'default',
+          parent_id: promptId,
+          conversation_id: this.conversation.id,
+          content,
+        }),
+    });
     on(ui.form, 'submit', (event) => {
       event.preventDefault();
       this.ask(ui.input.value);
@@ -65,7 +74,6 @@ export class Chat {
     this.socket = null;
     this.views.clear();
     this.prompts.clear();
-    this.waiting.clear();
     this.conversation = { id, title: 'New conversation', updatedAt: Date.now(), turns: [] };
     this.ui.log.replaceChildren();
     const conversation = await this.store.open(id);
@@ -207,7 +215,7 @@ export class Chat {
     this.followOutput();
     const content = message.content ?? {};
     if (message.type === 'system_response_message' || message.type === 'system_intermediate_message') {
-      this.passPrompts(turn);
+      this.prompts.passed(turn, view);
     }
     const at = Date.parse(message.timestamp ?? '') || Date.now();
     switch (message.type) {
@@ -223,7 +231,7 @@ export class Chat {
         view.upsertStep(message.id, String(content.name ?? 'step'), String(content.payload ?? ''), at);
         break;
       case 'system_interaction_message':
-        this.showPrompt(turn, view, message);
+        this.prompts.show(turn, view, message);
         break;
       case 'error_message':
         this.showError(turn, view, message);
@@ -239,68 +247,11 @@ export class Chat {
     this.save();
   }
 
-  private showPrompt(turn: Turn, view: TurnView, message: ServerMessage): void {
-    // Sent again after a reconnect (with the time it has left): the new form replaces the old one.
-    this.prompts.get(message.id)?.view.element.remove();
-    const content = message.content as unknown as PromptContent;
-    const prompt =
-      content.input_type === 'oauth_consent'
-        ? oauthView(String((message.content as { text?: unknown }).text ?? ''))
-        : promptView(content, async (answer) => {
-            // Notifications are shown, never waited on: nothing to send.
-            if (content.input_type === 'notification') return null;
-            this.waiting.remove(message.id);
-            view.setWaiting(this.waiting.has(turn.id));
-            this.socket?.send({
-              type: 'user_interaction_message',
-              id: crypto.randomUUID(),
-              thread_id: 'default',
-              parent_id: message.id,
-              conversation_id: this.conversation.id,
-              content:
-                answer.kind === 'cancel'
-                  ? { cancel: true }
-                  : { messages: [{ role: 'user', content: [{ type: 'text', text: answerText(answer) }] }] },
-            });
-            return null;
-          });
-    this.prompts.set(message.id, { view: prompt, turn: turn.id });
-    if (content.input_type !== 'notification') {
-      turn.promptIds ??= [];
-      if (!turn.promptIds.includes(message.id)) turn.promptIds.push(message.id);
-      this.waiting.add(message.id, turn.id);
-      view.setWaiting(true);
-    }
-    view.prompts.append(prompt.element);
-    prompt.element.scrollIntoView({ block: 'nearest' });
-    // A new question takes keyboard focus unless the person is busy elsewhere (a notification only informs).
-    const active = document.activeElement;
-    const focusIsFree =
-      !active || active === document.body || active === this.ui.input || Boolean(active.closest('.prompt'));
-    if (focusIsFree && content.input_type !== 'notification') prompt.focus();
-    if (content.input_type !== 'notification') {
-      notifyWaiting(this.page.title, String(content.text ?? ''), message.id);
-    }
-    this.ui.announce(`The workflow asks: ${String(content.text ?? '')}`);
-  }
-
   /** Keeps the newest output in sight while the person is reading at the bottom (not when scrolled up). */
   private followOutput(): void {
     const atBottom = window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 120;
     if (atBottom)
       requestAnimationFrame(() => window.scrollTo({ top: document.documentElement.scrollHeight }));
-  }
-
-  /** Output after a consent means the run went on: the consent was given (maybe before its popup said so). */
-  private passPrompts(turn: Turn): void {
-    for (const [id, prompt] of this.prompts) {
-      if (prompt.turn === turn.id && prompt.view.passed) {
-        prompt.view.passed();
-        this.prompts.delete(id);
-        this.waiting.remove(id);
-        this.viewOf(turn).setWaiting(this.waiting.has(turn.id));
-      }
-    }
   }
 
   private showError(turn: Turn, view: TurnView, message: ServerMessage): void {
@@ -324,15 +275,8 @@ export class Chat {
 
   /** A turn that stopped running: its prompts close, its actions appear. */
   private end(turn: Turn): void {
-    for (const [id, prompt] of this.prompts) {
-      if (prompt.turn === turn.id) {
-        prompt.view.close('No longer waiting for an answer.');
-        this.prompts.delete(id);
-      }
-    }
-    this.waiting.clear(turn.id);
+    this.prompts.ended(turn, this.viewOf(turn));
     turn.endedAt ??= Date.now();
-    this.viewOf(turn).setWaiting(false);
     this.viewOf(turn).refresh();
     this.markEditable();
     this.updateControls();
