@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
@@ -80,6 +81,10 @@ export async function createApp(
     logger: logs ? new NestPinoLogger(sink.logger) : false,
   });
   startupTimings.step('modules and providers created (database, Redis opened)');
+  const server = app.getHttpServer() as Server;
+  server.keepAliveTimeout = frontEnd.keep_alive_seconds * 1000;
+  // Node counts an idle keep-alive connection's wait for its next request's headers against this.
+  server.headersTimeout = Math.max(server.headersTimeout, server.keepAliveTimeout + 1000);
   app.set('x-powered-by', false);
   // No ETag on API answers (NAT's server sends none): Express would hash every JSON body for a header
   // no client revalidates a POST or a status poll with. The page's files carry their own.

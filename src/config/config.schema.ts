@@ -109,6 +109,12 @@ export class FrontEndConfig extends NatFrontEndFields {
   /** The body limit of streaming routes (`/stream`, `/full`, streamed chat completions). */
   @IfPresent() @Min(1) @IsInt() max_stream_body_bytes = 1024 * 1024;
   @IfPresent() @ValidateNested() @Type(() => StepAdaptorConfig) step_adaptor = new StepAdaptorConfig();
+  /**
+   * Seconds an idle keep-alive connection stays open. Above a gateway's own idle timeout (60 s for most
+   * load balancers), so the gateway closes first and never sends a request on a connection this server
+   * has just closed (a 502 for its client). Node's default is 5.
+   */
+  @IfPresent() @Min(1) @IsInt() keep_alive_seconds = 65;
   /** Seconds of silence on an SSE stream before a `: keep-alive` comment. */
   @IfPresent() @Min(1) @IsInt() sse_keepalive_seconds = 15;
   /**

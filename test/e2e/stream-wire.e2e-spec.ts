@@ -54,4 +54,15 @@ describe('streams on the wire', () => {
     expect(req.socket.readyState).toBe('open');
     req.socket.destroy();
   });
+
+  it('an idle keep-alive connection stays open past Node’s 5 s default, so a gateway can reuse it', async () => {
+    const req = rawRequest(t.url, 'GET', '/health', {});
+    await eventually(() => expect(req.reads.join('')).toMatch(/^HTTP\/1\.1 200/));
+    await new Promise((resolve) => setTimeout(resolve, 6000));
+    expect(req.socket.readyState).toBe('open');
+    const before = req.reads.join('').length;
+    req.socket.write(`GET /health HTTP/1.1\r\nHost: ${new URL(t.url).host}\r\n\r\n`);
+    await eventually(() => expect(req.reads.join('').slice(before)).toMatch(/^HTTP\/1\.1 200/));
+    req.socket.destroy();
+  }, 15_000);
 });
