@@ -6,7 +6,7 @@ import { ReplicaProcesses, type Response } from '../utils/replica-processes';
 import { requires } from '../utils/requires';
 import { TcpProxy } from '../utils/tcp-proxy';
 import { scriptedYaml } from '../utils/test-app';
-import { START_MS, WAIT_MS } from '../utils/timing';
+import { START_MS } from '../utils/timing';
 
 /**
  * Async jobs while PostgreSQL, where their rows are, goes away and comes back (issue 31): a TCP proxy
@@ -20,26 +20,6 @@ const SLOW = scriptedYaml(`- sleep: { seconds: ${SLEEP_SECONDS} }`, 'done {{inpu
 const OUTAGE_MS = 20_000;
 const ALICE = { authorization: 'Bearer nvapi-faults-jobs' };
 const JOBS = '/v1/workflow/async';
-
-/** Requests to replica `to` every 250 ms until `done` says so (or `within` ms pass). */
-async function until(
-  set: ReplicaProcesses,
-  path: string,
-  to: number,
-  done: (res: Response) => boolean,
-  within = WAIT_MS,
-): Promise<Response> {
-  const deadline = Date.now() + within;
-  for (;;) {
-    const res = await set.request('GET', path, { to, headers: ALICE }).catch((err: Error) => {
-      throw new Error(`GET ${path} on ${to}: ${err.message}\n${set.output()}`);
-    });
-    if (done(res)) return res;
-    if (Date.now() > deadline)
-      throw new Error(`GET ${path} on ${to}: still ${res.status} ${res.text}\n${set.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 const outage = (res: Response) => ({
   status: res.status,
@@ -85,7 +65,7 @@ function throughOutage(async: Record<string, unknown>, worker: boolean) {
         status: 202,
         body: expect.stringContaining('"before"'),
       });
-      await until(set, `${JOBS}/job/before`, 0, (r) => r.json.status === 'running');
+      await set.until(`${JOBS}/job/before`, 0, (r) => r.json.status === 'running', { headers: ALICE });
       // One job runs at a time (max_concurrent_jobs: 1): this one waits for "before"'s slot, which
       // frees while PostgreSQL is away, so its start is written during the outage.
       const queued = await set.request('POST', JOBS, {
@@ -119,10 +99,13 @@ function throughOutage(async: Record<string, unknown>, worker: boolean) {
       );
       expect(Date.now() - outageStarted).toBeGreaterThan(SLEEP_SECONDS * 1000);
       proxy.heal();
-      for (const to of [0, 1]) await until(set, '/health/ready', to, (r) => r.status === 200, START_MS);
+      for (const to of [0, 1])
+        await set.until('/health/ready', to, (r) => r.status === 200, { within: START_MS });
 
       // The job's end was recorded once PostgreSQL was back: its output is not lost.
-      const ended = await until(set, `${JOBS}/job/before`, 1, (r) => r.json.status !== 'running');
+      const ended = await set.until(`${JOBS}/job/before`, 1, (r) => r.json.status !== 'running', {
+        headers: ALICE,
+      });
       // A worker's log names what it did with the job, when it went wrong.
       const log = ended.json.status === 'success' ? undefined : runner?.output();
       expect({ status: ended.status, job: ended.json, log }).toEqual({
@@ -135,13 +118,10 @@ function throughOutage(async: Record<string, unknown>, worker: boolean) {
         }),
       });
       // The job whose turn came during the outage started once it was back, and ran to its end.
-      const second = await until(
-        set,
-        `${JOBS}/job/queued`,
-        1,
-        (r) => isFinal(r.json.status as JobStatus),
-        START_MS,
-      );
+      const second = await set.until(`${JOBS}/job/queued`, 1, (r) => isFinal(r.json.status as JobStatus), {
+        headers: ALICE,
+        within: START_MS,
+      });
       expect(second.json).toEqual(
         expect.objectContaining({ job_id: 'queued', status: 'success', output: { value: 'done queued' } }),
       );
@@ -156,7 +136,10 @@ function throughOutage(async: Record<string, unknown>, worker: boolean) {
         to: 1,
       });
       expect(after.status).toBe(202);
-      const done = await until(set, `${JOBS}/job/after`, 0, (r) => r.json.status === 'success', START_MS);
+      const done = await set.until(`${JOBS}/job/after`, 0, (r) => r.json.status === 'success', {
+        headers: ALICE,
+        within: START_MS,
+      });
       expect(done.json).toEqual(
         expect.objectContaining({ job_id: 'after', status: 'success', output: { value: 'done after' } }),
       );

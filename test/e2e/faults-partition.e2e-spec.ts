@@ -6,7 +6,7 @@ import { metricValue } from '../utils/metrics';
 import { ReplicaProcesses, type Response } from '../utils/replica-processes';
 import { requires } from '../utils/requires';
 import { TcpProxy } from '../utils/tcp-proxy';
-import { START_MS, WAIT_MS } from '../utils/timing';
+import { START_MS } from '../utils/timing';
 
 /**
  * A network partition (issue 31, point 4): replica 0's connections to PostgreSQL and Redis hang
@@ -73,16 +73,8 @@ requires('postgres')('One replica partitioned from PostgreSQL and Redis', () => 
       return res;
     };
 
-    async function until(path: string, to: number, n: number, done: (r: Response) => boolean) {
-      const deadline = Date.now() + WAIT_MS;
-      for (;;) {
-        const res = await send('GET', path, to, n);
-        if (done(res)) return res;
-        if (Date.now() > deadline)
-          throw new Error(`GET ${path} on ${to}: still ${res.status} ${res.text}\n${set.output()}`);
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-    }
+    const until = (path: string, to: number, n: number, done: (r: Response) => boolean) =>
+      set.until(path, to, done, { everyMs: 200, send: () => send('GET', path, to, n) });
 
     const finished = (r: Response) =>
       r.status === 200 && r.json.status !== 'running' && r.json.status !== 'waiting_for_input';

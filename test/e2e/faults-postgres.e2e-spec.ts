@@ -1,10 +1,10 @@
 import { holdMachineLock } from '../utils/machine-lock';
 import { metricValue } from '../utils/metrics';
-import { ReplicaProcesses, type Response } from '../utils/replica-processes';
+import { ReplicaProcesses } from '../utils/replica-processes';
 import { requires } from '../utils/requires';
 import { TcpProxy } from '../utils/tcp-proxy';
 import { scriptedYaml } from '../utils/test-app';
-import { START_MS, WAIT_MS } from '../utils/timing';
+import { START_MS } from '../utils/timing';
 
 /**
  * PostgreSQL, the system of record of several replicas, goes away and comes back (issue 31): a TCP
@@ -23,27 +23,6 @@ interface Pause {
   execution_id: string;
   response_url: string;
   status_url: string;
-}
-
-/** Requests to replica `to` every 250 ms until `done` says so (or WAIT_MS after `within` ms). */
-async function until(
-  set: ReplicaProcesses,
-  path: string,
-  to: number,
-  done: (res: Response) => boolean,
-  within = WAIT_MS,
-  headers: Record<string, string> = {},
-): Promise<Response> {
-  const deadline = Date.now() + within;
-  for (;;) {
-    const res = await set.request('GET', path, { to, headers }).catch((err: Error) => {
-      throw new Error(`GET ${path} on ${to}: ${err.message}\n${set.output()}`);
-    });
-    if (done(res)) return res;
-    if (Date.now() > deadline)
-      throw new Error(`GET ${path} on ${to}: still ${res.status} ${res.text}\n${set.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
 }
 
 requires('postgres')('PostgreSQL unreachable while executions wait for a person', () => {
@@ -104,7 +83,7 @@ requires('postgres')('PostgreSQL unreachable while executions wait for a person'
 
         // Readiness tells the load balancer within a few seconds, on both replicas.
         for (const to of [0, 1]) {
-          const ready = await until(set, '/health/ready', to, (r) => r.status === 503);
+          const ready = await set.until('/health/ready', to, (r) => r.status === 503);
           expect(ready.status).toBe(503);
         }
         // A request that needs the database: 503 with Retry-After, never a 500 or a hang.
@@ -135,7 +114,8 @@ requires('postgres')('PostgreSQL unreachable while executions wait for a person'
         proxy.heal();
         const healed = Date.now();
 
-        for (const to of [0, 1]) await until(set, '/health/ready', to, (r) => r.status === 200, START_MS);
+        for (const to of [0, 1])
+          await set.until('/health/ready', to, (r) => r.status === 200, { within: START_MS });
         process.stdout.write(
           `faults-postgres: PostgreSQL back after ${OUTAGE_MS} ms away, every replica ready ${Date.now() - healed} ms later\n`,
         );
@@ -147,13 +127,11 @@ requires('postgres')('PostgreSQL unreachable while executions wait for a person'
         }
 
         // The run that ended during the outage: its end was written once PostgreSQL was back.
-        const ended = await until(
-          set,
+        const ended = await set.until(
           endsDuring.status_url,
           1,
           (r) => r.status === 200 && r.json.status !== 'running',
-          WAIT_MS,
-          asUser(4),
+          { headers: asUser(4) },
         );
         expect(ended.json).toEqual({
           execution_id: endsDuring.execution_id,
@@ -171,13 +149,11 @@ requires('postgres')('PostgreSQL unreachable while executions wait for a person'
           expect({ n, status: res.status, body: res.text }).toEqual({ n, status: 204, body: '' });
         }
         for (const [n, pause] of waiting.entries()) {
-          const done = await until(
-            set,
+          const done = await set.until(
             pause.status_url,
             n % 2,
             (r) => r.status === 200 && (r.json.status === 'completed' || r.json.status === 'failed'),
-            WAIT_MS,
-            asUser(n),
+            { headers: asUser(n) },
           );
           expect({ n, body: done.json }).toEqual({
             n,

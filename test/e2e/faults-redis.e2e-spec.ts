@@ -60,22 +60,8 @@ requires('postgres')('Redis restarted empty or unreachable while agents wait for
     return res;
   };
 
-  async function until(
-    path: string,
-    to: number,
-    n: number,
-    done: (r: Response) => boolean,
-    within = WAIT_MS,
-  ) {
-    const deadline = Date.now() + within;
-    for (;;) {
-      const res = await send('GET', path, to, n);
-      if (done(res)) return res;
-      if (Date.now() > deadline)
-        throw new Error(`GET ${path} on ${to}: still ${res.status} ${res.text}\n${set.output()}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
+  const until = (path: string, to: number, n: number, done: (r: Response) => boolean, within = WAIT_MS) =>
+    set.until(path, to, done, { within, everyMs: 200, send: () => send('GET', path, to, n) });
 
   /** `EACH` agents waiting in ask_confirmation, started on both replicas in turn. */
   async function waitingAgents(tag: string): Promise<Pause[]> {

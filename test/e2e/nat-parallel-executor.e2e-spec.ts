@@ -1,7 +1,8 @@
 import { stringify } from 'yaml';
 import { FakeLlm, reply, type ModelRequest } from '../utils/fake-llm';
+import { appPerTestWithFakeLlm } from '../utils/fake-llm-config';
 import { postJson } from '../utils/sse';
-import { startApp, type TestApp } from '../utils/test-app';
+import type { TestApp } from '../utils/test-app';
 
 /**
  * NAT's parallel_executor (every branch gets the request at once; the answer is the branches' outputs
@@ -11,15 +12,7 @@ import { startApp, type TestApp } from '../utils/test-app';
 describe('parallel_executor and chat_completion (NAT)', () => {
   let llm: FakeLlm;
   let t: TestApp | undefined;
-  beforeAll(async () => {
-    llm = await FakeLlm.start();
-  });
-  afterEach(async () => {
-    llm.reset();
-    await t?.close();
-    t = undefined;
-  });
-  afterAll(() => llm.close());
+  const apps = appPerTestWithFakeLlm((model) => (llm = model));
 
   const model = (name: string) => ({
     _type: 'openai',
@@ -61,7 +54,7 @@ describe('parallel_executor and chat_completion (NAT)', () => {
   };
 
   it('gives every branch the request at once and hands their outputs on as NAT joins them', async () => {
-    t = await startApp(yaml({ tool_list: ['topic_agent', 'urgency_agent'] }));
+    t = await apps.start(yaml({ tool_list: ['topic_agent', 'urgency_agent'] }));
     llm.respondWith(answers);
     const res = await postJson(`${t.url}/v1/workflow`, { input_message: 'Our biggest customer is down' });
     expect(res.status).toBe(200);
@@ -85,7 +78,7 @@ describe('parallel_executor and chat_completion (NAT)', () => {
   });
 
   it('with return_error_on_exception a failing branch is an ERROR block and the others still answer', async () => {
-    t = await startApp(
+    t = await apps.start(
       yaml(
         { tool_list: ['fails', 'topic_agent'], return_error_on_exception: true },
         {
@@ -103,7 +96,7 @@ describe('parallel_executor and chat_completion (NAT)', () => {
   });
 
   it('without it, a failing branch fails the run', async () => {
-    t = await startApp(
+    t = await apps.start(
       yaml({ tool_list: ['fails'] }, { _type: 'parallel_executor', tool_list: ['topic_agent', 'fails'] }),
     );
     llm.respondWith(answers);
@@ -112,7 +105,9 @@ describe('parallel_executor and chat_completion (NAT)', () => {
   });
 
   it("chat_completion keeps a conversation's own system message and answers a chat with a chat completion", async () => {
-    t = await startApp(yaml({ tool_list: ['topic_agent'] }, { _type: 'chat_completion', llm_name: 'model' }));
+    t = await apps.start(
+      yaml({ tool_list: ['topic_agent'] }, { _type: 'chat_completion', llm_name: 'model' }),
+    );
     llm.script(reply.text('Hello there'));
     const messages = [
       { role: 'system', content: 'Be brief' },
@@ -127,7 +122,9 @@ describe('parallel_executor and chat_completion (NAT)', () => {
   });
 
   it("chat_completion sends NAT's default system prompt, and a failed call answers with NAT's apology", async () => {
-    t = await startApp(yaml({ tool_list: ['topic_agent'] }, { _type: 'chat_completion', llm_name: 'model' }));
+    t = await apps.start(
+      yaml({ tool_list: ['topic_agent'] }, { _type: 'chat_completion', llm_name: 'model' }),
+    );
     llm.script(reply.error(400, 'bad request'));
     const res = await postJson(`${t.url}/v1/workflow`, { input_message: 'what is 2+2?' });
     expect(res.status).toBe(200);

@@ -1,22 +1,14 @@
 import { stringify } from 'yaml';
 import { FakeLlm, reply } from '../utils/fake-llm';
+import { appPerTestWithFakeLlm } from '../utils/fake-llm-config';
 import { postJson } from '../utils/sse';
-import { configFrom, startApp, type TestApp } from '../utils/test-app';
+import { configFrom, type TestApp } from '../utils/test-app';
 
 /** NAT's responses_api_agent: a tool calling loop over the OpenAI Responses API (`POST /v1/responses`). */
 describe('responses_api_agent (NAT)', () => {
   let llm: FakeLlm;
   let t: TestApp | undefined;
-  beforeAll(async () => {
-    llm = await FakeLlm.start();
-  });
-  afterEach(async () => {
-    expect(llm.pending).toBe(0);
-    llm.reset();
-    await t?.close();
-    t = undefined;
-  });
-  afterAll(() => llm.close());
+  const apps = appPerTestWithFakeLlm((model) => (llm = model));
 
   const yaml = (workflow: Record<string, unknown> = {}, apiType = 'responses') =>
     stringify({
@@ -43,7 +35,7 @@ describe('responses_api_agent (NAT)', () => {
     });
 
   it('offers its tools to the Responses API, runs the ones the model calls and answers with its last text', async () => {
-    t = await startApp(yaml({ verbose: true }));
+    t = await apps.start(yaml({ verbose: true }));
     llm.script(
       reply.tools([{ name: 'calculator__add', arguments: { numbers: [2, 3] }, id: 'call_add' }]),
       reply.text('2 + 3 is 5'),
@@ -65,7 +57,7 @@ describe('responses_api_agent (NAT)', () => {
   });
 
   it('answers a chat face with a chat completion carrying the usage the Responses API reported', async () => {
-    t = await startApp(yaml());
+    t = await apps.start(yaml());
     llm.script(reply.text('Hello', { prompt_tokens: 7, completion_tokens: 2, total_tokens: 9 }));
     const res = await postJson(`${t.url}/v1/chat/completions`, {
       messages: [{ role: 'user', content: 'hi' }],
@@ -79,19 +71,19 @@ describe('responses_api_agent (NAT)', () => {
   });
 
   it("answers a failure with NAT's words, or with the failure itself when verbose", async () => {
-    t = await startApp(yaml());
+    t = await apps.start(yaml());
     llm.script(reply.error(400, 'model refused'));
     const quiet = await postJson(`${t.url}/v1/workflow`, { input_message: 'go' });
     expect(quiet.json).toEqual({ value: 'I seem to be having a problem.' });
     await t.close();
-    t = await startApp(yaml({ verbose: true }));
+    t = await apps.start(yaml({ verbose: true }));
     llm.script(reply.error(400, 'model refused'));
     const verbose = await postJson(`${t.url}/v1/workflow`, { input_message: 'go' });
     expect((verbose.json as { value: string }).value).toContain('model refused');
   });
 
   it('stops after max_iterations rounds of tool calls', async () => {
-    t = await startApp(yaml({ max_iterations: 1 }));
+    t = await apps.start(yaml({ max_iterations: 1 }));
     const call = reply.tools([{ name: 'calculator__add', arguments: { numbers: [1, 1] } }]);
     llm.script(call, call);
     const res = await postJson(`${t.url}/v1/workflow`, { input_message: 'loop' });

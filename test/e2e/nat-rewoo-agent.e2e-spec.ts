@@ -1,22 +1,14 @@
 import { stringify } from 'yaml';
 import { FakeLlm, reply } from '../utils/fake-llm';
+import { appPerTestWithFakeLlm } from '../utils/fake-llm-config';
 import { postJson } from '../utils/sse';
-import { configFrom, startApp, type TestApp } from '../utils/test-app';
+import { configFrom, type TestApp } from '../utils/test-app';
 
 /** NAT's rewoo_agent: plan every tool call up front, run the plan, solve from its evidence. */
 describe('rewoo_agent (NAT)', () => {
   let llm: FakeLlm;
   let t: TestApp | undefined;
-  beforeAll(async () => {
-    llm = await FakeLlm.start();
-  });
-  afterEach(async () => {
-    expect(llm.pending).toBe(0);
-    llm.reset();
-    await t?.close();
-    t = undefined;
-  });
-  afterAll(() => llm.close());
+  const apps = appPerTestWithFakeLlm((model) => (llm = model));
 
   const yaml = (workflow: Record<string, unknown> = {}) =>
     stringify({
@@ -39,7 +31,7 @@ describe('rewoo_agent (NAT)', () => {
   });
 
   it("plans with NAT's prompts, runs each step with earlier evidence in place and solves from the evidence", async () => {
-    t = await startApp(yaml());
+    t = await apps.start(yaml());
     llm.script(
       reply.text(
         JSON.stringify([
@@ -71,7 +63,7 @@ describe('rewoo_agent (NAT)', () => {
   });
 
   it('gives the planner the conversation before the task as NAT names its roles', async () => {
-    t = await startApp(yaml());
+    t = await apps.start(yaml());
     llm.script(reply.text(JSON.stringify([step('#E1', 'calculator__add', [1, 1])])), reply.text('2'));
     const res = await postJson(`${t.url}/v1/chat/completions`, {
       messages: [
@@ -87,7 +79,7 @@ describe('rewoo_agent (NAT)', () => {
   });
 
   it('with raise_tool_call_error: false a failing step and an unknown tool are evidence the solver reads', async () => {
-    t = await startApp(yaml({ raise_tool_call_error: false }));
+    t = await apps.start(yaml({ raise_tool_call_error: false }));
     llm.script(
       reply.text(
         JSON.stringify([step('#E1', 'calculator__divide', [1, 0]), step('#E2', 'weather', 'Paris')]),
@@ -106,7 +98,7 @@ describe('rewoo_agent (NAT)', () => {
   });
 
   it('by default a step that still fails after its retries fails the run, and the solver is not asked', async () => {
-    t = await startApp(yaml());
+    t = await apps.start(yaml());
     llm.script(reply.text(JSON.stringify([step('#E1', 'calculator__divide', [1, 0])])));
     const res = await postJson(`${t.url}/v1/workflow`, { input_message: 'divide 1 by 0' });
     expect(res.status).toBeGreaterThanOrEqual(400);
@@ -114,7 +106,7 @@ describe('rewoo_agent (NAT)', () => {
   });
 
   it('a plan that is not a JSON array of steps fails the run, as does a plan whose steps wait on each other', async () => {
-    t = await startApp(yaml());
+    t = await apps.start(yaml());
     llm.script(reply.text('First I will add the numbers'));
     expect((await postJson(`${t.url}/v1/workflow`, { input_message: 'x' })).status).toBeGreaterThanOrEqual(
       400,

@@ -1,22 +1,14 @@
 import { stringify } from 'yaml';
 import { FakeLlm, reply } from '../utils/fake-llm';
+import { appPerTestWithFakeLlm } from '../utils/fake-llm-config';
 import { postJson } from '../utils/sse';
-import { startApp, type TestApp } from '../utils/test-app';
+import type { TestApp } from '../utils/test-app';
 
 /** NAT's router_agent: its LLM names one branch, and that branch answers the request. */
 describe('router_agent (NAT control flow)', () => {
   let llm: FakeLlm;
   let t: TestApp | undefined;
-  beforeAll(async () => {
-    llm = await FakeLlm.start();
-  });
-  afterEach(async () => {
-    expect(llm.pending).toBe(0);
-    llm.reset();
-    await t?.close();
-    t = undefined;
-  });
-  afterAll(() => llm.close());
+  const apps = appPerTestWithFakeLlm((model) => (llm = model));
 
   const yaml = (workflow: Record<string, unknown> = {}) =>
     stringify({
@@ -42,7 +34,7 @@ describe('router_agent (NAT control flow)', () => {
     });
 
   it("asks with NAT's prompts, runs the branch the answer names and answers with the branch's answer", async () => {
-    t = await startApp(yaml());
+    t = await apps.start(yaml());
     llm.script(reply.text('City_Advisor'), reply.text('Visit Paris'));
     const res = await postJson(`${t.url}/v1/workflow`, { input_message: 'Where should I travel?' });
     expect(res.json).toEqual({ value: 'Visit Paris' });
@@ -65,7 +57,7 @@ describe('router_agent (NAT control flow)', () => {
   });
 
   it('asks again when the answer names no branch, and after max_router_retries answers with the failure', async () => {
-    t = await startApp(yaml({ max_router_retries: 2 }));
+    t = await apps.start(yaml({ max_router_retries: 2 }));
     llm.script(reply.text('no idea'), reply.text('fruit_advisor'), reply.text('Apples'));
     expect((await postJson(`${t.url}/v1/workflow`, { input_message: 'snack?' })).json).toEqual({
       value: 'Apples',

@@ -1,22 +1,14 @@
 import { FakeLlm, reply } from '../utils/fake-llm';
+import { appPerTestWithFakeLlm } from '../utils/fake-llm-config';
 import { stringify } from 'yaml';
 import { postJson } from '../utils/sse';
-import { startApp, type TestApp } from '../utils/test-app';
+import type { TestApp } from '../utils/test-app';
 
 /** NAT's sequential_executor: each function is given the output of the one before; the last one answers. */
 describe('sequential_executor (NAT control flow)', () => {
   let llm: FakeLlm;
   let t: TestApp | undefined;
-  beforeAll(async () => {
-    llm = await FakeLlm.start();
-  });
-  afterEach(async () => {
-    expect(llm.pending).toBe(0);
-    llm.reset();
-    await t?.close();
-    t = undefined;
-  });
-  afterAll(() => llm.close());
+  const apps = appPerTestWithFakeLlm((model) => (llm = model));
 
   const yaml = (workflow: Record<string, unknown>) =>
     stringify({
@@ -33,7 +25,7 @@ describe('sequential_executor (NAT control flow)', () => {
   };
 
   it('hands the request to the first function, its answer to the next (as its one field), and answers with the last', async () => {
-    t = await startApp(yaml({ tool_list: ['planner', 'coder'], raise_type_incompatibility: false }));
+    t = await apps.start(yaml({ tool_list: ['planner', 'coder'], raise_type_incompatibility: false }));
     llm.script(
       reply.text('a function that adds two numbers'),
       reply.text('def add(a, b):\n    return a + b'),
@@ -49,7 +41,7 @@ describe('sequential_executor (NAT control flow)', () => {
   });
 
   it('with return_error_on_exception a failing function ends the chain with its error as the answer', async () => {
-    t = await startApp(yaml({ tool_list: ['fails', 'coder'], return_error_on_exception: true }));
+    t = await apps.start(yaml({ tool_list: ['fails', 'coder'], return_error_on_exception: true }));
     llm.script(reply.error(400, 'bad request'));
     const res = await postJson(`${t.url}/v1/workflow`, { input_message: 'go' });
     expect(res.status).toBe(200);
@@ -58,7 +50,7 @@ describe('sequential_executor (NAT control flow)', () => {
   });
 
   it('without it, the failure fails the run', async () => {
-    t = await startApp(yaml({ tool_list: ['fails', 'coder'] }));
+    t = await apps.start(yaml({ tool_list: ['fails', 'coder'] }));
     llm.script(reply.error(400, 'bad request'));
     const res = await postJson(`${t.url}/v1/workflow`, { input_message: 'go' });
     expect(res.status).toBeGreaterThanOrEqual(400);

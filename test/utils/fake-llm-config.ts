@@ -55,3 +55,32 @@ export function appWithFakeLlm(
     await llm?.close();
   });
 }
+
+/**
+ * A fake model for the whole suite and an app of its own for each test (each test's config differs):
+ * `start(yaml)` starts the test's app, closed after the test once no scripted reply is left unused.
+ * `started` hands the model to the suite's own variable.
+ */
+export function appPerTestWithFakeLlm(started: (llm: FakeLlm) => void): {
+  start(yaml: string): Promise<TestApp>;
+} {
+  let llm: FakeLlm | undefined;
+  let app: TestApp | undefined;
+  beforeAll(async () => {
+    llm = await FakeLlm.start();
+    started(llm);
+  });
+  afterEach(async () => {
+    const unused = llm!.pending;
+    llm!.reset();
+    await app?.close();
+    app = undefined;
+    expect(unused).toBe(0);
+  });
+  afterAll(async () => {
+    await llm?.close();
+  });
+  return {
+    start: async (yaml) => (app = await startApp(yaml)),
+  };
+}

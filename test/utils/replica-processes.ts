@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { CLI, ROOT, cliEnv, freePort } from './cli';
 import { ReplicaServices } from './replica-services';
-import { START_MS } from './timing';
+import { START_MS, WAIT_MS } from './timing';
 
 /**
  * Several real `interlude serve` processes (`node dist/cli.js serve`) on one Postgres schema and one
@@ -136,8 +136,8 @@ export class ReplicaProcesses {
 
   /**
    * A request to replica `to` (an index), or to the next one in turn when `to` is undefined. Each on a
-   * connection of its own: a replica closes an idle kept-alive connection after 5 s, and a loaded test
-   * process, its own idle timer late, would send the next request on it ("other side closed").
+   * connection of its own: a replica killed or cut off leaves no half-closed connection behind for the
+   * next request of the test.
    */
   async request(
     method: string,
@@ -178,6 +178,38 @@ export class ReplicaProcesses {
       }
     }
     return { status: res.statusCode!, headers: responseHeaders, text: res.text, json, replica };
+  }
+
+  /**
+   * GETs `path` on replica `to` every `everyMs` until `done` says so; after `within` ms, fails with the
+   * last answer and the replicas' output. `send` replaces the GET (a test that records every answer).
+   */
+  async until(
+    path: string,
+    to: number,
+    done: (res: Response) => boolean,
+    {
+      within = WAIT_MS,
+      headers = {},
+      everyMs = 250,
+      send = () => this.request('GET', path, { to, headers }),
+    }: {
+      within?: number;
+      headers?: Record<string, string>;
+      everyMs?: number;
+      send?: () => Promise<Response>;
+    } = {},
+  ): Promise<Response> {
+    const deadline = Date.now() + within;
+    for (;;) {
+      const res = await send().catch((err: Error) => {
+        throw new Error(`GET ${path} on ${to}: ${err.message}\n${this.output()}`);
+      });
+      if (done(res)) return res;
+      if (Date.now() > deadline)
+        throw new Error(`GET ${path} on ${to}: still ${res.status} ${res.text}\n${this.output()}`);
+      await new Promise((resolve) => setTimeout(resolve, everyMs));
+    }
   }
 
   /** The indexes of the replicas that are not running (exited by themselves or killed). */
