@@ -1,7 +1,7 @@
 import { ArrayMaxSize, IsArray, IsIn, IsInt, Matches, Max, Min, NotContains } from 'class-validator';
 import { IfPresent } from '../core/validation/if-present.decorator';
-import { IMAGE_TYPES } from '../runtime/attachments';
-import { FILE_TYPES } from '../runtime/files';
+import { IMAGE_TYPES, type ImageLimits } from '../runtime/attachments';
+import { FILE_TYPES, type FileLimits } from '../runtime/files';
 
 /**
  * `general.front_end.attachments`: the images and files a chat may carry, when the workflow reads them
@@ -30,4 +30,14 @@ export class AttachmentsConfig {
   file_types: string[] = [...FILE_TYPES];
   /** The most bytes of one image or file (decoded). */
   @IfPresent() @IsInt() @Min(1) @Max(64 * 1024 * 1024) max_bytes = 5 * 1024 * 1024;
+
+  /** What a function that reads images accepts; undefined when no image type is. */
+  imageLimits(): ImageLimits | undefined {
+    return this.image_types.length > 0 ? { types: this.image_types, maxBytes: this.max_bytes } : undefined;
+  }
+
+  /** What a function that reads files accepts; undefined when no file type is. */
+  fileLimits(): FileLimits | undefined {
+    return this.file_types.length > 0 ? { types: this.file_types, maxBytes: this.max_bytes } : undefined;
+  }
 }

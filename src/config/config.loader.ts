@@ -172,14 +172,8 @@ export function parseConfig(
   const outbound = new OutboundPolicy(top.ok ? top.value.general.outbound : undefined);
   const sandbox = top.ok ? top.value.general.sandbox : new SandboxConfig();
   const attachments = top.ok ? top.value.general.front_end.attachments : undefined;
-  const images =
-    attachments && attachments.image_types.length > 0
-      ? { types: attachments.image_types, maxBytes: attachments.max_bytes }
-      : undefined;
-  const files =
-    attachments && attachments.file_types.length > 0
-      ? { types: attachments.file_types, maxBytes: attachments.max_bytes }
-      : undefined;
+  const images = attachments?.imageLimits();
+  const files = attachments?.fileLimits();
   const context = (name: string): BuildContext => ({
     name,
     llm: (llm) => llms.get(llm)!,
