@@ -1,0 +1,142 @@
+import { FakeLlm, reply } from '../utils/fake-llm';
+import { agentYaml } from '../utils/fake-llm-config';
+import { OAuthBrowser } from '../utils/oauth-browser';
+import { OAuthMcpServer } from '../utils/oauth-mcp-server';
+import { startAuthServer, type AuthServer } from '../utils/oidc-server';
+import { postJson } from '../utils/sse';
+import { eventually, startApp, type TestApp } from '../utils/test-app';
+
+const REDIRECT = 'http://interlude.test/auth/redirect';
+const ALICE = { cookie: 'nat-session=alice' };
+const BOB = { cookie: 'nat-session=bob' };
+
+function yaml(llm: FakeLlm, mcp: OAuthMcpServer, group: string, provider: Record<string, unknown> = {}) {
+  return agentYaml(
+    llm,
+    { _type: 'tool_calling_agent', tool_names: ['remote'] },
+    {},
+    {},
+    {
+      general: { outbound: { allow_hosts: ['127.0.0.1'] } },
+      authentication: {
+        remote_auth: {
+          _type: 'mcp_oauth2',
+          server_url: mcp.url,
+          redirect_uri: REDIRECT,
+          client_name: 'Interlude e2e',
+          enable_dynamic_registration: true,
+          ...provider,
+        },
+      },
+      function_groups: {
+        remote: {
+          _type: group,
+          server: { transport: 'streamable-http', url: mcp.url, auth_provider: 'remote_auth' },
+        },
+      },
+    },
+  );
+}
+
+async function finished(
+  t: TestApp,
+  id: string,
+  who: Record<string, string>,
+): Promise<Record<string, unknown>> {
+  return eventually(async () => {
+    const res = await fetch(`${t.url}/executions/${id}`, { headers: who });
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body.status).toBe('completed');
+    return body;
+  });
+}
+
+describe.each(['mcp_client', 'per_user_mcp_client'])(
+  "%s behind NAT's mcp_oauth2: discovery, dynamic registration, each user's consent",
+  (group) => {
+    let auth: AuthServer;
+    let llm: FakeLlm;
+    let mcp: OAuthMcpServer;
+    let t: TestApp;
+    beforeAll(async () => {
+      auth = await startAuthServer({ clients: [], scopes: ['mcp:tools'], registration: true });
+      mcp = await OAuthMcpServer.start(auth);
+      llm = await FakeLlm.start();
+      // Start-up needs no user and does not wait for one: the tool list waits for the first user.
+      t = await startApp(yaml(llm, mcp, group));
+    });
+    afterEach(() => llm.reset());
+    afterAll(async () => {
+      await t.close();
+      await mcp.stop();
+      await llm.close();
+      await auth.close();
+    });
+
+    async function ask(who: Record<string, string>, user: string, greeting: string) {
+      llm.script(
+        reply.tools([{ name: 'remote__whoami', arguments: { greeting }, id: 'c1' }]),
+        reply.text(`done for ${user}`),
+      );
+      return postJson(`${t.url}/v1/workflow`, { input_message: 'who am I?' }, who);
+    }
+
+    it('the first call asks the user to authorize (oauth_required), then the tool answers as that user', async () => {
+      expect(auth.log.registrations).toEqual([]);
+      const start = await ask(ALICE, 'alice', 'Hello');
+      expect(start.status).toBe(202);
+      expect(start.json.status).toBe('oauth_required');
+      // The client registered itself with the authorization server it discovered from the MCP server.
+      expect(auth.log.registrations).toEqual([
+        expect.objectContaining({ client_name: 'Interlude e2e', redirect_uris: [REDIRECT] }),
+      ]);
+      const browser = OAuthBrowser.of(t.url, auth, 'alice', ALICE);
+      expect((await browser.complete(start.json.auth_url as string)).status).toBe(200);
+
+      const end = await finished(t, start.json.execution_id as string, ALICE);
+      expect(end.result).toEqual({ value: 'done for alice' });
+      expect(llm.lastMessage(1)).toEqual({ role: 'tool', tool_call_id: 'c1', content: 'Hello, alice' });
+      const client = auth.log.registrations[0].client_id;
+      expect(mcp.calls).toEqual([{ tool: 'whoami', sub: 'alice', client_id: client }]);
+      // The code grant with PKCE, the client authenticated as it registered (client_secret_post).
+      expect(auth.log.tokenRequests).toEqual([
+        {
+          grant_type: 'authorization_code',
+          code_verifier: true,
+          client_auth: 'client_secret_post',
+          status: 200,
+        },
+      ]);
+    });
+
+    it('a second user is asked separately and the tool answers as them', async () => {
+      const start = await ask(BOB, 'bob', 'Hi');
+      expect(start.json.status).toBe('oauth_required');
+      const browser = OAuthBrowser.of(t.url, auth, 'bob', BOB);
+      expect((await browser.complete(start.json.auth_url as string)).status).toBe(200);
+      const end = await finished(t, start.json.execution_id as string, BOB);
+      expect(end.result).toEqual({ value: 'done for bob' });
+      expect(llm.lastMessage(1)).toMatchObject({ role: 'tool', content: 'Hi, bob' });
+      expect(mcp.calls.at(-1)).toMatchObject({ sub: 'bob' });
+      expect(auth.log.registrations).toHaveLength(1);
+    });
+
+    it('a user who has authorized is not asked again', async () => {
+      const res = await ask(ALICE, 'alice', 'Again');
+      expect(res.status).toBe(200);
+      expect(res.json).toEqual({ value: 'done for alice' });
+      expect(llm.lastMessage(1)).toMatchObject({ role: 'tool', content: 'Again, alice' });
+    });
+
+    it("a token the MCP server refuses is refreshed with the user's refresh token, without asking", async () => {
+      const alices = auth.log.issued.filter((i) => i.sub === 'alice');
+      for (const issued of alices) mcp.revoked.add(issued.access_token);
+      const refused = mcp.refused;
+      const res = await ask(ALICE, 'alice', 'Fresh');
+      expect(res.status).toBe(200);
+      expect(llm.lastMessage(1)).toMatchObject({ role: 'tool', content: 'Fresh, alice' });
+      expect(mcp.refused).toBeGreaterThan(refused);
+      expect(auth.log.tokenRequests.at(-1)).toMatchObject({ grant_type: 'refresh_token', status: 200 });
+    });
+  },
+);
