@@ -74,15 +74,18 @@ export class McpOAuthClient implements AuthCodeClient {
     };
   }
 
-  /** The configured client, or one registered with the authorization server (once). */
+  /**
+   * The configured client (a public one, authenticating with PKCE alone, when it has no secret), or one
+   * registered with the authorization server (once).
+   */
   private client(found: Discovered): Promise<OAuthClientInformationMixed> {
     const { client_id, client_secret, token_endpoint_auth_method } = this.config;
     if (client_id)
-      return Promise.resolve({
-        client_id,
-        ...(client_secret ? { client_secret } : {}),
-        token_endpoint_auth_method,
-      });
+      return Promise.resolve(
+        client_secret
+          ? { client_id, client_secret, token_endpoint_auth_method }
+          : { client_id, token_endpoint_auth_method: 'none' },
+      );
     this.registered ??= this.register(found).catch((err: unknown) => {
       this.registered = undefined;
       throw err;

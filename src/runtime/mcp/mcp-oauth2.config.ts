@@ -51,11 +51,6 @@ export function checkMcpOAuth2(config: McpOAuth2Config): {
       message:
         'Must provide either: 1) enable_dynamic_registration=True without client_id (dynamic), or 2) client_id with optional client_secret (manual)',
     });
-  if (config.client_id && config.token_endpoint_auth_method !== 'none' && !config.client_secret)
-    problems.push({
-      loc: ['client_secret'],
-      message: `${config.token_endpoint_auth_method} needs a client_secret (or token_endpoint_auth_method: none)`,
-    });
   if (!config.use_pkce)
     notes.push({
       loc: ['use_pkce'],
