@@ -9,6 +9,7 @@ import { eventually, startApp, type TestApp } from '../utils/test-app';
 const REDIRECT = 'http://interlude.test/auth/redirect';
 const ALICE = { cookie: 'nat-session=alice' };
 const BOB = { cookie: 'nat-session=bob' };
+const CAROL = { cookie: 'nat-session=carol' };
 
 function yaml(llm: FakeLlm, mcp: OAuthMcpServer, group: string, provider: Record<string, unknown> = {}) {
   return agentYaml(
@@ -82,6 +83,8 @@ describe.each(['mcp_client', 'per_user_mcp_client'])(
     }
 
     it('the first call asks the user to authorize (oauth_required), then the tool answers as that user', async () => {
+      // Start-up's listing was refused (no user, no token) and asked nobody.
+      expect(mcp.refused).toBeGreaterThan(0);
       expect(auth.log.registrations).toEqual([]);
       const start = await ask(ALICE, 'alice', 'Hello');
       expect(start.status).toBe(202);
@@ -137,6 +140,20 @@ describe.each(['mcp_client', 'per_user_mcp_client'])(
       expect(llm.lastMessage(1)).toMatchObject({ role: 'tool', content: 'Fresh, alice' });
       expect(mcp.refused).toBeGreaterThan(refused);
       expect(auth.log.tokenRequests.at(-1)).toMatchObject({ grant_type: 'refresh_token', status: 200 });
+    });
+
+    it("a user who refuses consent gets the refusal as the tool's error and the server never sees a call of theirs", async () => {
+      const start = await ask(CAROL, 'carol', 'Hey');
+      expect(start.json.status).toBe('oauth_required');
+      const browser = OAuthBrowser.of(t.url, auth, 'carol', CAROL);
+      expect((await browser.complete(start.json.auth_url as string, { deny: true })).status).toBe(502);
+      const end = await finished(t, start.json.execution_id as string, CAROL);
+      expect(end.result).toEqual({ value: 'done for carol' });
+      expect(llm.lastMessage(1)).toMatchObject({
+        role: 'tool',
+        content: expect.stringMatching(/access_denied/),
+      });
+      expect(mcp.calls.filter((c) => c.sub === 'carol')).toEqual([]);
     });
   },
 );
