@@ -10,6 +10,7 @@ const REDIRECT = 'http://interlude.test/auth/redirect';
 const ALICE = { cookie: 'nat-session=alice' };
 const BOB = { cookie: 'nat-session=bob' };
 const CAROL = { cookie: 'nat-session=carol' };
+const DAVE = { cookie: 'nat-session=dave' };
 
 function yaml(llm: FakeLlm, mcp: OAuthMcpServer, group: string, provider: Record<string, unknown> = {}) {
   return agentYaml(
@@ -154,6 +155,20 @@ describe.each(['mcp_client', 'per_user_mcp_client'])(
         content: expect.stringMatching(/access_denied/),
       });
       expect(mcp.calls.filter((c) => c.sub === 'carol')).toEqual([]);
+    });
+
+    it('on a route that cannot pause for consent, the tool tells the model which route can', async () => {
+      llm.script(
+        reply.tools([{ name: 'remote__whoami', arguments: { greeting: 'Yo' }, id: 'c1' }]),
+        reply.text('use the other route'),
+      );
+      const res = await postJson(`${t.url}/generate`, { input_message: 'who am I?' }, DAVE);
+      expect(res.status).toBe(200);
+      expect(llm.lastMessage(1)).toMatchObject({
+        role: 'tool',
+        content: expect.stringMatching(/not an interactive route\. Use the interactive route \/v1\/workflow/),
+      });
+      expect(mcp.calls.filter((c) => c.sub === 'dave')).toEqual([]);
     });
   },
 );

@@ -31,7 +31,7 @@ export function isAuthorizationFailure(err: unknown): boolean {
       e.name === 'NotInteractiveError'
     )
       return true;
-    if ((e as { errorType?: unknown }).errorType === 'NotInteractiveError') return true;
+    if ((e as { extra?: { errorType?: unknown } }).extra?.errorType === 'NotInteractiveError') return true;
   }
   return false;
 }
