@@ -6,6 +6,16 @@ import { TokenEndpointError, type AuthCodeClient, type TokenSet } from './oauth-
 
 type SdkAuth = typeof import('@modelcontextprotocol/sdk/client/auth.js');
 
+/**
+ * Where a dynamic registration is kept (the OAuth token store: sealed at rest, shared by replicas), so
+ * that every replica, and the next start, speaks as the client that began a user's flow and holds
+ * their refresh token.
+ */
+export interface ClientRegistrations {
+  get(key: string): Promise<string | undefined>;
+  set(key: string, registration: string): Promise<void>;
+}
+
 /** What discovery found for the MCP server: its authorization server, the resource and the scopes. */
 interface Discovered {
   authorizationServerUrl: string;
@@ -19,20 +29,22 @@ interface Discovered {
  * An `mcp_oauth2` provider, through the MCP SDK's client auth (no hand-written OAuth): discovery of the
  * server's protected resource metadata (RFC 9728) and its authorization server's metadata (RFC 8414 /
  * OpenID discovery), dynamic client registration (RFC 7591) when no `client_id` is configured, and the
- * authorization code grant with PKCE and the `resource` indicator. Discovery and registration happen at
- * the first flow and are kept while the process runs (a registered client's tokens, refresh tokens
- * included, are bound to it). The consent itself goes through OAuthService like any other provider's.
+ * authorization code grant with PKCE and the `resource` indicator. Discovery happens at the first flow
+ * and is kept while the process runs; a registration is kept in `ClientRegistrations` (a registered
+ * client's tokens, refresh tokens included, are bound to it). The consent itself goes through
+ * OAuthService like any other provider's.
  */
 export class McpOAuthClient implements AuthCodeClient {
   private readonly logger = new Logger('OAuth');
   private discovered?: Promise<Discovered>;
-  private registered?: Promise<OAuthClientInformationMixed>;
+  private registering?: Promise<void>;
 
   constructor(
     readonly name: string,
     private readonly config: McpOAuth2Config,
     readonly redirectUri: string,
     private readonly fetchFn: typeof fetch,
+    private readonly registrations: ClientRegistrations,
   ) {}
 
   get timeoutSeconds(): number {
@@ -75,22 +87,27 @@ export class McpOAuthClient implements AuthCodeClient {
   }
 
   /**
-   * The configured client (a public one, authenticating with PKCE alone, when it has no secret), or one
-   * registered with the authorization server (once).
+   * The configured client (a public one, authenticating with PKCE alone, when it has no secret), or the
+   * one registered with this authorization server for this redirect URI, registering it the first time.
+   * Always read from the store: replicas that registered side by side agree on the last one stored.
    */
-  private client(found: Discovered): Promise<OAuthClientInformationMixed> {
+  private async client(found: Discovered): Promise<OAuthClientInformationMixed> {
     const { client_id, client_secret, token_endpoint_auth_method } = this.config;
     if (client_id)
-      return Promise.resolve(
-        client_secret
-          ? { client_id, client_secret, token_endpoint_auth_method }
-          : { client_id, token_endpoint_auth_method: 'none' },
-      );
-    this.registered ??= this.register(found).catch((err: unknown) => {
-      this.registered = undefined;
-      throw err;
-    });
-    return this.registered;
+      return client_secret
+        ? { client_id, client_secret, token_endpoint_auth_method }
+        : { client_id, token_endpoint_auth_method: 'none' };
+    const key = `mcp-client:${this.name}:${found.authorizationServerUrl} ${this.redirectUri}`;
+    let stored = await this.registrations.get(key);
+    if (!stored) {
+      this.registering ??= this.register(found)
+        .then((info) => this.registrations.set(key, JSON.stringify(info)))
+        .finally(() => (this.registering = undefined));
+      await this.registering;
+      stored = await this.registrations.get(key);
+      if (!stored) throw new TokenEndpointError(`${this.name}: the client registration could not be kept`);
+    }
+    return JSON.parse(stored) as OAuthClientInformationMixed;
   }
 
   private async register(found: Discovered): Promise<OAuthClientInformationMixed> {

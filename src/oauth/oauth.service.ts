@@ -22,7 +22,7 @@ import { OutboundPolicy } from '../core/outbound/outbound-policy';
 import { splitScopes } from '../runtime/mcp/mcp-auth.config';
 import { McpOAuth2Config } from '../runtime/mcp/mcp-oauth2.config';
 import { policyFetch } from '../runtime/mcp/policy-fetch';
-import { McpOAuthClient } from './mcp-oauth-client';
+import { McpOAuthClient, type ClientRegistrations } from './mcp-oauth-client';
 import { OAuthClient, type AuthCodeClient, type TokenSet } from './oauth-client';
 import { OAuthFlowError } from './oauth-flow-error';
 import { OAuthTokens } from './oauth-tokens';
@@ -79,6 +79,11 @@ export class OAuthService {
     const frontEnd = config.frontEnd;
     const base = frontEnd.public_base_url ?? `http://${frontEnd.host}:${frontEnd.port}`;
     const outbound = policyFetch(new OutboundPolicy(config.app.settings.general.outbound));
+    // Kept as the token store keeps tokens (sealed with store: postgres), under an owner no user has.
+    const registrations: ClientRegistrations = {
+      get: async (key) => (await tokens.get(key))?.accessToken,
+      set: (key, registration) => tokens.set(key, { accessToken: registration }),
+    };
     for (const [name, entry] of Object.entries(config.app.settings.authentication ?? {})) {
       const mcp = (entry as { _type?: unknown })._type === 'mcp_oauth2';
       const checked = validatePlain<McpOAuth2Config | OAuth2AuthCodeFlowConfig>(
@@ -90,7 +95,7 @@ export class OAuthService {
       this.providers.set(
         name,
         checked.value instanceof McpOAuth2Config
-          ? new McpOAuthClient(name, checked.value, redirect, outbound)
+          ? new McpOAuthClient(name, checked.value, redirect, outbound, registrations)
           : new OAuthClient(name, checked.value as OAuth2AuthCodeFlowConfig, redirect),
       );
     }

@@ -16,6 +16,11 @@ export interface AuthResult {
 export interface AuthenticateOptions {
   /** The access token the API just refused (it answered 401): refreshed, or the user is asked again. */
   refused?: string;
+  /**
+   * false: not a journal point. For asks whose number depends on what this process holds (an MCP
+   * session asks once, then reuses the token), which a replay on another replica cannot repeat in step.
+   */
+  journal?: boolean;
 }
 
 export interface StepOptions<T = unknown> {

@@ -204,7 +204,7 @@ class Context implements WorkflowContext {
   }
 
   authenticate(provider: string, options?: AuthenticateOptions): Promise<AuthResult> {
-    const point = this.durable ? this.journal.point('oauth') : undefined;
+    const point = this.durable && options?.journal !== false ? this.journal.point('oauth') : undefined;
     return this.sink.authenticate(provider, this.signal, point, options);
   }
 

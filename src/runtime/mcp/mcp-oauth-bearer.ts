@@ -47,7 +47,7 @@ export function oauthBearerFetch(base: typeof fetch, provider: string): typeof f
   let asking: Promise<string> | undefined;
   const ask = (ctx: WorkflowContext, refused?: string): Promise<string> => {
     asking ??= ctx
-      .authenticate(provider, refused ? { refused } : undefined)
+      .authenticate(provider, { refused, journal: false })
       .then((granted) => (bearer = granted.headers.Authorization.replace(/^Bearer\s+/i, '')))
       .finally(() => (asking = undefined));
     return asking;
