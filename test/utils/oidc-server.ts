@@ -46,6 +46,7 @@ export interface ResourceCallLog {
 
 export interface RegistrationLog {
   client_id: string;
+  client_secret?: string;
   client_name?: string;
   redirect_uris: string[];
   token_endpoint_auth_method?: string;
@@ -588,6 +589,7 @@ export async function startAuthServer(options: AuthServerOptions): Promise<AuthS
       const client = ctx.body as Partial<RegistrationLog> & { client_id: string };
       log.registrations.push({
         client_id: client.client_id,
+        client_secret: client.client_secret,
         client_name: client.client_name,
         redirect_uris: client.redirect_uris ?? [],
         token_endpoint_auth_method: client.token_endpoint_auth_method,
