@@ -5,6 +5,7 @@ import type { McpOAuth2Config } from '../runtime/mcp/mcp-oauth2.config';
 import { TokenEndpointError, type AuthCodeClient, type TokenSet } from './oauth-client';
 
 type SdkAuth = typeof import('@modelcontextprotocol/sdk/client/auth.js');
+type SdkAuthUtils = typeof import('@modelcontextprotocol/sdk/shared/auth-utils.js');
 
 /**
  * Where a dynamic registration is kept (the OAuth token store: sealed at rest, shared by replicas), so
@@ -20,8 +21,8 @@ export interface ClientRegistrations {
 interface Discovered {
   authorizationServerUrl: string;
   metadata: AuthorizationServerMetadata;
-  /** RFC 8707 `resource`: the protected resource metadata's, or the server URL. */
-  resource: URL;
+  /** RFC 8707 `resource`: the protected resource metadata's (verbatim), or the server URL. */
+  resource: string;
   scope?: string;
 }
 
@@ -57,6 +58,32 @@ export class McpOAuthClient implements AuthCodeClient {
     return require('@modelcontextprotocol/sdk/client/auth.js') as SdkAuth;
   }
 
+  private utils(): SdkAuthUtils {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require('@modelcontextprotocol/sdk/shared/auth-utils.js') as SdkAuthUtils;
+  }
+
+  /**
+   * What the server's 401 says (the MCP spec's first discovery step): where its protected resource
+   * metadata is (`resource_metadata`) and the scope it wants. Nothing when it answers otherwise or not
+   * at all: the well-known locations are tried next.
+   */
+  private async challenge(): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
+    try {
+      const answer = await this.fetchFn(this.config.server_url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'ping' }),
+      });
+      await answer.arrayBuffer().catch(() => undefined);
+      if (answer.status !== 401) return {};
+      const { resourceMetadataUrl, scope } = this.sdk().extractWWWAuthenticateParams(answer);
+      return { resourceMetadataUrl, scope };
+    } catch {
+      return {};
+    }
+  }
+
   private discover(): Promise<Discovered> {
     this.discovered ??= this.runDiscovery().catch((err: unknown) => {
       this.discovered = undefined;
@@ -67,14 +94,24 @@ export class McpOAuthClient implements AuthCodeClient {
 
   private async runDiscovery(): Promise<Discovered> {
     const { server_url, scopes } = this.config;
-    const info = await this.sdk().discoverOAuthServerInfo(server_url, { fetchFn: this.fetchFn });
+    const challenge = await this.challenge();
+    const info = await this.sdk().discoverOAuthServerInfo(server_url, {
+      resourceMetadataUrl: challenge.resourceMetadataUrl,
+      fetchFn: this.fetchFn,
+    });
     if (!info.authorizationServerMetadata)
       throw new TokenEndpointError(
         `${this.name}: no authorization server metadata found for ${info.authorizationServerUrl}`,
       );
-    const listed = info.resourceMetadata?.scopes_supported ?? [];
-    const scope = (scopes.length ? scopes : listed).join(' ') || undefined;
-    const resource = new URL(info.resourceMetadata?.resource ?? server_url);
+    const resource = info.resourceMetadata?.resource ?? server_url;
+    // RFC 9728 §3.3: metadata for another resource is not this server's.
+    if (!this.utils().checkResourceAllowed({ requestedResource: server_url, configuredResource: resource }))
+      throw new TokenEndpointError(
+        `${this.name}: the protected resource metadata names ${resource}, which is not ${server_url}`,
+      );
+    // The MCP spec's scope choice: the configured scopes, the 401's, then the metadata's.
+    const listed = info.resourceMetadata?.scopes_supported?.join(' ');
+    const scope = (scopes.length ? scopes.join(' ') : (challenge.scope ?? listed)) || undefined;
     this.logger.log(
       `${this.name}: ${server_url} is protected by ${info.authorizationServerUrl}${info.resourceMetadata ? '' : ' (no protected resource metadata: the server itself)'}`,
     );

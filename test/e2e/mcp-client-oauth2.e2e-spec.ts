@@ -172,3 +172,40 @@ describe.each(['mcp_client', 'per_user_mcp_client'])(
     });
   },
 );
+
+describe('mcp_oauth2 against a server that names its metadata only in its 401', () => {
+  let auth: AuthServer;
+  let llm: FakeLlm;
+  let mcp: OAuthMcpServer;
+  let t: TestApp;
+  beforeAll(async () => {
+    auth = await startAuthServer({ clients: [], scopes: ['mcp:tools'], registration: true });
+    mcp = await OAuthMcpServer.start(auth, { metadataPath: '/meta/protected-resource' });
+    llm = await FakeLlm.start();
+    t = await startApp(yaml(llm, mcp, 'mcp_client'));
+  });
+  afterAll(async () => {
+    await t.close();
+    await mcp.stop();
+    await llm.close();
+    await auth.close();
+  });
+
+  it("follows WWW-Authenticate's resource_metadata to the authorization server and asks for its scope", async () => {
+    llm.script(
+      reply.tools([{ name: 'remote__whoami', arguments: { greeting: 'Hello' }, id: 'c1' }]),
+      reply.text('done'),
+    );
+    const start = await postJson(`${t.url}/v1/workflow`, { input_message: 'who am I?' }, ALICE);
+    expect(start.json.status).toBe('oauth_required');
+    const browser = OAuthBrowser.of(t.url, auth, 'alice', ALICE);
+    const toProvider = new URL(await browser.open(start.json.auth_url as string));
+    expect(toProvider.origin).toBe(auth.issuer);
+    expect(toProvider.searchParams.get('scope')).toBe('mcp:tools');
+    expect(toProvider.searchParams.get('resource')).toBe(mcp.url);
+    expect((await browser.callback(await auth.authorize(toProvider.href, 'alice'))).status).toBe(200);
+    const end = await finished(t, start.json.execution_id as string, ALICE);
+    expect(end.result).toEqual({ value: 'done' });
+    expect(llm.lastMessage(1)).toMatchObject({ role: 'tool', content: 'Hello, alice' });
+  });
+});

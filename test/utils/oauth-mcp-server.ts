@@ -34,7 +34,11 @@ export class OAuthMcpServer {
     readonly url: string,
   ) {}
 
-  static async start(auth: AuthServer): Promise<OAuthMcpServer> {
+  /**
+   * `metadataPath`: the protected resource metadata is served only there, without its scopes, and only
+   * the 401's `WWW-Authenticate` (`resource_metadata`, `scope`) says so: no well-known location has it.
+   */
+  static async start(auth: AuthServer, options: { metadataPath?: string } = {}): Promise<OAuthMcpServer> {
     const discovery = await fetch(`${auth.issuer}/.well-known/openid-configuration`);
     const oauthMetadata = (await discovery.json()) as OAuthMetadata;
     const app = express();
@@ -43,12 +47,24 @@ export class OAuthMcpServer {
     });
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
     const self = new OAuthMcpServer(server, url);
-    app.use(
-      mcpAuthMetadataRouter({ oauthMetadata, resourceServerUrl: new URL(url), scopesSupported: [MCP_SCOPE] }),
-    );
+    const { metadataPath } = options;
+    if (metadataPath)
+      app.get(metadataPath, (_req, res) => {
+        res.json({ resource: url, authorization_servers: [oauthMetadata.issuer] });
+      });
+    else
+      app.use(
+        mcpAuthMetadataRouter({
+          oauthMetadata,
+          resourceServerUrl: new URL(url),
+          scopesSupported: [MCP_SCOPE],
+        }),
+      );
     const bearer = requireBearerAuth({
       requiredScopes: [MCP_SCOPE],
-      resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(new URL(url)),
+      resourceMetadataUrl: metadataPath
+        ? new URL(metadataPath, url).href
+        : getOAuthProtectedResourceMetadataUrl(new URL(url)),
       verifier: {
         verifyAccessToken: async (token) => {
           const found = self.revoked.has(token) ? undefined : await auth.accessToken(token);
