@@ -135,6 +135,23 @@ describe("NAT's mcp_oauth2 provider", () => {
     expect(warnings).toEqual([]);
   });
 
+  it("reads NAT's Outlook example: a server without transport is streamable-http, as in NAT", () => {
+    const { warnings } = parse(`${LLM}function_groups:
+  jira:
+    _type: per_user_mcp_client
+    server:
+      url: https://outlook.example.com/mcp
+      auth_provider: outlook
+authentication:
+  outlook:
+    _type: mcp_oauth2
+    server_url: https://outlook.example.com/mcp
+    redirect_uri: http://localhost:8000/auth/redirect
+    client_id: outlook-client
+`);
+    expect(warnings).toEqual([]);
+  });
+
   it('warns about the fields that configure nothing here: a shared default user, an object store for tokens', () => {
     const { warnings } = parse(`${LLM}${group('a')}authentication:
   a:
