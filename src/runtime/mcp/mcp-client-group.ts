@@ -215,8 +215,9 @@ class McpGroup implements McpClientGroup {
   }
 
   private async load(asker?: WorkflowContext): Promise<void> {
-    const session = this.oauth && asker ? this.sessionFor(asker) : this.connection;
-    const listed = (await asCaller(asker, () => session.listTools())).slice(0, MCP_LIMITS.tools);
+    const as = this.oauth ? asker : undefined;
+    const session = as ? this.sessionFor(as) : this.connection;
+    const listed = (await asCaller(as, () => session.listTools())).slice(0, MCP_LIMITS.tools);
     const overrides = this.config.tool_overrides ?? {};
     const missing = this.config.exclude.filter((n) => !listed.some((t) => t.name === n));
     if (missing.length)
@@ -256,7 +257,8 @@ class McpGroup implements McpClientGroup {
         let result: CallResult;
         try {
           const session = this.sessionFor(ctx);
-          result = await asCaller(ctx, () => session.callTool(original, checked, ctx.signal));
+          const call = () => session.callTool(original, checked, ctx.signal);
+          result = await (this.oauth ? asCaller(ctx, call) : call());
         } catch (err) {
           if (ctx.signal.aborted) throw err;
           throw new McpToolError(`MCPToolClient tool call failed: ${(err as Error).message}`);
