@@ -209,3 +209,56 @@ describe('mcp_oauth2 against a server that names its metadata only in its 401', 
     expect(llm.lastMessage(1)).toMatchObject({ role: 'tool', content: 'Hello, alice' });
   });
 });
+
+describe('mcp_oauth2 with a client registered beforehand (client_id and client_secret)', () => {
+  let auth: AuthServer;
+  let llm: FakeLlm;
+  let mcp: OAuthMcpServer;
+  let t: TestApp;
+  beforeAll(async () => {
+    auth = await startAuthServer({
+      clients: [
+        {
+          client_id: 'interlude-mcp',
+          client_secret: 'mcp secret',
+          redirect_uris: [REDIRECT],
+          token_endpoint_auth_method: 'client_secret_post',
+        },
+      ],
+      scopes: ['mcp:tools'],
+    });
+    mcp = await OAuthMcpServer.start(auth);
+    llm = await FakeLlm.start();
+    const manual = { client_id: 'interlude-mcp', client_secret: 'mcp secret', scopes: 'mcp:tools' };
+    t = await startApp(yaml(llm, mcp, 'per_user_mcp_client', manual));
+  });
+  afterAll(async () => {
+    await t.close();
+    await mcp.stop();
+    await llm.close();
+    await auth.close();
+  });
+
+  it('registers nothing and speaks as the configured client', async () => {
+    llm.script(
+      reply.tools([{ name: 'remote__whoami', arguments: { greeting: 'Hello' }, id: 'c1' }]),
+      reply.text('done'),
+    );
+    const start = await postJson(`${t.url}/v1/workflow`, { input_message: 'who am I?' }, ALICE);
+    expect(start.json.status).toBe('oauth_required');
+    const browser = OAuthBrowser.of(t.url, auth, 'alice', ALICE);
+    expect((await browser.complete(start.json.auth_url as string)).status).toBe(200);
+    const end = await finished(t, start.json.execution_id as string, ALICE);
+    expect(end.result).toEqual({ value: 'done' });
+    expect(mcp.calls).toEqual([{ tool: 'whoami', sub: 'alice', client_id: 'interlude-mcp' }]);
+    expect(auth.log.registrations).toEqual([]);
+    expect(auth.log.tokenRequests).toEqual([
+      {
+        grant_type: 'authorization_code',
+        code_verifier: true,
+        client_auth: 'client_secret_post',
+        status: 200,
+      },
+    ]);
+  });
+});
