@@ -137,6 +137,7 @@ export class OAuthService {
     const refused = options.refused !== undefined && held?.accessToken === options.refused;
     const fresh = held?.expiresAt === undefined || held.expiresAt - Date.now() > REFRESH_MARGIN_MS;
     if (held && fresh && !refused) return bearer(held);
+    if (refused && !held.refreshToken) await this.tokens.delete(owner);
     if (held?.refreshToken) {
       try {
         const refreshed = await provider.refresh(held.refreshToken);
