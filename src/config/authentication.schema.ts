@@ -45,5 +45,8 @@ export class OAuth2AuthCodeFlowConfig {
   @IfPresent() @IsString() description?: string;
 }
 
-/** `mcp_service_account` and `api_key` are in runtime/mcp/mcp-auth.config.ts (an MCP client sends them). */
-export const AUTH_PROVIDER_TYPES = ['oauth2_auth_code_flow', 'mcp_service_account', 'api_key'];
+/**
+ * `mcp_service_account` and `api_key` are in runtime/mcp/mcp-auth.config.ts (an MCP client sends them),
+ * `mcp_oauth2` in runtime/mcp/mcp-oauth2.config.ts.
+ */
+export const AUTH_PROVIDER_TYPES = ['oauth2_auth_code_flow', 'mcp_service_account', 'api_key', 'mcp_oauth2'];

@@ -8,6 +8,7 @@ import {
   splitScopes,
   type HeaderAuthConfig,
 } from '../runtime/mcp/mcp-auth.config';
+import { checkMcpOAuth2, McpOAuth2Config } from '../runtime/mcp/mcp-oauth2.config';
 import { AUTH_PROVIDER_TYPES, OAuth2AuthCodeFlowConfig } from './authentication.schema';
 import { takeNatFields, type NatFields } from '../runtime/nat-fields';
 import { unknownTypeMessage } from './nat-types';
@@ -94,6 +95,17 @@ export function checkAuthProvider(
       return undefined;
     }
     const { problems, notes } = checkHeaderAuth(checked.value);
+    found.push(...problems.map((p) => ({ loc: [...loc, ...p.loc], message: p.message })));
+    ignored.push(...notes.map((n) => ({ loc: [...loc, ...n.loc], message: n.message })));
+    return problems.length ? undefined : checked.value;
+  }
+  if (entry._type === 'mcp_oauth2') {
+    const checked = validatePlain(McpOAuth2Config, splitScopes(entry), loc, { forbidUnknown: true });
+    if (!checked.ok) {
+      found.push(...checked.issues.map((i) => ({ loc: i.loc, message: i.msg })));
+      return undefined;
+    }
+    const { problems, notes } = checkMcpOAuth2(checked.value);
     found.push(...problems.map((p) => ({ loc: [...loc, ...p.loc], message: p.message })));
     ignored.push(...notes.map((n) => ({ loc: [...loc, ...n.loc], message: n.message })));
     return problems.length ? undefined : checked.value;

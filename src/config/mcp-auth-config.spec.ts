@@ -80,7 +80,7 @@ authentication:
     expect(lines).toEqual(
       expect.arrayContaining([
         'app.yml:10: function_groups.jira.server.auth_provider: no entry "nowhere" in authentication',
-        'app.yml:13: function_groups.cal.server.auth_provider: "calendar" is oauth2_auth_code_flow; mcp_client takes mcp_service_account or api_key',
+        'app.yml:13: function_groups.cal.server.auth_provider: "calendar" is oauth2_auth_code_flow; mcp_client takes mcp_service_account or api_key or mcp_oauth2',
         'app.yml:16: function_groups.local.server.auth_provider: Authentication is not supported for stdio transport',
       ]),
     );
@@ -114,5 +114,78 @@ workflow: { _type: tool_calling_agent, llm_name: m, tool_names: [] }
     expect(warnings).toEqual([
       expect.stringMatching(/^app\.yml:2: llms\.m\.prediction_trie_path: ignored: Dynamo's nvext/),
     ]);
+  });
+});
+
+describe("NAT's mcp_oauth2 provider", () => {
+  it("reads NAT's examples: manual client with scopes, or dynamic registration with only the URLs", () => {
+    const { warnings } = parse(`${LLM}${group('calc')}authentication:
+  calc:
+    _type: mcp_oauth2
+    server_url: http://localhost:9902/mcp
+    redirect_uri: http://localhost:8000/auth/redirect
+    client_id: nat-mcp-client
+    client_secret: s3cret
+    scopes: [calculator_mcp_execute]
+  jira:
+    _type: mcp_oauth2
+    server_url: https://jira.example.com/mcp
+    redirect_uri: http://localhost:8000/auth/redirect
+`);
+    expect(warnings).toEqual([]);
+  });
+
+  it("reads NAT's Outlook example: a server without transport is streamable-http, as in NAT", () => {
+    const { warnings } = parse(`${LLM}function_groups:
+  jira:
+    _type: per_user_mcp_client
+    server:
+      url: https://outlook.example.com/mcp
+      auth_provider: outlook
+authentication:
+  outlook:
+    _type: mcp_oauth2
+    server_url: https://outlook.example.com/mcp
+    redirect_uri: http://localhost:8000/auth/redirect
+    client_id: outlook-client
+`);
+    expect(warnings).toEqual([]);
+  });
+
+  it('warns about the fields that configure nothing here: a shared default user, an object store for tokens', () => {
+    const { warnings } = parse(`${LLM}${group('a')}authentication:
+  a:
+    _type: mcp_oauth2
+    server_url: https://mcp.example.com/mcp
+    default_user_id: ops
+    token_storage_object_store: tokens
+    use_pkce: false
+`);
+    expect(warnings).toEqual([
+      'app.yml:17: authentication.a.use_pkce: ignored: PKCE (S256) is always used, as the MCP authorization spec requires',
+      'app.yml:15: authentication.a.default_user_id: ignored: each user authorizes for themselves: tokens are kept per user, never shared through a default user',
+      "app.yml:16: authentication.a.token_storage_object_store: ignored: tokens are kept in Interlude's OAuth token store (memory, or Postgres sealed with the token key when store: postgres)",
+    ]);
+  });
+
+  it('refuses a provider with neither a client_id nor dynamic registration, and a server_url that is no URL', () => {
+    const lines = messages(`${LLM}${group('a')}authentication:
+  a:
+    _type: mcp_oauth2
+    server_url: mcp.example.com
+    enable_dynamic_registration: false
+`);
+    expect(lines).toEqual(
+      expect.arrayContaining(['app.yml:14: authentication.a.server_url: server_url must be an http(s) URL']),
+    );
+    const manual = messages(`${LLM}${group('a')}authentication:
+  a:
+    _type: mcp_oauth2
+    server_url: https://mcp.example.com/mcp
+    enable_dynamic_registration: false
+`);
+    expect(manual.join('\n')).toMatch(
+      /authentication\.a\.client_id: Must provide either: 1\) enable_dynamic_registration=True without client_id/,
+    );
   });
 });

@@ -38,12 +38,10 @@ describe("unknown _types, told apart with NAT's own table", () => {
   });
 
   it('an auth provider NAT has names the package and the types Interlude has', () => {
-    const err = errorOf(
-      'authentication:\n  a: { _type: mcp_oauth2, server_url: "http://x" }\nworkflow: { _type: echo }\n',
-    );
+    const err = errorOf('authentication:\n  a: { _type: http_basic }\nworkflow: { _type: echo }\n');
     expect(problemAt(err, 'authentication.a._type').message).toBe(
-      '"mcp_oauth2" is a NeMo Agent Toolkit Python authentication provider (package nvidia-nat-mcp); Interlude runs ' +
-        `TypeScript components and does not have it. Known types: oauth2_auth_code_flow, mcp_service_account, api_key; see ${GUIDE}`,
+      '"http_basic" is a NeMo Agent Toolkit Python authentication provider (package nvidia-nat-core); Interlude runs ' +
+        `TypeScript components and does not have it. Known types: oauth2_auth_code_flow, mcp_service_account, api_key, mcp_oauth2; see ${GUIDE}`,
     );
   });
 

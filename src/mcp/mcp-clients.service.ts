@@ -1,4 +1,4 @@
-import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { connectGroups } from '../config/function-groups';
 import { ServerConfig } from '../config/server-config';
 import type { Identity } from '../core/identity/identity';
@@ -11,10 +11,14 @@ import type { McpClientDto } from './dto/mcp-tool-list.dto';
  */
 @Injectable()
 export class McpClients implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('McpClients');
+
   constructor(private readonly config: ServerConfig) {}
 
-  onModuleInit(): Promise<void> {
-    return connectGroups(this.config.app);
+  async onModuleInit(): Promise<void> {
+    await connectGroups(this.config.app);
+    for (const group of this.config.app.groups.values())
+      if (isMcpClientGroup(group) && group.waitingForUser) this.logger.warn(group.waitingForUser);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -9,7 +9,7 @@ import {
   tokenHash,
   type FlowBinding,
 } from './flow-binding';
-import { TokenEndpointError, type OAuthClient } from './oauth-client';
+import { TokenEndpointError, type AuthCodeClient } from './oauth-client';
 import type { OAuthTokens } from './oauth-tokens';
 import type { OAuthWakeups } from './oauth-wakeups';
 import type { FlowOutcome, PendingFlow, PendingOAuthFlows } from './pending-oauth-flows';
@@ -67,7 +67,7 @@ export class OAuthCallbacks {
   private readonly logger = new Logger('OAuth');
 
   constructor(
-    private readonly providers: ReadonlyMap<string, OAuthClient>,
+    private readonly providers: ReadonlyMap<string, AuthCodeClient>,
     private readonly flows: PendingOAuthFlows,
     private readonly tokens: OAuthTokens,
     private readonly wakeups: OAuthWakeups,

@@ -17,11 +17,23 @@ export class TokenEndpointError extends Error {
   }
 }
 
+/** What a flow needs of a provider, whichever way its endpoints and client are known. */
+export interface AuthCodeClient {
+  readonly name: string;
+  readonly redirectUri: string;
+  readonly timeoutSeconds: number;
+  /** The provider's authorization URL for one flow, and the PKCE verifier it was made with. */
+  begin(state: string): Promise<{ url: string; codeVerifier?: string }>;
+  /** Exchanges the code from the callback (its full query) for tokens. */
+  exchange(callback: URLSearchParams, state: string, codeVerifier: string | undefined): Promise<TokenSet>;
+  refresh(refreshToken: string): Promise<TokenSet>;
+}
+
 /**
  * One configured provider, spoken to with oauth4webapi (no hand-written token requests): endpoint
  * discovery for `issuer`, PKCE, client authentication, the code and refresh grants.
  */
-export class OAuthClient {
+export class OAuthClient implements AuthCodeClient {
   private server?: Promise<oauth.AuthorizationServer>;
   private readonly client: oauth.Client;
   private readonly auth: oauth.ClientAuth;
@@ -45,8 +57,9 @@ export class OAuthClient {
     this.insecure = urls.some((u) => u.startsWith('http://'));
   }
 
-  get usesPkce(): boolean {
-    return this.config.use_pkce;
+  async begin(state: string): Promise<{ url: string; codeVerifier?: string }> {
+    const codeVerifier = this.config.use_pkce ? oauth.generateRandomCodeVerifier() : undefined;
+    return { url: await this.authorizationUrl(state, codeVerifier), codeVerifier };
   }
 
   get timeoutSeconds(): number {
@@ -75,8 +88,7 @@ export class OAuthClient {
     return oauth.processDiscoveryResponse(url, response);
   }
 
-  /** The provider's authorization URL for one flow. */
-  async authorizationUrl(state: string, codeVerifier: string | undefined): Promise<string> {
+  private async authorizationUrl(state: string, codeVerifier: string | undefined): Promise<string> {
     const server = await this.authorizationServer();
     if (!server.authorization_endpoint)
       throw new Error(`${this.name}: the provider names no authorization endpoint`);
@@ -95,7 +107,6 @@ export class OAuthClient {
     return url.href;
   }
 
-  /** Exchanges the code from the callback (its full query) for tokens. */
   async exchange(
     callback: URLSearchParams,
     state: string,

@@ -9,7 +9,7 @@ import type { Identity } from '../core/identity/identity';
 import { anonymousOAuthAllowed } from '../core/identity/identity.resolver';
 import { validatePlain } from '../core/validation/validation-issues';
 import type { AbortWatch } from '../runtime/lazy-abort';
-import type { AuthResult } from '../runtime/workflow-context';
+import type { AuthenticateOptions, AuthResult } from '../runtime/workflow-context';
 import { startUrl } from './flow-binding';
 import { awaitFlowOutcome } from './flow-outcome-wait';
 import {
@@ -18,7 +18,12 @@ import {
   type Confirmation,
   type StartOutcome,
 } from './oauth-callbacks';
-import { OAuthClient, type TokenSet } from './oauth-client';
+import { OutboundPolicy } from '../core/outbound/outbound-policy';
+import { splitScopes } from '../runtime/mcp/mcp-auth.config';
+import { McpOAuth2Config } from '../runtime/mcp/mcp-oauth2.config';
+import { policyFetch } from '../runtime/mcp/policy-fetch';
+import { McpOAuthClient, type ClientRegistrations } from './mcp-oauth-client';
+import { OAuthClient, type AuthCodeClient, type TokenSet } from './oauth-client';
 import { OAuthFlowError } from './oauth-flow-error';
 import { OAuthTokens } from './oauth-tokens';
 import type { OAuthFlowWait } from './oauth-wait';
@@ -51,7 +56,7 @@ export interface AuthorizingExecution {
 @Injectable()
 export class OAuthService {
   private readonly logger = new Logger('OAuth');
-  private readonly providers = new Map<string, OAuthClient>();
+  private readonly providers = new Map<string, AuthCodeClient>();
   /**
    * The flows a workflow of this process waits on (or waited on), by execution: a replayed
    * `ctx.authenticate` (a replica that took the execution over) resumes the flows its first run opened,
@@ -73,11 +78,26 @@ export class OAuthService {
   ) {
     const frontEnd = config.frontEnd;
     const base = frontEnd.public_base_url ?? `http://${frontEnd.host}:${frontEnd.port}`;
+    const outbound = policyFetch(new OutboundPolicy(config.app.settings.general.outbound));
+    // Kept as the token store keeps tokens (sealed with store: postgres), under an owner no user has.
+    const registrations: ClientRegistrations = {
+      get: async (key) => (await tokens.get(key))?.accessToken,
+      set: (key, registration) => tokens.set(key, { accessToken: registration }),
+    };
     for (const [name, entry] of Object.entries(config.app.settings.authentication ?? {})) {
-      const checked = validatePlain(OAuth2AuthCodeFlowConfig, entry);
+      const mcp = (entry as { _type?: unknown })._type === 'mcp_oauth2';
+      const checked = validatePlain<McpOAuth2Config | OAuth2AuthCodeFlowConfig>(
+        mcp ? McpOAuth2Config : OAuth2AuthCodeFlowConfig,
+        mcp ? splitScopes(entry as Record<string, unknown>) : entry,
+      );
       if (!checked.ok) continue; // the config loader already refused it
       const redirect = checked.value.redirect_uri ?? `${base}${frontEnd.oauth2_callback_path}`;
-      this.providers.set(name, new OAuthClient(name, checked.value, redirect));
+      this.providers.set(
+        name,
+        checked.value instanceof McpOAuth2Config
+          ? new McpOAuthClient(name, checked.value, redirect, outbound, registrations)
+          : new OAuthClient(name, checked.value as OAuth2AuthCodeFlowConfig, redirect),
+      );
     }
     this.callbacks = new OAuthCallbacks(this.providers, flows, tokens, wakeups);
     this.anonymousAllowed = anonymousOAuthAllowed(config.general.auth);
@@ -91,6 +111,7 @@ export class OAuthService {
     execution: AuthorizingExecution,
     providerName: string,
     cancel: AbortWatch,
+    options: AuthenticateOptions = {},
   ): Promise<AuthResult> {
     const provider = this.providers.get(providerName);
     if (!provider) {
@@ -112,9 +133,11 @@ export class OAuthService {
     const owner = ownerKey(execution, providerName);
     const executionId = anonymous ? execution.id : undefined;
     const held = await this.tokens.get(owner);
-    if (held && (held.expiresAt === undefined || held.expiresAt - Date.now() > REFRESH_MARGIN_MS)) {
-      return bearer(held);
-    }
+    // A token the API refused is never handed out again: refreshed, or the user is asked again.
+    const refused = options.refused !== undefined && held?.accessToken === options.refused;
+    const fresh = held?.expiresAt === undefined || held.expiresAt - Date.now() > REFRESH_MARGIN_MS;
+    if (held && fresh && !refused) return bearer(held);
+    if (refused && !held.refreshToken) await this.tokens.delete(owner);
     if (held?.refreshToken) {
       try {
         const refreshed = await provider.refresh(held.refreshToken);
@@ -154,14 +177,13 @@ export class OAuthService {
 
   private async runFlow(
     execution: AuthorizingExecution,
-    provider: OAuthClient,
+    provider: AuthCodeClient,
     owner: string,
     cancel: AbortWatch,
   ): Promise<TokenSet> {
     if (cancel.aborted) throw cancel.abortReason;
     const state = oauth.generateRandomState(); // 32 random bytes
-    const codeVerifier = provider.usesPkce ? oauth.generateRandomCodeVerifier() : undefined;
-    const providerUrl = await provider.authorizationUrl(state, codeVerifier);
+    const { url: providerUrl, codeVerifier } = await provider.begin(state);
     const authUrl = startUrl(provider.redirectUri, state);
     const now = Date.now();
     const flow: PendingFlow = {
@@ -191,7 +213,7 @@ export class OAuthService {
    */
   private async resumeFlow(
     execution: AuthorizingExecution,
-    provider: OAuthClient,
+    provider: AuthCodeClient,
     flow: FlowRecord,
     cancel: AbortWatch,
   ): Promise<TokenSet | undefined> {
@@ -210,7 +232,7 @@ export class OAuthService {
 
   private async waitForFlow(
     execution: AuthorizingExecution,
-    provider: OAuthClient,
+    provider: AuthCodeClient,
     flow: PendingFlow,
     cancel: AbortWatch,
   ): Promise<TokenSet> {

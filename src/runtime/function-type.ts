@@ -6,7 +6,7 @@ import type { FileLimits } from './files';
 import type { LlmClient } from './llm/llm-client';
 import type { NatFields } from './nat-fields';
 import type { JsonSchema } from './tools/json-schema';
-import type { WorkflowFn } from './workflow-context';
+import type { WorkflowContext, WorkflowFn } from './workflow-context';
 
 export type Ctor<T = object> = new () => T;
 
@@ -50,7 +50,7 @@ export interface BuiltFunction {
    * The tools it may call, by the names it offers them under (an agent's `tool_names`, groups expanded):
    * what NAT's reasoning agent lists in its plan. Connects the groups they come from.
    */
-  tools?(): Promise<{ name: string; description: string }[]>;
+  tools?(asker?: WorkflowContext): Promise<{ name: string; description: string }[]>;
 }
 
 /** Everything a function type receives when it is built. */
@@ -89,8 +89,11 @@ export const GROUP_SEPARATOR = '__';
  */
 export interface BuiltFunctionGroup {
   type: string;
-  /** Connects once (later calls wait for the same attempt); rejects with a message naming the group. */
-  connect(): Promise<void>;
+  /**
+   * Connects once (later calls wait for the same attempt); rejects with a message naming the group.
+   * `asker`: the run that needs its tools, whose user may be asked to authorize (an `mcp_oauth2` server).
+   */
+  connect(asker?: WorkflowContext): Promise<void>;
   /** Its tools an agent may call, by full name (`<group>__<tool>`); after `connect()`. */
   functions(): Map<string, BuiltFunction>;
   /** Stops what the group started (connections, child processes). */

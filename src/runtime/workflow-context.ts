@@ -13,6 +13,16 @@ export interface AuthResult {
   headers: { Authorization: string };
 }
 
+export interface AuthenticateOptions {
+  /** The access token the API just refused (it answered 401): refreshed, or the user is asked again. */
+  refused?: string;
+  /**
+   * false: not a journal point. For asks whose number depends on what this process holds (an MCP
+   * session asks once, then reuses the token), which a replay on another replica cannot repeat in step.
+   */
+  journal?: boolean;
+}
+
 export interface StepOptions<T = unknown> {
   input?: unknown;
   metadata?: Record<string, unknown>;
@@ -58,7 +68,7 @@ export interface WorkflowContext {
    */
   prompt(prompt: PromptRequest, options?: PromptOptions): Promise<PromptAnswer>;
   /** Resolves with a bearer header for the named provider, asking the user to authorize if needed. */
-  authenticate(provider: string): Promise<AuthResult>;
+  authenticate(provider: string, options?: AuthenticateOptions): Promise<AuthResult>;
   /**
    * Durable waits: `fn`'s result, journaled before the workflow sees it. When another replica takes the
    * execution over and replays the workflow, the journaled result is returned and `fn` does not run

@@ -21,6 +21,7 @@ import { PromptConfig, promptProblems, toPrompt, type Prompt, type PromptAnswer 
 import { RunJournal, type JournalPoint } from './run-journal';
 import type {
   AuthResult,
+  AuthenticateOptions,
   PromptOptions,
   PromptRequest,
   RequestMetadata,
@@ -37,7 +38,12 @@ export interface ExecutionSink {
    */
   prompt(prompt: Prompt, interactionId?: string, points?: PromptPoints): Promise<PromptAnswer>;
   /** `point` (durable runs only): where the grant is journaled (a marker, never the token). */
-  authenticate(provider: string, signal: AbortSignal, point?: JournalPoint): Promise<AuthResult>;
+  authenticate(
+    provider: string,
+    signal: AbortSignal,
+    point?: JournalPoint,
+    options?: AuthenticateOptions,
+  ): Promise<AuthResult>;
 }
 
 export interface PromptPoints {
@@ -197,9 +203,9 @@ class Context implements WorkflowContext {
     }
   }
 
-  authenticate(provider: string): Promise<AuthResult> {
-    const point = this.durable ? this.journal.point('oauth') : undefined;
-    return this.sink.authenticate(provider, this.signal, point);
+  authenticate(provider: string, options?: AuthenticateOptions): Promise<AuthResult> {
+    const point = this.durable && options?.journal !== false ? this.journal.point('oauth') : undefined;
+    return this.sink.authenticate(provider, this.signal, point, options);
   }
 
   private publishStep(

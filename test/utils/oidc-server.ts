@@ -44,6 +44,14 @@ export interface ResourceCallLog {
   sub: string | null;
 }
 
+export interface RegistrationLog {
+  client_id: string;
+  client_secret?: string;
+  client_name?: string;
+  redirect_uris: string[];
+  token_endpoint_auth_method?: string;
+}
+
 export interface InteractionLog {
   /** The interaction page the provider sent the browser to: `login` or `consent`. */
   prompt: string;
@@ -62,6 +70,13 @@ export interface AuthServer {
    * valid, undefined for any other string.
    */
   serviceToken(token: string): Promise<{ client_id: string; scope: string } | undefined>;
+  /**
+   * An authorization code grant's access token (what a protected API checks): its subject, client, scope
+   * and expiry (epoch seconds) while it is valid, undefined for any other string.
+   */
+  accessToken(
+    token: string,
+  ): Promise<{ sub: string; client_id: string; scope: string; expiresAt: number } | undefined>;
   /** GET, a protected API: 200 {sub, scope, client_id} for a valid Bearer access token, 401 otherwise. */
   resourceUrl: string;
   /** What happened, for assertions. */
@@ -71,6 +86,8 @@ export interface AuthServer {
     resourceCalls: ResourceCallLog[];
     /** Interaction pages shown to the scripted browser (a flow that skips consent adds none). */
     interactions: InteractionLog[];
+    /** Clients that registered themselves (RFC 7591), when `registration` is on. */
+    registrations: RegistrationLog[];
   };
   /**
    * Plays the user's browser: GET authUrl, log in as `user` (any username is accepted; the account id is the
@@ -92,6 +109,8 @@ export interface AuthServerOptions {
   requirePkce?: boolean;
   /** Scopes accepted besides openid, offline_access, profile and email (default ['read:calendar']). */
   scopes?: string[];
+  /** Open dynamic client registration at /reg (RFC 7591, no initial access token). Default false. */
+  registration?: boolean;
 }
 
 type ProviderInstance = InstanceType<typeof ProviderClass>;
@@ -455,7 +474,13 @@ export async function startAuthServer(options: AuthServerOptions): Promise<AuthS
   const requirePkce = options.requirePkce ?? true;
   const accessTokenTtl = options.accessTokenTtlSeconds ?? 3600;
   const scopes = [...new Set([...BASE_SCOPES, ...(options.scopes ?? ['read:calendar'])])];
-  const log: AuthServer['log'] = { tokenRequests: [], issued: [], resourceCalls: [], interactions: [] };
+  const log: AuthServer['log'] = {
+    tokenRequests: [],
+    issued: [],
+    resourceCalls: [],
+    interactions: [],
+    registrations: [],
+  };
 
   // The issuer needs the port, so the server listens first and the provider is plugged in once built.
   const ready: { provider?: ProviderInstance; handle?: ReturnType<ProviderInstance['callback']> } = {};
@@ -514,6 +539,7 @@ export async function startAuthServer(options: AuthServerOptions): Promise<AuthS
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
+      registration: { enabled: options.registration ?? false },
       // A `resource` parameter naming our protected API is honoured (opaque tokens, our scopes).
       resourceIndicators: {
         enabled: true,
@@ -559,6 +585,16 @@ export async function startAuthServer(options: AuthServerOptions): Promise<AuthS
 
   provider.use(async (ctx: KoaContextWithOIDC, next: () => Promise<unknown>) => {
     await next();
+    if (ctx.oidc?.route === 'registration' && ctx.status === 201) {
+      const client = ctx.body as Partial<RegistrationLog> & { client_id: string };
+      log.registrations.push({
+        client_id: client.client_id,
+        client_secret: client.client_secret,
+        client_name: client.client_name,
+        redirect_uris: client.redirect_uris ?? [],
+        token_endpoint_auth_method: client.token_endpoint_auth_method,
+      });
+    }
     if (ctx.oidc?.route !== 'token') return;
     const body = (ctx.oidc.body ?? {}) as Record<string, unknown>;
     const basic = /^basic\s/i.test(ctx.get('authorization'));
@@ -648,6 +684,17 @@ export async function startAuthServer(options: AuthServerOptions): Promise<AuthS
       const found = token ? await provider.ClientCredentials.find(token) : undefined;
       return found && !found.isExpired
         ? { client_id: found.clientId ?? '', scope: found.scope ?? '' }
+        : undefined;
+    },
+    accessToken: async (token) => {
+      const found = token ? await provider.AccessToken.find(token) : undefined;
+      return found && !found.isExpired && found.accountId
+        ? {
+            sub: found.accountId,
+            client_id: found.clientId ?? '',
+            scope: found.scope ?? '',
+            expiresAt: found.exp ?? Math.floor(Date.now() / 1000) + 60,
+          }
         : undefined;
     },
     log,

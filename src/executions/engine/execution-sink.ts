@@ -9,7 +9,7 @@ import type { LazyAbort } from '../../runtime/lazy-abort';
 import type { Prompt, PromptAnswer } from '../../runtime/prompts';
 import type { JournalPoint, RunJournal } from '../../runtime/run-journal';
 import type { ExecutionSink, PromptPoints } from '../../runtime/workflow-runner';
-import type { AuthResult } from '../../runtime/workflow-context';
+import type { AuthenticateOptions, AuthResult } from '../../runtime/workflow-context';
 import type { InteractionRecord } from '../../interactions/interaction-record';
 import { durablePrompt, type PromptingRun } from '../durability/durable-prompt';
 import type { EventLog } from '../event-log/event-log';
@@ -163,12 +163,22 @@ export class EntrySink implements ExecutionSink, AskingExecution, PromptingRun {
     return this.deps.interactions.resume(this, interactionId, read, this.entry.abort);
   }
 
-  authenticate(provider: string, _signal: AbortSignal, point?: JournalPoint): Promise<AuthResult> {
-    return authenticate(this, provider, point);
+  authenticate(
+    provider: string,
+    _signal: AbortSignal,
+    point?: JournalPoint,
+    options?: AuthenticateOptions,
+  ): Promise<AuthResult> {
+    return authenticate(this, provider, point, options);
   }
 }
 
-async function authenticate(sink: EntrySink, provider: string, point?: JournalPoint): Promise<AuthResult> {
+async function authenticate(
+  sink: EntrySink,
+  provider: string,
+  point?: JournalPoint,
+  asked?: AuthenticateOptions,
+): Promise<AuthResult> {
   const { entry, options, deps } = sink;
   if (!options.interactive) throw notInteractive('authorize with OAuth (ctx.authenticate)', options);
   entry.waiting++;
@@ -187,7 +197,7 @@ async function authenticate(sink: EntrySink, provider: string, point?: JournalPo
     };
     const execution = { id, identity: options.identity, workflow: options.workflow, publish, record };
     // A replay asks again: the token is held by then (or the pending flow is waited on again).
-    const granted = await deps.oauth.authenticate(execution, provider, entry.abort);
+    const granted = await deps.oauth.authenticate(execution, provider, entry.abort, asked);
     // Journaled as a marker, never the token itself.
     if (point && !point.recorded) await point.record({ granted: provider });
     return granted;

@@ -133,8 +133,11 @@ export function agentType<C extends AgentConfig>(spec: AgentSpec<C>): FunctionTy
       const llms = [config.llm_name].flat().map((name) => context.llm(name));
       const llm = llms.find((l) => l.hasApiKey) ?? llms[0];
       let tools: AgentTools | undefined;
-      const toolsOf = async () =>
-        (tools ??= new AgentTools(await resolveTools(config.tool_names, context), config.handle_tool_errors));
+      const toolsOf = async (asker?: WorkflowContext) =>
+        (tools ??= new AgentTools(
+          await resolveTools(config.tool_names, context, asker),
+          config.handle_tool_errors,
+        ));
       return chatFunction({
         type: spec.type,
         name: context.name,
@@ -142,13 +145,13 @@ export function agentType<C extends AgentConfig>(spec: AgentSpec<C>): FunctionTy
         model: llm.model,
         images: spec.readsAttachments ? context.images : undefined,
         files: spec.readsAttachments ? context.files : undefined,
-        tools: async () => {
-          const all = await toolsOf();
+        tools: async (asker) => {
+          const all = await toolsOf(asker);
           return all.names().map((name) => ({ name, description: all.get(name)!.description }));
         },
         run: async (input, ctx) => {
           const conversation = conversationOf(input);
-          const run = { config, name: context.name, llm, tools: await toolsOf(), conversation, ctx };
+          const run = { config, name: context.name, llm, tools: await toolsOf(ctx), conversation, ctx };
           return agentResult(await spec.loop(run), input, ctx, llm.model);
         },
       });
@@ -163,6 +166,7 @@ export function agentType<C extends AgentConfig>(spec: AgentSpec<C>): FunctionTy
 export async function resolveTools(
   names: string[],
   context: BuildContext,
+  asker?: WorkflowContext,
 ): Promise<[string, BuiltFunction][]> {
   const tools: [string, BuiltFunction][] = [];
   for (const name of names) {
@@ -174,7 +178,7 @@ export async function resolveTools(
     const groupName = name.includes(GROUP_SEPARATOR) ? name.slice(0, name.indexOf(GROUP_SEPARATOR)) : name;
     const group = context.group(groupName);
     if (!group) throw new Error(`tool_names: no function or function group "${name}"`);
-    await group.connect();
+    await group.connect(asker);
     if (groupName === name) {
       tools.push(...group.functions());
       continue;

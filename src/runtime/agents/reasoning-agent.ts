@@ -74,7 +74,7 @@ async function reason(
   input: unknown,
   ctx: WorkflowContext,
 ): Promise<unknown> {
-  const tools = (await augmented.tools?.()) ?? [];
+  const tools = (await augmented.tools?.(ctx)) ?? [];
   const text = inputText(input);
   const prompt = fillTemplate(config.reasoning_prompt_template, {
     augmented_function_desc: augmented.description,

@@ -164,21 +164,30 @@ export const responsesApiAgent: FunctionType<ResponsesApiAgentConfig> = {
       );
     }
     let tools: AgentTools | undefined;
-    const toolsOf = async () =>
-      (tools ??= new AgentTools(await resolveTools(config.nat_tools, context), config.handle_tool_errors));
+    const toolsOf = async (asker?: WorkflowContext) =>
+      (tools ??= new AgentTools(
+        await resolveTools(config.nat_tools, context, asker),
+        config.handle_tool_errors,
+      ));
     return chatFunction({
       type: 'responses_api_agent',
       name: context.name,
       description: config.description,
       model: llm.model,
-      tools: async () => {
-        const all = await toolsOf();
+      tools: async (asker) => {
+        const all = await toolsOf(asker);
         return all.names().map((name) => ({ name, description: all.get(name)!.description }));
       },
       run: async (input, ctx) => {
         let answer: string;
         try {
-          answer = await respondLoop(config, llm, await toolsOf(), lastUserText(conversationOf(input)), ctx);
+          answer = await respondLoop(
+            config,
+            llm,
+            await toolsOf(ctx),
+            lastUserText(conversationOf(input)),
+            ctx,
+          );
         } catch (err) {
           if (ctx.signal.aborted) throw err;
           // NAT answers with the failure instead of raising it; a URL with a key in it is never shown.

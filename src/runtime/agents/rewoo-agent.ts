@@ -201,15 +201,17 @@ export const rewooAgent: FunctionType<ReWOOAgentConfig> = {
   build(config, context) {
     const llm = context.llm(config.llm_name);
     let tools: Map<string, BuiltFunction> | undefined;
-    const toolsOf = async () => (tools ??= new Map(await resolveTools(config.tool_names, context)));
+    const toolsOf = async (asker?: WorkflowContext) =>
+      (tools ??= new Map(await resolveTools(config.tool_names, context, asker)));
     return chatFunction({
       type: 'rewoo_agent',
       name: context.name,
       description: config.description,
       model: llm.model,
-      tools: async () => [...(await toolsOf())].map(([name, fn]) => ({ name, description: fn.description })),
+      tools: async (asker) =>
+        [...(await toolsOf(asker))].map(([name, fn]) => ({ name, description: fn.description })),
       run: async (input, ctx) =>
-        agentResult(await rewoo(config, llm, await toolsOf(), input, ctx), input, ctx, llm.model),
+        agentResult(await rewoo(config, llm, await toolsOf(ctx), input, ctx), input, ctx, llm.model),
     });
   },
 };

@@ -9,9 +9,11 @@ import {
 import { ScriptedInput } from '../functions/scripted.function';
 import { checkedArguments, schemaProblem, type JsonSchema } from '../tools/json-schema';
 import { authorizedProviders, checkMcpClient, McpClientConfig } from './mcp-client.config';
+import type { WorkflowContext } from '../workflow-context';
 import type { HeaderAuthConfig } from './mcp-auth.config';
-import { headerAuth, type HeaderAuth } from './header-auth';
-import { McpConnection, type CallResult, type ListedTool } from './mcp-connection';
+import { authorizedFetch, headerAuth } from './header-auth';
+import { McpConnection, type CallResult, type FetchAuth, type ListedTool } from './mcp-connection';
+import { asCaller, isAuthorizationFailure, oauthBearerFetch } from './mcp-oauth-bearer';
 
 /** Bounds on what an MCP server (untrusted) may put in front of the model. */
 export const MCP_LIMITS = { description: 2000, schemaBytes: 32 * 1024, result: 64 * 1024, tools: 256 };
@@ -31,6 +33,8 @@ export interface McpClientInfo {
 /** A group that can describe its MCP client (the tool list route finds them by this). */
 export interface McpClientGroup extends BuiltFunctionGroup {
   describe(): Promise<McpClientInfo>;
+  /** Why its tools are not listed yet (an `mcp_oauth2` server, before a user has authorized). */
+  readonly waitingForUser?: string;
 }
 
 export function isMcpClientGroup(group: BuiltFunctionGroup): group is McpClientGroup {
@@ -82,8 +86,11 @@ class McpGroup implements McpClientGroup {
   /** `per_user_mcp_client`: each user's calls go through a session of their own, by user id. */
   private readonly sessions = new Map<string, UserSession>();
   private readonly outbound: BuildContext['outbound'];
-  /** Its `server.auth_provider`'s headers, on every session's requests. */
-  private readonly auth?: HeaderAuth;
+  /** Its `server.auth_provider`'s credentials, on every session's requests. */
+  private readonly auth?: FetchAuth;
+  /** An `mcp_oauth2` provider's name: each user's session carries that user's own token. */
+  private readonly oauth?: string;
+  waitingForUser?: string;
   private tools = new Map<string, BuiltFunction>();
   /** Short name offered to the model → the MCP tool it calls. */
   private readonly originals = new Map<string, string>();
@@ -97,22 +104,35 @@ class McpGroup implements McpClientGroup {
   ) {
     this.outbound = context.outbound;
     const provider = config.server.auth_provider;
-    const settings = provider === undefined ? undefined : context.authProvider(provider)?.config;
-    this.auth = settings && headerAuth(settings as HeaderAuthConfig, context.outbound);
-    this.connection = new McpConnection(config, context.outbound, this.auth);
+    const entry = provider === undefined ? undefined : context.authProvider(provider);
+    if (entry?.type === 'mcp_oauth2') {
+      this.oauth = provider!;
+      this.auth = (base) => oauthBearerFetch(base, provider!);
+    } else if (entry?.config) {
+      const header = headerAuth(entry.config as HeaderAuthConfig, context.outbound);
+      this.auth = (base) => authorizedFetch(base, header);
+    }
+    this.connection = this.newConnection();
+  }
+
+  private newConnection(): McpConnection {
+    const authTimeout = this.oauth ? this.config.auth_flow_timeout : undefined;
+    return new McpConnection(this.config, this.outbound, this.auth, authTimeout);
   }
 
   /**
    * The session a call goes through: the group's own for `mcp_client`; for `per_user_mcp_client` the
    * caller's (anonymous callers share one), opened at their first call, the least recently used closed
-   * past `max_sessions`, each closed after `session_idle_timeout` seconds unused.
+   * past `max_sessions`, each closed after `session_idle_timeout` seconds unused. Behind `mcp_oauth2`
+   * every user has a session of their own (an anonymous caller one per execution), carrying their token.
    */
-  private sessionFor(userId: string | null): McpConnection {
-    if (this.type === 'mcp_client') return this.connection;
-    const key = userId ?? '';
+  private sessionFor(ctx: WorkflowContext): McpConnection {
+    if (this.type === 'mcp_client' && !this.oauth) return this.connection;
+    const { userId } = ctx.identity;
+    const key = userId ?? (this.oauth ? `execution:${ctx.executionId}` : '');
     const existing = this.sessions.get(key);
     if (existing) clearTimeout(existing.idle);
-    const connection = existing?.connection ?? new McpConnection(this.config, this.outbound, this.auth);
+    const connection = existing?.connection ?? this.newConnection();
     this.sessions.delete(key);
     const idle = setTimeout(() => this.endSession(key), this.config.session_idle_timeout * 1000).unref();
     this.sessions.set(key, { connection, idle });
@@ -128,12 +148,35 @@ class McpGroup implements McpClientGroup {
     void session.connection.close();
   }
 
-  connect(): Promise<void> {
-    this.connected ??= this.load().catch((err: Error) => {
-      this.connected = undefined;
-      throw new Error(`function_groups.${this.name}: cannot list the tools of ${err.message}`);
-    });
-    return this.connected;
+  /**
+   * Lists the server's tools once. Behind `mcp_oauth2` the listing needs a user's token: at start-up (no
+   * user) a 401 leaves the tools unlisted (`waitingForUser`) instead of failing or waiting, and the first
+   * run that needs them lists them as its user, who is asked to authorize if need be.
+   */
+  async connect(asker?: WorkflowContext): Promise<void> {
+    for (;;) {
+      const mine = this.connected === undefined;
+      this.connected ??= this.load(asker).then(
+        () => (this.waitingForUser = undefined),
+        (err: Error) => {
+          this.connected = undefined;
+          throw new Error(`function_groups.${this.name}: cannot list the tools of ${err.message}`, {
+            cause: err,
+          });
+        },
+      );
+      try {
+        return await this.connected;
+      } catch (err) {
+        if (!this.oauth || !isAuthorizationFailure(err)) throw err;
+        if (!asker) {
+          this.waitingForUser = (err as Error).message;
+          return;
+        }
+        // A start-up listing (no user) failed: this run's user lists them.
+        if (mine) throw err;
+      }
+    }
   }
 
   functions(): Map<string, BuiltFunction> {
@@ -171,8 +214,10 @@ class McpGroup implements McpClientGroup {
     };
   }
 
-  private async load(): Promise<void> {
-    const listed = (await this.connection.listTools()).slice(0, MCP_LIMITS.tools);
+  private async load(asker?: WorkflowContext): Promise<void> {
+    const as = this.oauth ? asker : undefined;
+    const session = as ? this.sessionFor(as) : this.connection;
+    const listed = (await asCaller(as, () => session.listTools())).slice(0, MCP_LIMITS.tools);
     const overrides = this.config.tool_overrides ?? {};
     const missing = this.config.exclude.filter((n) => !listed.some((t) => t.name === n));
     if (missing.length)
@@ -211,7 +256,9 @@ class McpGroup implements McpClientGroup {
         const checked = checkedArguments<Record<string, unknown>>(schema, args ?? {});
         let result: CallResult;
         try {
-          result = await this.sessionFor(ctx.identity.userId).callTool(original, checked, ctx.signal);
+          const session = this.sessionFor(ctx);
+          const call = () => session.callTool(original, checked, ctx.signal);
+          result = await (this.oauth ? asCaller(ctx, call) : call());
         } catch (err) {
           if (ctx.signal.aborted) throw err;
           throw new McpToolError(`MCPToolClient tool call failed: ${(err as Error).message}`);

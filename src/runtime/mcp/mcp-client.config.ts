@@ -20,7 +20,8 @@ export type McpTransport = (typeof TRANSPORTS)[number];
 
 /** `server:` of an `mcp_client` group (NeMo Agent Toolkit's `MCPServerConfig`). */
 export class McpServerConfig {
-  @IsDefined() @IsIn(TRANSPORTS) transport!: McpTransport;
+  /** NAT's default: streamable-http. */
+  @IfPresent() @IsIn(TRANSPORTS) transport: McpTransport = 'streamable-http';
   @IfPresent() @IsString() url?: string;
   /** Only ever from the config file: a request never names a command. */
   @IfPresent() @IsString() command?: string;
@@ -53,11 +54,21 @@ export class McpClientConfig {
   @IfPresent() @IsString() scope?: string;
 }
 
-/** `server.auth_provider` names a provider whose credentials are headers (NAT's `mcp_oauth2` is not here yet). */
+/**
+ * `server.auth_provider` names a provider whose credentials are headers, or an `mcp_oauth2` provider
+ * (each user authorizes, see mcp-oauth-bearer.ts).
+ */
 export function authorizedProviders(config: McpClientConfig): ConfigReference[] {
   const name = config.server.auth_provider;
   if (name === undefined || config.server.transport === 'stdio') return [];
-  return [{ loc: ['server', 'auth_provider'], section: 'authentication', name, types: HEADER_AUTH_TYPES }];
+  return [
+    {
+      loc: ['server', 'auth_provider'],
+      section: 'authentication',
+      name,
+      types: [...HEADER_AUTH_TYPES, 'mcp_oauth2'],
+    },
+  ];
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;

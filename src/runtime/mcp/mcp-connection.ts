@@ -3,8 +3,11 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { OutboundPolicy } from '../../core/outbound/outbound-policy';
 import { redactUrl, redactUrlsIn } from '../../core/outbound/redact-url';
 import type { McpClientConfig } from './mcp-client.config';
-import { authorizedFetch, type HeaderAuth } from './header-auth';
+import { isAuthorizationFailure } from './mcp-oauth-bearer';
 import { policyFetch } from './policy-fetch';
+
+/** What a session's requests carry for its `server.auth_provider`: the transport's `fetch`, wrapped. */
+export type FetchAuth = (base: typeof fetch) => typeof fetch;
 
 /** A tool as the server lists it (name, description and input schema, not yet bounded). */
 export interface ListedTool {
@@ -39,7 +42,9 @@ export class McpConnection {
   constructor(
     private readonly config: McpClientConfig,
     private readonly outbound: OutboundPolicy,
-    private readonly auth?: HeaderAuth,
+    private readonly auth?: FetchAuth,
+    /** Seconds a request may take when it may wait for a user's consent (`auth_flow_timeout`). */
+    private readonly authTimeout?: number,
   ) {
     const { server } = config;
     this.serverName =
@@ -53,7 +58,7 @@ export class McpConnection {
   }
 
   private get timeoutMs(): number {
-    return this.config.tool_call_timeout * 1000;
+    return Math.max(this.config.tool_call_timeout, this.authTimeout ?? 0) * 1000;
   }
 
   /** Connects once; concurrent callers share the attempt. */
@@ -100,7 +105,8 @@ export class McpConnection {
       return await op(await this.connect());
     } catch (err) {
       const attempts = this.config.reconnect_enabled ? this.config.reconnect_max_attempts : 0;
-      if (attempts === 0 || signal?.aborted || this.closed) throw this.explain(err);
+      if (attempts === 0 || signal?.aborted || this.closed || isAuthorizationFailure(err))
+        throw this.explain(err);
     }
     await this.reconnect(signal);
     try {
@@ -177,9 +183,7 @@ export class McpConnection {
       });
       return transport;
     }
-    const fetch = this.auth
-      ? authorizedFetch(policyFetch(this.outbound), this.auth)
-      : policyFetch(this.outbound);
+    const fetch = this.auth ? this.auth(policyFetch(this.outbound)) : policyFetch(this.outbound);
     const url = new URL(server.url!);
     const headers = server.custom_headers ?? {};
     if (server.transport === 'sse') {
@@ -209,6 +213,6 @@ export class McpConnection {
     const stderr = this.stderrTail.trim()
       ? ` (its stderr ended with: ${this.stderrTail.trim().slice(-500)})`
       : '';
-    return new Error(`${this.serverName}: ${message}${stderr}`);
+    return new Error(`${this.serverName}: ${message}${stderr}`, { cause: err });
   }
 }

@@ -15,7 +15,10 @@ export function policyFetch(policy: OutboundPolicy): typeof fetch {
     policy.checkUrl(url);
     const headers: Record<string, string> = {};
     new Headers(init.headers).forEach((value, key) => (headers[key] = value));
-    const body = typeof init.body === 'string' ? init.body : undefined;
+    // The SDK's OAuth requests send forms (URLSearchParams), its transports JSON strings.
+    const form = init.body instanceof URLSearchParams;
+    const body = typeof init.body === 'string' || form ? String(init.body) : undefined;
+    if (form && !headers['content-type']) headers['content-type'] = 'application/x-www-form-urlencoded';
     if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
     const client = url.protocol === 'https:' ? https : http;
     const maxBytes = policy.settings.max_response_bytes;
