@@ -52,6 +52,22 @@ async function claimedBy(
   return Date.now() - since;
 }
 
+/**
+ * Re-attaches to execution `id` on `app` from its start, answers its question with `name`, and checks
+ * the whole stream: every frame once, in order, to the end.
+ */
+async function reattachAndAnswer(app: TestApp, id: string, name: string): Promise<void> {
+  const stream = await openStream(`${app.url}/executions/${id}/stream`, {
+    headers: { 'Last-Event-ID': '0' },
+  });
+  const prompt = await stream.next((f) => f.event === 'interaction_required');
+  const event = JSON.parse(prompt.data!) as InteractionEvent;
+  const answered = await new Executions(app.url).answer(event.response_url, { type: 'text', text: name });
+  expect(answered.status).toBe(204);
+  await stream.end();
+  expect(valuesOf(stream)).toEqual(['before ', 'the ', 'question', 'after ', name, `Hello ${name}`]);
+}
+
 requires('postgres')('Durable waits', () => {
   requires('redis')('with the shared store', () => {
     describe('a scripted prompt', () => {
@@ -272,16 +288,7 @@ requires('postgres')('Durable waits', () => {
         await onA.end();
         expect(onA.frames.some((f) => f.fields.retry === '1000')).toBe(true);
         const id = onA.headers['x-execution-id'] as string;
-        const onB = await openStream(`${b.url}/executions/${id}/stream`, {
-          headers: { 'Last-Event-ID': '0' },
-        });
-        const prompt = await onB.next((f) => f.event === 'interaction_required');
-        const event = JSON.parse(prompt.data!) as InteractionEvent;
-        expect(
-          (await new Executions(b.url).answer(event.response_url, { type: 'text', text: 'Gus' })).status,
-        ).toBe(204);
-        await onB.end();
-        expect(valuesOf(onB)).toEqual(['before ', 'the ', 'question', 'after ', 'Gus', 'Hello Gus']);
+        await reattachAndAnswer(b, id, 'Gus');
       });
     });
 
@@ -343,16 +350,7 @@ requires('postgres')('Durable waits', () => {
         await stopping;
         expect(onA.frames.some((f) => f.fields.retry === '1000')).toBe(true);
         const id = onA.headers['x-execution-id'] as string;
-        const onB = await openStream(`${b.url}/executions/${id}/stream`, {
-          headers: { 'Last-Event-ID': '0' },
-        });
-        const prompt = await onB.next((f) => f.event === 'interaction_required');
-        const event = JSON.parse(prompt.data!) as InteractionEvent;
-        expect(
-          (await new Executions(b.url).answer(event.response_url, { type: 'text', text: 'Jo' })).status,
-        ).toBe(204);
-        await onB.end();
-        expect(valuesOf(onB)).toEqual(['before ', 'the ', 'question', 'after ', 'Jo', 'Hello Jo']);
+        await reattachAndAnswer(b, id, 'Jo');
       });
     });
 
