@@ -88,6 +88,8 @@ class McpGroup implements McpClientGroup {
   /** Short name offered to the model → the MCP tool it calls. */
   private readonly originals = new Map<string, string>();
   private connected?: Promise<void>;
+  /** `per_user_mcp_client`: listed at the first call (or the first look at the tool list), as NAT does. */
+  readonly connectsOnFirstUse: boolean;
 
   constructor(
     private readonly config: McpClientConfig,
@@ -100,6 +102,7 @@ class McpGroup implements McpClientGroup {
     const settings = provider === undefined ? undefined : context.authProvider(provider)?.config;
     this.auth = settings && headerAuth(settings as HeaderAuthConfig, context.outbound);
     this.connection = new McpConnection(config, context.outbound, this.auth);
+    this.connectsOnFirstUse = type === 'per_user_mcp_client';
   }
 
   /**
@@ -131,7 +134,11 @@ class McpGroup implements McpClientGroup {
   connect(): Promise<void> {
     this.connected ??= this.load().catch((err: Error) => {
       this.connected = undefined;
-      throw new Error(`function_groups.${this.name}: cannot list the tools of ${err.message}`);
+      const error = new Error(`function_groups.${this.name}: cannot list the tools of ${err.message}`);
+      // A caller whose run needs the group reads why (its server as /mcp/client/tool/list shows it, URLs
+      // redacted); a stdio server's last words (its stderr) stay in the server log.
+      if (this.config.server.transport !== 'stdio') Object.assign(error, { expose: true });
+      throw error;
     });
     return this.connected;
   }
@@ -148,6 +155,8 @@ class McpGroup implements McpClientGroup {
   }
 
   async describe(): Promise<McpClientInfo> {
+    // A group not listed yet (per-user, before anyone used it) is listed now if its server answers.
+    if (this.connectsOnFirstUse) await this.connect().catch(() => undefined);
     const listed = await this.connection.listTools().then(
       (tools) => new Set(tools.map((t) => t.name)),
       () => undefined,
@@ -233,8 +242,10 @@ export const mcpClientGroupType: FunctionGroupType<McpClientConfig> = {
 };
 
 /**
- * `function_groups.<g>: {_type: per_user_mcp_client, …}` (NAT's): the same tools, listed once at start-up,
- * but each user's calls go through an MCP session of their own, as NAT builds a client per user.
+ * `function_groups.<g>: {_type: per_user_mcp_client, …}` (NAT's): the same tools, listed once at their
+ * first use, not at start-up (NAT builds a per-user group at a user's first request, so a server that is
+ * down does not stop start-up), and each user's calls go through an MCP session of their own, as NAT
+ * builds a client per user.
  */
 export const perUserMcpClientGroupType: FunctionGroupType<McpClientConfig> = {
   type: 'per_user_mcp_client',

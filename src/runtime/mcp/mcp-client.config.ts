@@ -20,7 +20,8 @@ export type McpTransport = (typeof TRANSPORTS)[number];
 
 /** `server:` of an `mcp_client` group (NeMo Agent Toolkit's `MCPServerConfig`). */
 export class McpServerConfig {
-  @IsDefined() @IsIn(TRANSPORTS) transport!: McpTransport;
+  /** NAT's default: streamable HTTP. */
+  @IfPresent() @IsIn(TRANSPORTS) transport: McpTransport = 'streamable-http';
   @IfPresent() @IsString() url?: string;
   /** Only ever from the config file: a request never names a command. */
   @IfPresent() @IsString() command?: string;
