@@ -91,15 +91,15 @@ export interface BuiltFunctionGroup {
   type: string;
   /** Connects once (later calls wait for the same attempt); rejects with a message naming the group. */
   connect(): Promise<void>;
+  /** Its tools an agent may call, by full name (`<group>__<tool>`); after `connect()`. */
+  functions(): Map<string, BuiltFunction>;
+  /** Stops what the group started (connections, child processes). */
+  close(): Promise<void>;
   /**
    * Connects at its first use rather than at start-up, so that start-up does not wait for it (NAT builds
    * a per-user group at each user's first request, never at start-up).
    */
   readonly connectsOnFirstUse?: boolean;
-  /** Its tools an agent may call, by full name (`<group>__<tool>`); after `connect()`. */
-  functions(): Map<string, BuiltFunction>;
-  /** Stops what the group started (connections, child processes). */
-  close(): Promise<void>;
 }
 
 /** A registered function group `_type`: its config class (validated at start-up) and how to build it. */

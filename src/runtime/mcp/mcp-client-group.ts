@@ -88,8 +88,6 @@ class McpGroup implements McpClientGroup {
   /** Short name offered to the model → the MCP tool it calls. */
   private readonly originals = new Map<string, string>();
   private connected?: Promise<void>;
-  /** `per_user_mcp_client`: listed at the first call (or the first look at the tool list), as NAT does. */
-  readonly connectsOnFirstUse: boolean;
 
   constructor(
     private readonly config: McpClientConfig,
@@ -102,7 +100,6 @@ class McpGroup implements McpClientGroup {
     const settings = provider === undefined ? undefined : context.authProvider(provider)?.config;
     this.auth = settings && headerAuth(settings as HeaderAuthConfig, context.outbound);
     this.connection = new McpConnection(config, context.outbound, this.auth);
-    this.connectsOnFirstUse = type === 'per_user_mcp_client';
   }
 
   /**
@@ -145,6 +142,11 @@ class McpGroup implements McpClientGroup {
 
   functions(): Map<string, BuiltFunction> {
     return this.tools;
+  }
+
+  /** `per_user_mcp_client`: listed at the first call (or the first look at the tool list), as NAT does. */
+  get connectsOnFirstUse(): boolean {
+    return this.type === 'per_user_mcp_client';
   }
 
   async close(): Promise<void> {
