@@ -3,21 +3,33 @@
 // Run by hand against a NAT checkout (never committed here), after `npx tsc -p tsconfig.build.json`
 // (the loader check) or `npm run build` (--serve):
 //
-//   node scripts/nat-coverage.js <nat-checkout> [--serve] [--mcp] [--list] [--blockers]
+//   node scripts/nat-coverage.js <nat-checkout> [--serve] [--mcp] [--list] [--blockers] [--only=<text>]
 //   node scripts/nat-coverage.js <nat-checkout> --types   (rewrites src/config/nat-types.json)
 //
 // A workflow config is a YAML file under examples/ whose top level has `workflow:` or `base:`. Every
 // `${VAR}` without a default gets a dummy value (a loopback URL for a name ending in _URL, _URI or
-// _ENDPOINT). Each config goes through Interlude's config loader
+// _ENDPOINT), and so do the API keys components read from the environment rather than from a `${VAR}`
+// (ENV_KEYS below: TAVILY_API_KEY, which NAT's and Interlude's tavily group require at start-up, and the
+// LLM keys), unless set. Each config goes through Interlude's config loader
 // (what `interlude validate` runs); --serve also starts `interlude serve` on the ones that load and waits
-// up to 15 s for /health. --mcp first replaces each component whose _type Interlude lacks by one
-// `mcp_client` group (the way across docs/from-nemo-agent-toolkit.md describes) and references to it by
-// `<group>__<name>`. The summary is "N of M start", then the failures grouped by their first reason.
+// up to 15 s for /health. Nothing else is stood in for: a config whose MCP server (a `stdio` Python
+// command, a URL) is not there does not start, as it does not in NAT.
+//
+// --mcp first replaces each component whose _type Interlude lacks by one `mcp_client` group (the way
+// across docs/from-nemo-agent-toolkit.md describes) and references to it by `<group>__<name>`, and lists
+// 127.0.0.1 in the config's `general.outbound.allow_hosts`, as the guide tells a user with a local
+// `nat mcp serve` to. The group's URL is a real MCP server this script runs (scripts/nat-mcp-standin.js,
+// the SDK's McpServer over streamable HTTP on a free port), standing in for the user's `nat mcp serve`:
+// it offers each moved function as a tool of that name. A moved function group is offered as one tool
+// named as the group: which tools NAT would list for a Python group is not knowable without running it.
+// The summary is "N of M start", then the failures grouped by their first reason.
 /* global fetch */
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const YAML = require('yaml');
+const { startStandIn } = require('./nat-mcp-standin');
+const { writeTypes } = require('./nat-types');
 
 const ROOT = path.join(__dirname, '..');
 const DIST = path.join(ROOT, 'dist');
@@ -30,10 +42,12 @@ const DUMMY = 'dummy-value-0123456789';
 const DUMMY_URL = 'http://127.0.0.1:9/';
 const URL_NAME = /(_|^)(URL|URI|ENDPOINT|BASE_URL|HOST_URL)$/;
 const MCP_GROUP = 'python_tools';
+/** API keys that components read from the environment (not from a `${VAR}`): a dummy each, unless set. */
+const ENV_KEYS = ['TAVILY_API_KEY', 'NVIDIA_API_KEY', 'OPENAI_API_KEY'];
 
 function usage(message) {
   process.stderr.write(
-    `${message}\nusage: node scripts/nat-coverage.js <nat-checkout> [--serve] [--mcp] [--list] [--blockers]\n`,
+    `${message}\nusage: node scripts/nat-coverage.js <nat-checkout> [--serve] [--mcp] [--list] [--blockers] [--only=<text>]\n`,
   );
   process.exit(2);
 }
@@ -66,6 +80,7 @@ function dummyEnv(files) {
       if (fallback === undefined && !env[name]) env[name] = URL_NAME.test(name) ? DUMMY_URL : DUMMY;
     }
   }
+  for (const name of ENV_KEYS) env[name] ||= DUMMY;
   return env;
 }
 
@@ -110,8 +125,11 @@ function loadWith(loader, registry, file, env) {
   }
 }
 
-/** --mcp: components of a type Interlude lacks move behind one mcp_client group. */
-function behindMcp(file, registry, known) {
+/**
+ * --mcp: components of a type Interlude lacks move behind one mcp_client group, whose URL is the
+ * stand-in's path offering exactly the moved names.
+ */
+function behindMcp(file, registry, known, standIn) {
   const doc = YAML.parse(fs.readFileSync(file, 'utf8')) ?? {};
   const moved = new Set();
   const movedGroups = new Set();
@@ -129,9 +147,13 @@ function behindMcp(file, registry, known) {
     ...(doc.function_groups ?? {}),
     [MCP_GROUP]: {
       _type: 'mcp_client',
-      server: { transport: 'streamable-http', url: 'http://127.0.0.1:9901/mcp' },
+      server: { transport: 'streamable-http', url: standIn.urlFor([...moved, ...movedGroups]) },
     },
   };
+  // A local MCP server is a loopback address, which general.outbound refuses unless listed.
+  const general = (doc.general ??= {});
+  const outbound = (general.outbound ??= {});
+  outbound.allow_hosts = [...new Set([...(outbound.allow_hosts ?? []), standIn.host])];
   // A moved function is one tool of the MCP group; a moved group's tools are all in it.
   const rename = (value) => {
     if (typeof value !== 'string') return value;
@@ -195,95 +217,6 @@ function serve(file, env) {
   });
 }
 
-/** A config class's kind by the NAT base class it extends (directly or through another config class). */
-const BASE_KINDS = {
-  FunctionBaseConfig: 'function',
-  AgentBaseConfig: 'function',
-  FunctionGroupBaseConfig: 'function group',
-  MCPClientBaseConfig: 'function group',
-  LLMBaseConfig: 'LLM',
-  EmbedderBaseConfig: 'embedder',
-  AuthProviderBaseConfig: 'authentication provider',
-  RetrieverBaseConfig: 'retriever',
-  MemoryBaseConfig: 'memory backend',
-  ObjectStoreBaseConfig: 'object store',
-  EvaluatorBaseConfig: 'evaluator',
-  TelemetryExporterBaseConfig: 'telemetry exporter',
-  LoggingBaseConfig: 'logging exporter',
-  FrontEndBaseConfig: 'front end',
-  FunctionMiddlewareBaseConfig: 'middleware',
-  MiddlewareBaseConfig: 'middleware',
-  DynamicMiddlewareConfig: 'middleware',
-  DefenseMiddlewareConfig: 'middleware',
-  TTCStrategyBaseConfig: 'test-time compute strategy',
-  EvalDatasetBaseConfig: 'eval dataset',
-};
-
-/** The distribution a source file ships in: the nearest pyproject.toml's [project] name. */
-function packageOf(file, checkout) {
-  for (let dir = path.dirname(file); dir.startsWith(checkout) && dir !== checkout; dir = path.dirname(dir)) {
-    const toml = path.join(dir, 'pyproject.toml');
-    if (fs.existsSync(toml)) {
-      const name = /^\[project\][^[]*?^name\s*=\s*"([^"]+)"/ms.exec(fs.readFileSync(toml, 'utf8'))?.[1];
-      if (name) return name;
-    }
-  }
-  return undefined;
-}
-
-/**
- * --types: every component `_type` NAT's packages and examples register (`class X(Base, name="t")`),
- * with its kind and Python package, for the loader's NAT-aware errors (src/config/nat-types.json).
- */
-function writeTypes(checkout) {
-  const sources = ['packages', 'examples'].flatMap((d) =>
-    pyFiles(path.join(checkout, d)).filter((f) => !/[/\\]tests?[/\\]/.test(f)),
-  );
-  const classes = [];
-  for (const file of sources) {
-    const text = fs.readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/^class (\w+)\(([^)]*?)\bname="([^"]+)"/gms)) {
-      const bases = m[2]
-        .split(',')
-        .map((b) => b.trim().split('.').pop().split('[')[0])
-        .filter(Boolean);
-      classes.push({ cls: m[1], bases, type: m[3], file });
-    }
-  }
-  const kindOfClass = new Map();
-  for (let pass = 0; pass < 5; pass++) {
-    for (const c of classes) {
-      const kind = c.bases.map((b) => BASE_KINDS[b] ?? kindOfClass.get(b)).find(Boolean);
-      if (kind) kindOfClass.set(c.cls, kind);
-    }
-  }
-  const types = {};
-  for (const c of classes.sort((a, b) => a.type.localeCompare(b.type))) {
-    const kind = kindOfClass.get(c.cls);
-    const pkg = packageOf(c.file, checkout);
-    if (!kind || !pkg) continue;
-    const example = path.relative(checkout, c.file).startsWith('examples');
-    // One name may be several kinds (`nim` is an LLM and an embedder): each kind once.
-    const kinds = (types[c.type] ??= []);
-    if (!kinds.some(([k]) => k === kind)) kinds.push(example ? [kind, pkg, 'example'] : [kind, pkg]);
-  }
-  const out = path.join(ROOT, 'src', 'config', 'nat-types.json');
-  fs.writeFileSync(out, `${JSON.stringify(types, null, 1)}\n`);
-  process.stdout.write(
-    `${Object.keys(types).length} NAT component types written to ${path.relative(ROOT, out)}\n`,
-  );
-}
-
-function pyFiles(dir) {
-  if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory())
-      return entry.name.startsWith('.') || entry.name === 'node_modules' ? [] : pyFiles(full);
-    return entry.name.endsWith('.py') ? [full] : [];
-  });
-}
-
 async function main() {
   const args = process.argv.slice(2);
   const checkout = args.find((a) => !a.startsWith('--'));
@@ -305,21 +238,25 @@ async function main() {
   const known = new Set(loader.NON_FUNCTION_TYPES ?? []);
 
   const all = yamlFiles(examples).filter((f) => !path.basename(f).startsWith('.interlude-mcp-'));
+  // --only=<text>: the configs whose path contains it (to look at a few again).
+  const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length);
   const configs = all.filter((f) => {
     const top = topLevel(f);
-    return 'workflow' in top || 'base' in top;
+    return ('workflow' in top || 'base' in top) && (!only || f.includes(only));
   });
   const env = dummyEnv(all);
   const results = [];
   const copies = [];
+  const standIn = withMcp ? await startStandIn() : undefined;
   for (const file of configs.sort()) {
-    const target = withMcp ? (behindMcp(file, registry, known) ?? file) : file;
+    const target = withMcp ? (behindMcp(file, registry, known, standIn) ?? file) : file;
     if (target !== file) copies.push(target);
     let result = loadWith(loader, registry, target, env);
     if (result.ok && withServe) result = await serve(target, env);
     results.push({ file: path.relative(checkout, file), ...result });
   }
   for (const copy of copies) fs.rmSync(copy, { force: true });
+  await standIn?.close();
 
   const started = results.filter((r) => r.ok);
   if (list) {

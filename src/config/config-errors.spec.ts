@@ -76,7 +76,7 @@ workflow:
   it('names the known types for an unknown workflow _type', () => {
     const problem = problemAt(errorOf('workflow:\n  _type: rewoo_agnet\n'), 'workflow._type');
     expect(problem.message).toBe(
-      'unknown _type "rewoo_agnet"; known types: ask_confirmation, ask_question, calculator, chat_completion, code_generation, current_datetime, current_timezone, echo, http_request, parallel_executor, per_user_counter, per_user_react_agent, react_agent, reasoning_agent, responses_api_agent, rewoo_agent, router_agent, scripted, sequential_executor, tool_calling_agent, wiki_search',
+      'unknown _type "rewoo_agnet"; known types: ask_confirmation, ask_question, calculator, chat_completion, code_generation, current_datetime, current_request_attributes, current_timezone, echo, http_request, parallel_executor, per_user_counter, per_user_react_agent, react_agent, reasoning_agent, responses_api_agent, rewoo_agent, router_agent, scripted, sequential_executor, tool_calling_agent, wiki_search',
     );
     expect(problem.line).toBe(2);
   });

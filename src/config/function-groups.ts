@@ -59,9 +59,11 @@ export function buildGroup(
 /**
  * Connects every function group (an MCP client lists its server's tools), all at once; rejects with
  * every failure, each naming its group and server. A server that never answers fails after its timeout.
+ * A group that connects at its first use (`per_user_mcp_client`) is left for then.
  */
 export async function connectGroups(config: AppConfig): Promise<void> {
-  const results = await Promise.allSettled([...config.groups.values()].map((g) => g.connect()));
+  const atStart = [...config.groups.values()].filter((g) => !g.connectsOnFirstUse);
+  const results = await Promise.allSettled(atStart.map((g) => g.connect()));
   const failures = results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).message] : []));
   if (failures.length) throw new Error(failures.join('; '));
 }

@@ -59,4 +59,19 @@ describe('mcp_client config errors (file:line: path: message)', () => {
       'app.yml:27: workflow.tool_names[2]: no entry "nowhere__tool" in functions or function_groups; function_groups: web, local, filtered, wrong',
     ]);
   });
+
+  it('takes streamable-http when server.transport is left out, as NAT does', () => {
+    const err = errorOf(`function_groups:
+  web:
+    _type: mcp_client
+    server: { command: python }
+workflow: { _type: echo }
+`);
+    expect(err.message).toContain(
+      'function_groups.web.server.command: command should not be set when using streamable-http transport',
+    );
+    expect(err.message).toContain(
+      'function_groups.web.server.url: url is required when using streamable-http transport',
+    );
+  });
 });

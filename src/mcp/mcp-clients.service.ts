@@ -7,7 +7,8 @@ import type { McpClientDto } from './dto/mcp-tool-list.dto';
 
 /**
  * The workflow's MCP clients (`function_groups` of `_type: mcp_client`): connected before the server
- * listens (an unreachable server stops start-up), listed for the NAT UI's MCP panel, closed at shutdown.
+ * listens (an unreachable server stops start-up; a `per_user_mcp_client` connects at its first use
+ * instead), listed for the NAT UI's MCP panel, closed at shutdown.
  */
 @Injectable()
 export class McpClients implements OnModuleInit, OnApplicationShutdown {

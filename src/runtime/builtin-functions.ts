@@ -18,6 +18,7 @@ import { calculatorGroupType } from './tools/calculator/calculator-group';
 import { currentDatetimeTool, currentTimezoneTool } from './tools/current-datetime.tool';
 import { codeGenerationTool } from './tools/code-generation.tool';
 import { httpRequestTool } from './tools/http-request.tool';
+import { requestAttributesTool } from './tools/request-attributes.tool';
 import { tavilyGroupType } from './tools/web/tavily-group';
 import { wikiSearchTool } from './tools/web/wiki-search.tool';
 import { mcpClientGroupType, perUserMcpClientGroupType } from './mcp/mcp-client-group';
@@ -40,6 +41,7 @@ export function builtinRegistry(): FunctionRegistry {
     .register(routerAgent)
     .register(currentDatetimeTool)
     .register(currentTimezoneTool)
+    .register(requestAttributesTool)
     .register(calculatorTool)
     .register(httpRequestTool)
     .register(askConfirmationTool)

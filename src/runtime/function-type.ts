@@ -98,6 +98,11 @@ export interface BuiltFunctionGroup {
   functions(): Map<string, BuiltFunction>;
   /** Stops what the group started (connections, child processes). */
   close(): Promise<void>;
+  /**
+   * Connects at its first use rather than at start-up, so that start-up does not wait for it (NAT builds
+   * a per-user group at each user's first request, never at start-up).
+   */
+  readonly connectsOnFirstUse?: boolean;
 }
 
 /** A registered function group `_type`: its config class (validated at start-up) and how to build it. */

@@ -38,7 +38,7 @@ describe('interlude validate', () => {
         `  ${file}:4: general.front_end._type: _type must be one of: http, fastapi`,
         `  ${file}:5: general.front_end.prot: Extra inputs are not permitted`,
         `  ${file}:7: general.front_end.workflow.path: must be an absolute URL path such as /v1/workflow`,
-        `  ${file}:10: functions.helper._type: unknown _type "no_such_type"; known types: ask_confirmation, ask_question, calculator, chat_completion, code_generation, current_datetime, current_timezone, echo, http_request, parallel_executor, per_user_counter, per_user_react_agent, react_agent, reasoning_agent, responses_api_agent, rewoo_agent, router_agent, scripted, sequential_executor, tool_calling_agent, wiki_search`,
+        `  ${file}:10: functions.helper._type: unknown _type "no_such_type"; known types: ask_confirmation, ask_question, calculator, chat_completion, code_generation, current_datetime, current_request_attributes, current_timezone, echo, http_request, parallel_executor, per_user_counter, per_user_react_agent, react_agent, reasoning_agent, responses_api_agent, rewoo_agent, router_agent, scripted, sequential_executor, tool_calling_agent, wiki_search`,
         `  ${file}:16: workflow.steps[1].sleep.seconds: Input should be greater than or equal to 0`,
         `  ${file}:17: workflow.steps[2].stream.text: Input should be a valid string`,
       ]),

@@ -69,3 +69,39 @@ describe('general.front_end.endpoints: functions served at their own paths, as N
     expect(doc.paths['/tools/put']?.put).toBeDefined();
   });
 });
+
+/** NAT's simple_calculator_custom_routes config-metadata: current_request_attributes behind a route. */
+describe('current_request_attributes served at a general.front_end.endpoints route', () => {
+  let t: TestApp;
+  beforeAll(
+    async () =>
+      (t = await startApp(`general:
+  front_end:
+    endpoints:
+      - { path: /get_request_metadata, method: POST, description: Gets the request attributes, function_name: current_request_attributes }
+functions:
+  current_request_attributes: { _type: current_request_attributes }
+${scriptedYaml(`- stream: { text: 'main workflow' }`, 'main workflow')}`)),
+  );
+  afterAll(() => t.close());
+
+  it("answers with NAT's labels: the method, path, headers, query and body, never the credentials", async () => {
+    const res = await fetch(`${t.url}/get_request_metadata?unit=cm`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-custom': 'tea',
+        'conversation-id': 'conv-42',
+        authorization: 'Bearer sekrit-token',
+        cookie: 'session=sekrit-cookie',
+      },
+      body: JSON.stringify({ length: 3 }),
+    });
+    expect(res.status).toBe(200);
+    const { value } = (await res.json()) as { value: string };
+    expect(value).toMatch(
+      /^Method: POST, URL Path: \/get_request_metadata, URL Scheme: None, Headers: \{.*"x-custom":"tea".*\}, Query Params: \{"unit":"cm"\}, Path Params: None, Client Host: \S+, Client Port: None, Cookies: \{\}, Conversation Id: conv-42, Request Body: \{"length":3\}$/,
+    );
+    expect(value).not.toMatch(/sekrit/);
+  });
+});

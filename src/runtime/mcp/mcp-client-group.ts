@@ -160,9 +160,13 @@ class McpGroup implements McpClientGroup {
         () => (this.waitingForUser = undefined),
         (err: Error) => {
           this.connected = undefined;
-          throw new Error(`function_groups.${this.name}: cannot list the tools of ${err.message}`, {
+          const error = new Error(`function_groups.${this.name}: cannot list the tools of ${err.message}`, {
             cause: err,
           });
+          // A caller whose run needs the group reads why (its server as /mcp/client/tool/list shows it,
+          // URLs redacted); a stdio server's last words (its stderr) stay in the server log.
+          if (this.config.server.transport !== 'stdio') Object.assign(error, { expose: true });
+          throw error;
         },
       );
       try {
@@ -183,6 +187,11 @@ class McpGroup implements McpClientGroup {
     return this.tools;
   }
 
+  /** `per_user_mcp_client`: listed at the first call (or the first look at the tool list), as NAT does. */
+  get connectsOnFirstUse(): boolean {
+    return this.type === 'per_user_mcp_client';
+  }
+
   async close(): Promise<void> {
     const sessions = [...this.sessions.keys()].map((key) => this.sessions.get(key)!.connection);
     for (const key of [...this.sessions.keys()]) clearTimeout(this.sessions.get(key)!.idle);
@@ -191,6 +200,8 @@ class McpGroup implements McpClientGroup {
   }
 
   async describe(): Promise<McpClientInfo> {
+    // A group not listed yet (per-user, before anyone used it) is listed now if its server answers.
+    if (this.connectsOnFirstUse) await this.connect().catch(() => undefined);
     const listed = await this.connection.listTools().then(
       (tools) => new Set(tools.map((t) => t.name)),
       () => undefined,
@@ -280,8 +291,10 @@ export const mcpClientGroupType: FunctionGroupType<McpClientConfig> = {
 };
 
 /**
- * `function_groups.<g>: {_type: per_user_mcp_client, …}` (NAT's): the same tools, listed once at start-up,
- * but each user's calls go through an MCP session of their own, as NAT builds a client per user.
+ * `function_groups.<g>: {_type: per_user_mcp_client, …}` (NAT's): the same tools, listed once at their
+ * first use, not at start-up (NAT builds a per-user group at a user's first request, so a server that is
+ * down does not stop start-up), and each user's calls go through an MCP session of their own, as NAT
+ * builds a client per user.
  */
 export const perUserMcpClientGroupType: FunctionGroupType<McpClientConfig> = {
   type: 'per_user_mcp_client',
