@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { rawRequest, unchunk } from '../utils/raw-http';
 import { eventually, scriptedYaml, startApp, type TestApp } from '../utils/test-app';
 
@@ -65,4 +66,18 @@ describe('streams on the wire', () => {
     await eventually(() => expect(req.reads.join('').slice(before)).toMatch(/^HTTP\/1\.1 200/));
     req.socket.destroy();
   }, 15_000);
+
+  it('a stopping server does not wait for kept-alive connections, nor for one that never sent a request', async () => {
+    const own = await startApp(FAILING_YAML);
+    const { hostname, port } = new URL(own.url);
+    const used = rawRequest(own.url, 'GET', '/health', {});
+    await eventually(() => expect(used.reads.join('')).toMatch(/^HTTP\/1\.1 200/));
+    const unused = net.connect(Number(port), hostname);
+    await new Promise((resolve) => unused.once('connect', resolve));
+    const stopping = Date.now();
+    await own.close();
+    // Either would hold the close for keep_alive_seconds (65 s) or headersTimeout (66 s).
+    expect(Date.now() - stopping).toBeLessThan(10_000);
+    await eventually(() => expect([used.socket.readyState, unused.readyState]).toEqual(['closed', 'closed']));
+  });
 });
