@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
 import { parse, stringify } from 'yaml';
 import { FakeLlm, reply } from '../utils/fake-llm';
 import { agentYaml } from '../utils/fake-llm-config';
@@ -50,16 +49,6 @@ function replicaYaml(services: ReplicaServices, llm: FakeLlm, mcp: OAuthMcpServe
   ).general;
   general.executions.token_key_env = keyVariable;
   return stringify({ ...config, general: { ...general, outbound: { allow_hosts: ['127.0.0.1'] } } });
-}
-
-async function tokenRows(services: ReplicaServices): Promise<Record<string, unknown>[]> {
-  const client = new Client({ connectionString: process.env.DATABASE_URL });
-  await client.connect();
-  try {
-    return (await client.query(`select * from ${services.schema}.oauth_token`)).rows;
-  } finally {
-    await client.end();
-  }
 }
 
 requires('postgres')('mcp_oauth2 across replicas', () => {
@@ -137,7 +126,7 @@ requires('postgres')('mcp_oauth2 across replicas', () => {
       expect(mcp.calls.at(-1)).toEqual({ tool: 'whoami', sub: 'carol', client_id: registered.client_id });
       // One client for the whole deployment, kept sealed beside the users' tokens.
       expect(auth.log.registrations).toHaveLength(1);
-      const stored = JSON.stringify(await tokenRows(services));
+      const stored = JSON.stringify(await services.rows('oauth_token'));
       expect(stored).not.toContain(registered.client_secret);
     });
   });

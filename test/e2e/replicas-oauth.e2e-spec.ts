@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { cli } from '../utils/cli';
 import { valuesOf } from '../utils/hitl-stream';
 import { openStream } from '../utils/live-sse';
@@ -51,16 +50,6 @@ async function startOAuthReplicas(services: ReplicaServices, auth: AuthServer, k
   const apps: TestApp[] = [];
   for (let i = 0; i < 3; i++) apps.push(await startApp(yaml));
   return apps;
-}
-
-async function tokenRows(services: ReplicaServices): Promise<Record<string, unknown>[]> {
-  const client = new Client({ connectionString: process.env.DATABASE_URL });
-  await client.connect();
-  try {
-    return (await client.query(`select * from ${services.schema}.oauth_token`)).rows;
-  } finally {
-    await client.end();
-  }
 }
 
 requires('postgres')('OAuth across replicas', () => {
@@ -128,7 +117,7 @@ requires('postgres')('OAuth across replicas', () => {
     });
 
     it('the tokens table holds no token in plaintext', async () => {
-      const rows = await tokenRows(services);
+      const rows = await services.rows('oauth_token');
       expect(rows.length).toBeGreaterThanOrEqual(1);
       const stored = JSON.stringify(rows);
       const secrets = auth.log.issued.flatMap((i) => [i.access_token, i.refresh_token ?? '']).filter(Boolean);
@@ -213,7 +202,7 @@ requires('postgres')('OAuth across replicas', () => {
         expect(await res.json()).toMatchObject({ status: 'completed', result: { value: 'Hello anon' } });
       });
       await eventually(async () =>
-        expect((await tokenRows(services)).filter((r) => r.execution_id !== null)).toEqual([]),
+        expect((await services.rows('oauth_token')).filter((r) => r.execution_id !== null)).toEqual([]),
       );
       const again = await postJson(`${b.url}/v1/workflow`, { input_message: 'x' }, {});
       expect(again.status).toBe(202);

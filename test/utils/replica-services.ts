@@ -44,6 +44,17 @@ export class ReplicaServices {
     return redis;
   }
 
+  /** Every row of one of this schema's tables, as PostgreSQL holds it (what a test checks is stored). */
+  async rows(table: string): Promise<Record<string, unknown>[]> {
+    const client = new Client({ connectionString: process.env.DATABASE_URL });
+    await client.connect();
+    try {
+      return (await client.query(`select * from ${this.schema}.${table}`)).rows;
+    } finally {
+      await client.end();
+    }
+  }
+
   async cleanup(): Promise<void> {
     await Promise.all(this.opened.splice(0).map((o) => o.close()));
     const client = new Client({ connectionString: process.env.DATABASE_URL });
