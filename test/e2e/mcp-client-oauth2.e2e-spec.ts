@@ -40,6 +40,33 @@ function yaml(llm: FakeLlm, mcp: OAuthMcpServer, group: string, provider: Record
   );
 }
 
+interface Stack {
+  auth: AuthServer;
+  mcp: OAuthMcpServer;
+  llm: FakeLlm;
+  t: TestApp;
+}
+
+/**
+ * An authorization server, the MCP server it protects, the fake model and an app whose agent calls that
+ * server's tools: `start` builds them before a suite's tests, `started` hands them to the suite's own
+ * variables, and they are stopped after its tests.
+ */
+function withOAuthMcp(start: () => Promise<Stack>, started: (stack: Stack) => void): void {
+  let stack: Partial<Stack> = {};
+  beforeAll(async () => {
+    stack = await start();
+    started(stack as Stack);
+  });
+  afterEach(() => stack.llm?.reset());
+  afterAll(async () => {
+    await stack.t?.close();
+    await stack.mcp?.stop();
+    await stack.llm?.close();
+    await stack.auth?.close();
+  });
+}
+
 async function finished(
   t: TestApp,
   id: string,
@@ -60,20 +87,16 @@ describe.each(['mcp_client', 'per_user_mcp_client'])(
     let llm: FakeLlm;
     let mcp: OAuthMcpServer;
     let t: TestApp;
-    beforeAll(async () => {
-      auth = await startAuthServer({ clients: [], scopes: ['mcp:tools'], registration: true });
-      mcp = await OAuthMcpServer.start(auth);
-      llm = await FakeLlm.start();
-      // Start-up needs no user and does not wait for one: the tool list waits for the first user.
-      t = await startApp(yaml(llm, mcp, group));
-    });
-    afterEach(() => llm.reset());
-    afterAll(async () => {
-      await t.close();
-      await mcp.stop();
-      await llm.close();
-      await auth.close();
-    });
+    withOAuthMcp(
+      async () => {
+        const auth = await startAuthServer({ clients: [], scopes: ['mcp:tools'], registration: true });
+        const mcp = await OAuthMcpServer.start(auth);
+        const llm = await FakeLlm.start();
+        // Start-up needs no user and does not wait for one: the tool list waits for the first user.
+        return { auth, mcp, llm, t: await startApp(yaml(llm, mcp, group)) };
+      },
+      (stack) => ({ auth, mcp, llm, t } = stack),
+    );
 
     async function ask(who: Record<string, string>, user: string, greeting: string) {
       llm.script(
@@ -180,18 +203,15 @@ describe('mcp_oauth2 against a server that names its metadata only in its 401', 
   let llm: FakeLlm;
   let mcp: OAuthMcpServer;
   let t: TestApp;
-  beforeAll(async () => {
-    auth = await startAuthServer({ clients: [], scopes: ['mcp:tools'], registration: true });
-    mcp = await OAuthMcpServer.start(auth, { metadataPath: '/meta/protected-resource' });
-    llm = await FakeLlm.start();
-    t = await startApp(yaml(llm, mcp, 'mcp_client'));
-  });
-  afterAll(async () => {
-    await t.close();
-    await mcp.stop();
-    await llm.close();
-    await auth.close();
-  });
+  withOAuthMcp(
+    async () => {
+      const auth = await startAuthServer({ clients: [], scopes: ['mcp:tools'], registration: true });
+      const mcp = await OAuthMcpServer.start(auth, { metadataPath: '/meta/protected-resource' });
+      const llm = await FakeLlm.start();
+      return { auth, mcp, llm, t: await startApp(yaml(llm, mcp, 'mcp_client')) };
+    },
+    (stack) => ({ auth, mcp, llm, t } = stack),
+  );
 
   it("follows WWW-Authenticate's resource_metadata to the authorization server and asks for its scope", async () => {
     llm.script(
@@ -217,29 +237,26 @@ describe('mcp_oauth2 with a client registered beforehand (client_id and client_s
   let llm: FakeLlm;
   let mcp: OAuthMcpServer;
   let t: TestApp;
-  beforeAll(async () => {
-    auth = await startAuthServer({
-      clients: [
-        {
-          client_id: 'interlude-mcp',
-          client_secret: 'mcp secret',
-          redirect_uris: [REDIRECT],
-          token_endpoint_auth_method: 'client_secret_post',
-        },
-      ],
-      scopes: ['mcp:tools'],
-    });
-    mcp = await OAuthMcpServer.start(auth);
-    llm = await FakeLlm.start();
-    const manual = { client_id: 'interlude-mcp', client_secret: 'mcp secret', scopes: 'mcp:tools' };
-    t = await startApp(yaml(llm, mcp, 'per_user_mcp_client', manual));
-  });
-  afterAll(async () => {
-    await t.close();
-    await mcp.stop();
-    await llm.close();
-    await auth.close();
-  });
+  withOAuthMcp(
+    async () => {
+      const auth = await startAuthServer({
+        clients: [
+          {
+            client_id: 'interlude-mcp',
+            client_secret: 'mcp secret',
+            redirect_uris: [REDIRECT],
+            token_endpoint_auth_method: 'client_secret_post',
+          },
+        ],
+        scopes: ['mcp:tools'],
+      });
+      const mcp = await OAuthMcpServer.start(auth);
+      const llm = await FakeLlm.start();
+      const manual = { client_id: 'interlude-mcp', client_secret: 'mcp secret', scopes: 'mcp:tools' };
+      return { auth, mcp, llm, t: await startApp(yaml(llm, mcp, 'per_user_mcp_client', manual)) };
+    },
+    (stack) => ({ auth, mcp, llm, t } = stack),
+  );
 
   it('registers nothing and speaks as the configured client', async () => {
     llm.script(
