@@ -1,17 +1,15 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { ServerConfig } from '../config/server-config';
-import type { Execution, StartOptions } from '../executions/model/execution';
+import type { StartOptions } from '../executions/model/execution';
 import { ExecutionService } from '../executions/engine/execution.service';
 import type { FaceRef } from '../executions/model/execution-record';
 import { ExecutionUrls } from '../http-responders/execution-urls';
-import type { ExecutionEvent, TerminalEvent } from '../runtime/execution-event';
-import type { Prompt } from '../runtime/prompts';
 import { evaluationConfigOfJob } from './evaluation-config-path';
 import { EvaluationRunner } from './evaluation/evaluation-runner';
 import { JobEvents } from './job-events';
-import { jobOutput } from './job-output';
-import { isFinal, type Job, type JobPause, type JobStatus, type JobTicket } from './job-record';
+import { CANCELLED, endOf, pauseOf, type JobEnd } from './job-progress';
+import { isFinal, type Job, type JobTicket } from './job-record';
 import { JobStore } from './job.store';
 import { JobFinished } from './job-finished';
 import { JobSlots, type Slot } from './job-slots';
@@ -25,26 +23,6 @@ export const JOB_FACE: FaceRef = {
   name: 'generate',
   options: { steps: { raw: 'all' }, errors: 'event', interactive: true },
 };
-
-interface JobEnd {
-  status: JobStatus;
-  output?: unknown;
-  error?: string | null;
-  outputPath?: string;
-}
-
-const CANCELLED: JobEnd = { status: 'interrupted', error: 'cancelled' };
-
-function endOf(terminal: TerminalEvent): JobEnd {
-  switch (terminal.kind) {
-    case 'completed':
-      return { status: 'success', output: jobOutput(terminal.result) };
-    case 'failed':
-      return { status: 'failure', error: terminal.error.message };
-    case 'cancelled':
-      return CANCELLED;
-  }
-}
 
 /** What the caller of `run` hears of the job while it runs. */
 export interface RunHooks {
@@ -201,7 +179,7 @@ export class JobRunner {
     // Row updates for pauses run one after another, and before the final one.
     let updates = Promise.resolve();
     const unsubscribe = execution.events.subscribe((event) => {
-      const pause = this.pauseOf(execution, event);
+      const pause = pauseOf(execution.id, event, this.urls);
       if (pause === undefined) return;
       // A person is sent to this execution: its record must outlive the run for their poll or answer.
       if (pause) execution.expose();
@@ -251,33 +229,6 @@ export class JobRunner {
     return whileStoreAway(what, write, this.logger, {
       stopped: () => this.stopping || signal?.aborted === true,
     });
-  }
-
-  /** The pause an event starts (or null when it ends one); undefined for other events. */
-  private pauseOf(execution: Execution, event: ExecutionEvent): JobPause | null | undefined {
-    switch (event.kind) {
-      case 'interaction_required':
-        if ((event.prompt as Prompt).input_type === 'notification') return undefined;
-        return {
-          status: 'interaction_required',
-          execution_id: execution.id,
-          interaction_id: event.interactionId,
-          prompt: event.prompt,
-          response_url: this.urls.response(execution.id, event.interactionId),
-        };
-      case 'oauth_required':
-        return {
-          status: 'oauth_required',
-          execution_id: execution.id,
-          auth_url: event.authUrl,
-          oauth_state: event.state,
-        };
-      case 'interaction_resolved':
-      case 'oauth_resolved':
-        return null;
-      default:
-        return undefined;
-    }
   }
 
   private async runEvaluation(job: Job, signal: AbortSignal): Promise<JobEnd> {

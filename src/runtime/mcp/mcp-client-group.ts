@@ -7,16 +7,14 @@ import {
   type FunctionGroupType,
 } from '../function-type';
 import { ScriptedInput } from '../functions/scripted.function';
-import { checkedArguments, schemaProblem, type JsonSchema } from '../tools/json-schema';
+import { checkedArguments, type JsonSchema } from '../tools/json-schema';
 import { authorizedProviders, checkMcpClient, McpClientConfig } from './mcp-client.config';
 import type { WorkflowContext } from '../workflow-context';
 import type { HeaderAuthConfig } from './mcp-auth.config';
 import { authorizedFetch, headerAuth } from './header-auth';
-import { McpConnection, type CallResult, type FetchAuth, type ListedTool } from './mcp-connection';
+import { McpConnection, type CallResult, type FetchAuth } from './mcp-connection';
+import { bounded, MCP_LIMITS, McpToolError, resultText, toolSchema } from './mcp-tool-shapes';
 import { asCaller, isAuthorizationFailure, oauthBearerFetch } from './mcp-oauth-bearer';
-
-/** Bounds on what an MCP server (untrusted) may put in front of the model. */
-export const MCP_LIMITS = { description: 2000, schemaBytes: 32 * 1024, result: 64 * 1024, tools: 256 };
 
 /** How a group's client shows in `GET /mcp/client/tool/list` (NAT's fields). */
 export interface McpClientInfo {
@@ -39,40 +37,6 @@ export interface McpClientGroup extends BuiltFunctionGroup {
 
 export function isMcpClientGroup(group: BuiltFunctionGroup): group is McpClientGroup {
   return typeof (group as Partial<McpClientGroup>).describe === 'function';
-}
-
-function bounded(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters cut]`;
-}
-
-/** NAT joins a result's text parts with newlines and ignores the rest; `isError` becomes its failure text. */
-function resultText(result: CallResult): string {
-  const text = bounded(
-    (result.content ?? [])
-      .filter((part) => part.type === 'text' && typeof part.text === 'string')
-      .map((part) => part.text)
-      .join('\n'),
-    MCP_LIMITS.result,
-  );
-  if (result.isError) throw new McpToolError(`MCPToolClient tool call failed: ${text}`);
-  return text;
-}
-
-/** A tool's `isError` result: the agent hands it to the model as the tool's error. */
-export class McpToolError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'McpToolError';
-  }
-}
-
-/** The server's schema as the model and the argument check read it, or why it is refused. */
-function toolSchema(tool: ListedTool): JsonSchema | string {
-  const { $schema: _ignored, ...schema } = (tool.inputSchema ?? { type: 'object' }) as JsonSchema;
-  if (JSON.stringify(schema).length > MCP_LIMITS.schemaBytes)
-    return `its input schema is over ${MCP_LIMITS.schemaBytes} bytes`;
-  const problem = schemaProblem(schema);
-  return problem ? `its input schema does not compile: ${problem}` : schema;
 }
 
 /** A user's own session with the server (`per_user_mcp_client`), closed after it idles. */

@@ -1,0 +1,43 @@
+import { schemaProblem, type JsonSchema } from '../tools/json-schema';
+import type { CallResult, ListedTool } from './mcp-connection';
+
+// What an MCP server (untrusted) says of its tools, as Interlude hands it on: bounded descriptions,
+// schemas the argument check can compile, results as NAT reads them.
+
+/** Bounds on what an MCP server (untrusted) may put in front of the model. */
+export const MCP_LIMITS = { description: 2000, schemaBytes: 32 * 1024, result: 64 * 1024, tools: 256 };
+
+/** `text`, cut to `max` characters with a note of how much was cut. */
+export function bounded(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters cut]`;
+}
+
+/** NAT joins a result's text parts with newlines and ignores the rest; `isError` becomes its failure text. */
+export function resultText(result: CallResult): string {
+  const text = bounded(
+    (result.content ?? [])
+      .filter((part) => part.type === 'text' && typeof part.text === 'string')
+      .map((part) => part.text)
+      .join('\n'),
+    MCP_LIMITS.result,
+  );
+  if (result.isError) throw new McpToolError(`MCPToolClient tool call failed: ${text}`);
+  return text;
+}
+
+/** A tool's `isError` result: the agent hands it to the model as the tool's error. */
+export class McpToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'McpToolError';
+  }
+}
+
+/** The server's schema as the model and the argument check read it, or why it is refused. */
+export function toolSchema(tool: ListedTool): JsonSchema | string {
+  const { $schema: _ignored, ...schema } = (tool.inputSchema ?? { type: 'object' }) as JsonSchema;
+  if (JSON.stringify(schema).length > MCP_LIMITS.schemaBytes)
+    return `its input schema is over ${MCP_LIMITS.schemaBytes} bytes`;
+  const problem = schemaProblem(schema);
+  return problem ? `its input schema does not compile: ${problem}` : schema;
+}
