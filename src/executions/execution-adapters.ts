@@ -11,6 +11,7 @@ import { MemoryEventLogs } from './event-log/execution-event-log';
 import { ExecutionStore } from './store/execution.store';
 import { MemoryExecutionStore } from './store/memory-execution.store';
 import { PostgresExecutionStore } from './store/postgres-execution.store';
+import { RecordChanges } from './store/record-changes';
 import { RedisEventLogs } from './event-log/redis-event-logs';
 import { DurableRuns } from './durability/durable-runs';
 import { PostgresJournal } from './durability/postgres-journal';
@@ -34,14 +35,16 @@ export function postgresOf(database: Database): Database {
 export const executionAdapters: Provider[] = [
   {
     provide: ExecutionStore,
-    inject: [ServerConfig, Database],
-    // Without RecordChanges: status polls read PostgreSQL. Copies served from memory until a change
-    // notice arrives let a client that saw a run completed on one replica see it running on the next
-    // (replicas-process caught it under load); record-cache.ts stays for when reads are made consistent.
-    useFactory: (config: ServerConfig, database: Database) =>
-      pickAdapter<ExecutionStore>(STORE, config.general.executions.store, {
+    inject: [ServerConfig, Database, BackingRedis],
+    useFactory: (config: ServerConfig, database: Database, redis: BackingRedis) =>
+      pickAdapter<ExecutionStore | Promise<ExecutionStore>>(STORE, config.general.executions.store, {
         memory: () => new MemoryExecutionStore(),
-        postgres: () => new PostgresExecutionStore(postgresOf(database).db),
+        // Status polls are served copies that every replica's writes invalidate (record-changes.ts).
+        postgres: async () =>
+          new PostgresExecutionStore(
+            postgresOf(database).db,
+            redis.configured ? await RecordChanges.open(redis) : undefined,
+          ),
       }),
   },
   {

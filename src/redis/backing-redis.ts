@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { Redis, RedisOptions } from 'ioredis';
 import { checkRedisUrl, redactRedisUrl } from './redis-url';
+import { DeliveryBarrier } from './delivery-barrier';
 
 /**
  * How every connection behaves. ioredis reconnects by itself after a lost connection (every
@@ -22,6 +23,9 @@ const OPTIONS: RedisOptions = {
   // loop. Not `null` (wait forever, what BullMQ's workers need) and not the default 20 (~20 s).
   maxRetriesPerRequest: 10,
 };
+
+/** How long `delivered` waits for Redis before it answers false (the caller then reads elsewhere). */
+const DELIVERED_WITHIN_MS = 250;
 
 /** ioredis, loaded when a config names a Redis: the memory adapters never load it. */
 function ioredis(): typeof Redis {
@@ -57,6 +61,12 @@ export class BackingRedis {
   private subscriber?: Redis;
   private readonly channels = new Map<string, (message: string) => void>();
   private readonly resubscribed = new Set<() => void>();
+  private readonly unsubscribed = new Set<() => void>();
+  /** Whether what was published before now has arrived (`delivered`), one PING for every caller waiting. */
+  private readonly barrier = new DeliveryBarrier(() => {
+    const subscriber = this.subscriber;
+    return subscriber?.status === 'ready' ? subscriber.ping() : undefined;
+  }, DELIVERED_WITHIN_MS);
   private readonly reconnected = new Set<() => void>();
   /** The shared connection's state (`/metrics`): up, and how many times it came back. */
   readonly health = { up: true, reconnects: 0 };
@@ -167,7 +177,11 @@ export class BackingRedis {
       const subscriber = (this.subscriber = this.connection('subscriber', true));
       subscriber.on('message', (from: string, message: string) => this.channels.get(from)?.(message));
       let lost = false;
-      subscriber.on('close', () => (lost = true));
+      subscriber.on('close', () => {
+        if (lost) return;
+        lost = true;
+        this.unsubscribed.forEach((listener) => listener());
+      });
       subscriber.on('ready', () => {
         if (!lost) return;
         lost = false;
@@ -188,6 +202,19 @@ export class BackingRedis {
    */
   onResubscribed(listener: () => void): void {
     this.resubscribed.add(listener);
+  }
+
+  /** Calls `listener` each time the subscriber connection is lost: what is published from then on is missed. */
+  onUnsubscribed(listener: () => void): void {
+    this.unsubscribed.add(listener);
+  }
+
+  /**
+   * True once every message published on a channel before this call has been handed to its listener
+   * here; false when that cannot be told soon (the subscriber connection is down or slow).
+   */
+  delivered(): Promise<boolean> {
+    return this.barrier.passed();
   }
 
   /**

@@ -38,8 +38,9 @@ export class ReplicaServices {
     return database;
   }
 
-  async redis(prefix: string): Promise<BackingRedis> {
-    const redis = await BackingRedis.open(this.redisUrl, prefix);
+  /** A replica's Redis under `prefix`; `url`: reached another way (through a TcpProxy). */
+  async redis(prefix: string, url = this.redisUrl): Promise<BackingRedis> {
+    const redis = await BackingRedis.open(url, prefix);
     this.opened.push(redis);
     return redis;
   }

@@ -176,6 +176,22 @@ export function executionStoreContract(
           expect(await peer.countWaitingFrom('10.9.9.9')).toBe(1);
         });
 
+        it('a poll on one process shows every change another made before it, also right after it read the record', async () => {
+          const peer = await makePeer();
+          const record = aRecord();
+          await store.create(record);
+          const polled = async () => (await store.peek(record.id))?.status;
+          expect([await polled(), await polled()]).toEqual(['running', 'running']);
+          await peer.apply(record.id, open('i1'));
+          expect([await polled(), await polled()]).toEqual(['interaction_required', 'interaction_required']);
+          await peer.apply(record.id, close('i1'));
+          expect(await polled()).toBe('running');
+          await peer.apply(record.id, { kind: 'completed', result: 1, expiresAt: 1_000 });
+          expect([await polled(), await polled()]).toEqual(['completed', 'completed']);
+          expect(await peer.evictExpired(2_000)).toEqual([record.id]);
+          expect(await store.peek(record.id)).toBeUndefined();
+        });
+
         it('of answers, timeouts and cancels racing on several processes, exactly one closes the interaction', async () => {
           const peers = [store, await makePeer(), await makePeer()];
           for (let round = 0; round < 5; round++) {

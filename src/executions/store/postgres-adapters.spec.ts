@@ -4,6 +4,8 @@ import { ReplicaServices } from '../../../test/utils/replica-services';
 import type { Database } from '../../db/database';
 import { executionStoreContract } from './execution-store.contract';
 import { PostgresExecutionStore } from './postgres-execution.store';
+import { RecordChanges } from './record-changes';
+import { WRITE_MS } from './record-copies';
 import { journalContract } from '../durability/journal.contract';
 import { PostgresJournal } from '../durability/postgres-journal';
 import { PostgresExecutionClaims } from '../durability/postgres-execution-claims';
@@ -28,6 +30,35 @@ requires('postgres')('Postgres execution store', () => {
     // Another process: a pool of its own over the same schema.
     async () => new PostgresExecutionStore((await services.database()).db),
   );
+
+  requires('redis')('with record change notices over Redis (polls served copies)', () => {
+    // One RecordChanges per process, opened once: each keeps nothing for WRITE_MS after it starts listening.
+    const processes = new Map<string, Promise<RecordChanges>>();
+    const prefix = services.newPrefix();
+    const changesOf = (name: string) => {
+      let changes = processes.get(name);
+      if (!changes) {
+        changes = services
+          .redis(prefix)
+          .then((redis) => RecordChanges.open(redis))
+          .then(async (opened) => {
+            await new Promise((resolve) => setTimeout(resolve, WRITE_MS));
+            return opened;
+          });
+        processes.set(name, changes);
+      }
+      return changes;
+    };
+    executionStoreContract(
+      'postgres, with record change notices',
+      async () => {
+        const { db } = await shared();
+        await sql`delete from execution_record`.execute(db);
+        return new PostgresExecutionStore(db, await changesOf('A'));
+      },
+      async () => new PostgresExecutionStore((await services.database()).db, await changesOf('B')),
+    );
+  });
 
   journalContract(
     'postgres',

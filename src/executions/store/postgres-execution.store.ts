@@ -13,6 +13,7 @@ import { journalRow } from './journal-row';
 import { storedSpec } from '../model/run-spec';
 import { addressKey, ownerKey, WaitingCounts } from './waiting-counts';
 import { OwnRecords } from './own-records';
+import type { RecordChanges } from './record-changes';
 
 function columns(record: ExecutionRecord) {
   return {
@@ -40,8 +41,16 @@ export class PostgresExecutionStore extends ExecutionStore {
   /** The records this replica wrote last that nobody else can change (own-records.ts). */
   private readonly own = new OwnRecords();
 
-  constructor(private readonly db: Kysely<Tables>) {
+  constructor(
+    private readonly db: Kysely<Tables>,
+    /** Writes announced to every replica, polls served copies (record-changes.ts); none: polls read PostgreSQL. */
+    private readonly changes?: RecordChanges,
+  ) {
     super();
+  }
+
+  override peek(id: string): Promise<Readonly<ExecutionRecord> | undefined> {
+    return this.changes ? this.changes.read(id, () => this.get(id)) : this.get(id);
   }
 
   override held(id: string): Readonly<ExecutionRecord> | undefined {
@@ -89,7 +98,16 @@ export class PostgresExecutionStore extends ExecutionStore {
     return row && fromJson<ExecutionRecord>(row.record);
   }
 
-  async apply(id: string, transition: ExecutionTransition): Promise<TransitionOutcome> {
+  apply(id: string, transition: ExecutionTransition): Promise<TransitionOutcome> {
+    return this.announced(id, () => this.applyHere(id, transition));
+  }
+
+  /** Runs a write of an existing record, announced to every replica when they keep copies. */
+  private announced<T>(id: string, write: () => Promise<T>): Promise<T> {
+    return this.changes ? this.changes.write(id, write) : write();
+  }
+
+  private async applyHere(id: string, transition: ExecutionTransition): Promise<TransitionOutcome> {
     const token = this.own.begin(id);
     let written: ExecutionRecord | undefined;
     try {
@@ -123,7 +141,11 @@ export class PostgresExecutionStore extends ExecutionStore {
     });
   }
 
-  async delete(id: string): Promise<void> {
+  delete(id: string): Promise<void> {
+    return this.announced(id, () => this.deleteHere(id));
+  }
+
+  private async deleteHere(id: string): Promise<void> {
     const token = this.own.begin(id);
     const row = await this.db
       .deleteFrom('execution_record')
@@ -201,7 +223,9 @@ export class PostgresExecutionStore extends ExecutionStore {
       .where('expires_at', '<=', now)
       .returning('id')
       .execute();
-    // Only ended records expire: none has a copy here.
-    return rows.map((r) => r.id);
+    // Only ended records expire: none is held here (`held`), but polls may have been served copies.
+    const ids = rows.map((r) => r.id);
+    await this.changes?.gone(ids);
+    return ids;
   }
 }

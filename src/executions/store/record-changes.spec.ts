@@ -1,0 +1,165 @@
+import { requires } from '../../../test/utils/requires';
+import { ReplicaServices } from '../../../test/utils/replica-services';
+import { TcpProxy } from '../../../test/utils/tcp-proxy';
+import type { ExecutionRecord } from '../model/execution-record';
+import { RecordChanges } from './record-changes';
+import { COPY_MS, WRITE_MS } from './record-copies';
+
+/** What PostgreSQL holds, as each replica's `load` reads it, and how many times each read it. */
+class Table {
+  readonly rows = new Map<string, ExecutionRecord>();
+  readonly loads: Record<string, number> = {};
+
+  set(id: string, status: string): void {
+    this.rows.set(id, { id, status } as unknown as ExecutionRecord);
+  }
+
+  loader(on: string, id: string) {
+    return async () => {
+      this.loads[on] = (this.loads[on] ?? 0) + 1;
+      return structuredClone(this.rows.get(id));
+    };
+  }
+}
+
+const statusOf = (record?: Readonly<ExecutionRecord>) => record?.status;
+
+requires('redis')('RecordChanges: polls served from copies that every replica’s writes invalidate', () => {
+  const services = new ReplicaServices();
+  let proxy: TcpProxy | undefined;
+  afterEach(async () => {
+    proxy?.heal();
+    await proxy?.close();
+    proxy = undefined;
+  });
+  afterAll(() => services.cleanup());
+
+  /** Two replicas on one prefix; B reaches Redis through a proxy when `throughProxy`. */
+  async function twoReplicas(throughProxy = false) {
+    const prefix = services.newPrefix();
+    let bUrl = services.redisUrl;
+    if (throughProxy) {
+      const url = new URL(services.redisUrl);
+      proxy = await TcpProxy.start(url.hostname, Number(url.port || 6379));
+      bUrl = proxy.via(services.redisUrl);
+    }
+    const a = await RecordChanges.open(await services.redis(prefix));
+    const b = await RecordChanges.open(await services.redis(prefix, bUrl));
+    // Nothing is kept for WRITE_MS after a replica starts listening (a write begun before may be under way).
+    await new Promise((resolve) => setTimeout(resolve, WRITE_MS));
+    return { a, b, table: new Table() };
+  }
+
+  it('a record polled again is served from memory; a write on another replica is seen by the next poll', async () => {
+    const { a, b, table } = await twoReplicas();
+    table.set('e1', 'waiting_for_input');
+    expect(statusOf(await a.read('e1', table.loader('A', 'e1')))).toBe('waiting_for_input');
+    expect(statusOf(await a.read('e1', table.loader('A', 'e1')))).toBe('waiting_for_input');
+    expect(table.loads.A).toBe(1);
+
+    await b.write('e1', async () => table.set('e1', 'running'));
+    // B's answer has returned: A's very next poll sees the change.
+    expect(statusOf(await a.read('e1', table.loader('A', 'e1')))).toBe('running');
+    expect(table.loads.A).toBe(2);
+  });
+
+  it('while a write is under way on another replica, polls read PostgreSQL every time; after it, copies again', async () => {
+    const { a, b, table } = await twoReplicas();
+    table.set('e1', 'waiting_for_input');
+    let commit!: () => void;
+    const committed = new Promise<void>((resolve) => (commit = resolve));
+    let running!: () => void;
+    const underWay = new Promise<void>((resolve) => (running = resolve));
+    const writing = b.write('e1', async () => {
+      running();
+      await committed;
+      table.set('e1', 'running');
+    });
+    // Announced before it runs: A's polls from now on know of it.
+    await underWay;
+    for (let i = 0; i < 3; i++) await a.read('e1', table.loader('A', 'e1'));
+    expect(table.loads.A).toBe(3);
+    commit();
+    await writing;
+    expect(statusOf(await a.read('e1', table.loader('A', 'e1')))).toBe('running');
+    // The write's end is announced after it answers: a poll soon after may still read PostgreSQL.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const before = table.loads.A;
+    await a.read('e1', table.loader('A', 'e1'));
+    await a.read('e1', table.loader('A', 'e1'));
+    expect(table.loads.A).toBe(before + 1);
+  });
+
+  it('a replica’s own write drops its own copy at once', async () => {
+    const { a, table } = await twoReplicas();
+    table.set('e1', 'waiting_for_input');
+    await a.read('e1', table.loader('A', 'e1'));
+    await a.write('e1', async () => table.set('e1', 'completed'));
+    expect(statusOf(await a.read('e1', table.loader('A', 'e1')))).toBe('completed');
+  });
+
+  it('records gone (expired) on one replica are gone on the next poll of every other', async () => {
+    const { a, b, table } = await twoReplicas();
+    table.set('e1', 'completed');
+    await a.read('e1', table.loader('A', 'e1'));
+    table.rows.delete('e1');
+    await b.gone(['e1']);
+    expect(await a.read('e1', table.loader('A', 'e1'))).toBeUndefined();
+  });
+
+  it(`a replica that hears Redis late (its PING answered past the bound) reads PostgreSQL rather than serve a copy`, async () => {
+    const { a, b, table } = await twoReplicas(true);
+    table.set('e1', 'waiting_for_input');
+    await b.read('e1', table.loader('B', 'e1'));
+    await b.read('e1', table.loader('B', 'e1'));
+    expect(table.loads.B).toBe(1);
+    proxy!.delay(200);
+    await a.write('e1', async () => table.set('e1', 'running'));
+    // A's start notice reaches B 200 ms late; B cannot tell it has heard everything, so it reads.
+    expect(statusOf(await b.read('e1', table.loader('B', 'e1')))).toBe('running');
+    expect(table.loads.B).toBe(2);
+  });
+
+  it('a replica that hears Redis late but within the bound waits for what was sent before the poll, and serves the change', async () => {
+    const { a, b, table } = await twoReplicas(true);
+    table.set('e1', 'waiting_for_input');
+    await b.read('e1', table.loader('B', 'e1'));
+    proxy!.delay(60);
+    await a.write('e1', async () => table.set('e1', 'running'));
+    expect(statusOf(await b.read('e1', table.loader('B', 'e1')))).toBe('running');
+  });
+
+  it(`a write whose announcement cannot reach Redis still commits, and answers only ${COPY_MS} ms after (every copy elsewhere has expired)`, async () => {
+    const { a, b, table } = await twoReplicas(true);
+    table.set('e1', 'waiting_for_input');
+    await a.read('e1', table.loader('A', 'e1'));
+    proxy!.hang();
+    const started = performance.now();
+    await b.write('e1', async () => table.set('e1', 'running'));
+    const took = performance.now() - started;
+    expect(table.rows.get('e1')?.status).toBe('running');
+    expect(took).toBeGreaterThanOrEqual(COPY_MS - 5);
+    // A never heard of it, and its copy has expired: it reads the change.
+    expect(statusOf(await a.read('e1', table.loader('A', 'e1')))).toBe('running');
+  });
+
+  it('a replica whose subscriber connection is lost serves no copy until it is back and a write could have ended', async () => {
+    const { b, table } = await twoReplicas(true);
+    table.set('e1', 'waiting_for_input');
+    await b.read('e1', table.loader('B', 'e1'));
+    proxy!.cut();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await b.read('e1', table.loader('B', 'e1'));
+    expect(table.loads.B).toBe(2);
+    proxy!.heal();
+    // Back (ioredis reconnects within a second): still nothing kept until WRITE_MS after.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await b.read('e1', table.loader('B', 'e1'));
+    await b.read('e1', table.loader('B', 'e1'));
+    expect(table.loads.B).toBe(4);
+    await new Promise((resolve) => setTimeout(resolve, WRITE_MS));
+    await b.read('e1', table.loader('B', 'e1'));
+    await b.read('e1', table.loader('B', 'e1'));
+    expect(table.loads.B).toBe(5);
+  });
+});

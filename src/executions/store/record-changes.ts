@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Logger } from '@nestjs/common';
+import type { BackingRedis } from '../../redis/backing-redis';
+import { RedisChannel } from '../../redis/redis-channel';
+import type { ExecutionRecord } from '../model/execution-record';
+import { COPY_MS, RecordCopies, WRITE_MS } from './record-copies';
+
+/** How long a write waits for its announcement to be taken before it goes on without it. */
+const ANNOUNCE_MS = 500;
+/** Ids per notice of records gone (a notice stays far under the channel's bound). */
+const GONE_PER_NOTICE = 500;
+
+type Notice =
+  /** A write of `id` by `writer` begins, or (`end`) ended. */
+  | { id: string; writer: string; end?: boolean }
+  /** These records were deleted by `writer` (expired): a change not announced as it began. */
+  | { ids: string[]; writer: string };
+
+function noticeOf(value: unknown): Notice | undefined {
+  const { id, ids, writer, end } = (value ?? {}) as Record<string, unknown>;
+  if (typeof writer !== 'string') return undefined;
+  if (typeof id === 'string') return { id, writer, end: end === true };
+  if (Array.isArray(ids) && ids.every((each) => typeof each === 'string')) return { ids, writer };
+  return undefined;
+}
+
+/**
+ * What lets a status poll on the shared store be answered from memory: every write of a record is
+ * announced to every replica on one Redis channel as it begins and as it ends, and a replica serves
+ * the copy it read last (record-copies.ts) once every notice published before the poll arrived has
+ * reached it (`BackingRedis.delivered`). A client that saw a change anywhere, from its writer's answer
+ * or from a read of PostgreSQL after the commit, is served the change (or something newer) here.
+ *
+ * A write whose announcement Redis does not take (it is away, or this replica cannot reach it) still
+ * goes on, as every write did before: its writer answers only once every copy that could be older
+ * than it has stopped being served (`COPY_MS`).
+ */
+export class RecordChanges {
+  private readonly copies = new RecordCopies();
+  /** This replica, as a writer: its own notices are known here already. */
+  private readonly me = randomUUID();
+  private writes = 0;
+
+  private constructor(
+    private readonly redis: BackingRedis,
+    private readonly channel: RedisChannel,
+  ) {}
+
+  /** Listening before it is handed out: no copy is kept from a read a notice could have missed. */
+  static async open(redis: BackingRedis): Promise<RecordChanges> {
+    const channel = new RedisChannel(redis, {
+      name: 'record-changes',
+      maxChars: 64 * 1024,
+      logger: new Logger('RecordChanges'),
+      what: 'record change notice',
+    });
+    const changes = new RecordChanges(redis, channel);
+    redis.onUnsubscribed(() => changes.copies.lost());
+    redis.onResubscribed(() => changes.copies.heard());
+    await channel.subscribe((value) => changes.received(noticeOf(value)));
+    changes.copies.heard();
+    return changes;
+  }
+
+  /** The record as a status poll may see it: a copy when one is good, else what `load` reads. */
+  async read(
+    id: string,
+    load: () => Promise<ExecutionRecord | undefined>,
+  ): Promise<Readonly<ExecutionRecord> | undefined> {
+    const copy = this.copies.copy(id);
+    // The notices sent before this poll arrived are in: the copy is still good if none was of it.
+    if (copy && (await this.redis.delivered()) && this.copies.copy(id) === copy) return copy;
+    const ticket = this.copies.reading(id);
+    let record: ExecutionRecord | undefined;
+    try {
+      return (record = await load());
+    } finally {
+      this.copies.kept(ticket, record);
+    }
+  }
+
+  /** Runs `write` of record `id`, announced to every replica as it begins and as it ends. */
+  async write<T>(id: string, write: () => Promise<T>): Promise<T> {
+    const writer = `${this.me}:${++this.writes}`;
+    this.copies.begin(id, writer);
+    const sent = performance.now();
+    const announced = await this.announce({ id, writer });
+    try {
+      return await write();
+    } finally {
+      const done = performance.now();
+      this.copies.end(id, writer);
+      const ended = this.announce({ id, writer, end: true });
+      // Elsewhere this write stops counting as under way WRITE_MS after its start was heard of: one
+      // that took longer is known to have ended before its writer answers.
+      const slow = done - sent >= WRITE_MS / 2;
+      if (!announced || (slow && !(await ended)))
+        await sleep(Math.max(0, done + COPY_MS - performance.now()));
+    }
+  }
+
+  /** These records were deleted (expired): every replica's copies of them go. */
+  async gone(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    this.copies.gone(ids);
+    for (let from = 0; from < ids.length; from += GONE_PER_NOTICE) {
+      await this.announce({ ids: ids.slice(from, from + GONE_PER_NOTICE), writer: this.me });
+    }
+  }
+
+  /** Whether Redis took the notice (every replica listening then has it, or will before its next poll). */
+  private async announce(notice: Notice): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, ANNOUNCE_MS, false)));
+    const taken = this.channel.publish(notice).then(
+      () => true,
+      () => false,
+    );
+    return Promise.race([taken, late]).finally(() => clearTimeout(timer));
+  }
+
+  private received(notice: Notice | undefined): void {
+    if (!notice || notice.writer.startsWith(this.me)) return;
+    if ('ids' in notice) return this.copies.gone(notice.ids);
+    if (notice.end) this.copies.end(notice.id, notice.writer);
+    else this.copies.begin(notice.id, notice.writer);
+  }
+}
