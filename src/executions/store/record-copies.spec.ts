@@ -99,6 +99,15 @@ describe('RecordCopies', () => {
     expect(copies.copy('e1')).toBeDefined();
   });
 
+  it('writes whose end was never heard of are forgotten once the records known pass twice the copies kept', () => {
+    for (let i = 0; i <= 20_000; i++) copies.begin(`w${i}`, 'dead writer');
+    now += WRITE_MS;
+    copies.begin('last', 'w');
+    read('w0');
+    expect(copies.copy('w0')).toBeDefined();
+    expect(copies.tracked).toBeLessThan(10);
+  });
+
   it('nothing is kept before notices are first heard', () => {
     const deaf = new RecordCopies(() => now);
     deaf.kept(deaf.reading('e1'), aRecord('e1'));

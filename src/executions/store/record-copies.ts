@@ -58,6 +58,11 @@ export class RecordCopies {
 
   constructor(private readonly now: () => number = () => performance.now()) {}
 
+  /** How many records this replica knows something of (a copy, a write under way, a read): bounded. */
+  get tracked(): number {
+    return this.known.size;
+  }
+
   /** The copy of `id` to serve, if there is one still good. */
   copy(id: string): Readonly<ExecutionRecord> | undefined {
     const copy = this.known.get(id)?.copy;
@@ -91,6 +96,8 @@ export class RecordCopies {
 
   /** A write of `id` begins (here or on another replica): its copy goes, none is kept until it ends. */
   begin(id: string, writer: string): void {
+    // Writes whose end was never heard of (their writer died) leave records behind: forget those now and then.
+    if (this.known.size > 2 * MAX_COPIES) this.forgetIdle();
     const known = this.changed(id);
     known.writes.set(writer, this.now() + WRITE_MS);
   }
@@ -111,8 +118,11 @@ export class RecordCopies {
   lost(): void {
     this.epoch++;
     this.deafUntil = Infinity;
+    // Nothing is kept until WRITE_MS after `heard`: every write begun before now has stopped counting by then.
     for (const [id, known] of this.known) {
+      known.writes.clear();
       if (known.copy) this.drop(id);
+      else this.tidy(id, known);
     }
   }
 
@@ -160,6 +170,10 @@ export class RecordCopies {
     for (const [id, known] of this.known) {
       if (known.copy) return this.drop(id);
     }
+  }
+
+  private forgetIdle(): void {
+    for (const [id, known] of this.known) this.tidy(id, known);
   }
 
   /** Forgets a record nothing is known of any more (no copy, no write under way, no read in flight). */
