@@ -45,6 +45,9 @@ function where({ url, lineNumber, columnNumber }) {
       const src = entry.originalSource.startsWith('file://')
         ? new URL(entry.originalSource).pathname
         : path.resolve(path.dirname(file), entry.originalSource);
+      // A package the bundle (dist/cli.js) took in is named like one loaded from node_modules.
+      const nm = src.lastIndexOf(`node_modules${path.sep}`);
+      if (nm >= 0) return `${src.slice(nm + 13)}:${entry.originalLine + 1}`;
       return `${path.relative(tree, src)}:${entry.originalLine + 1}`;
     }
     return `${path.relative(tree, file)}:${lineNumber + 1}`;
@@ -63,14 +66,12 @@ function owner(at) {
   return parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
 }
 
-function analyse(file) {
+/**
+ * `meta` (`{units, unit, label}`) defaults to the `<file>.meta` sidecar run.js leaves beside a profile.
+ * A sample with a frame that `skip(at)` names (e.g. the code that started the profiler) is left out.
+ */
+function analyse(file, meta = sidecar(file), { skip } = {}) {
   const profile = JSON.parse(fs.readFileSync(file, 'utf8'));
-  let meta = {};
-  try {
-    meta = JSON.parse(fs.readFileSync(`${file}.meta`, 'utf8'));
-  } catch {
-    // no sidecar: report milliseconds
-  }
   const parent = new Map();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const label = new Map(
@@ -85,9 +86,15 @@ function analyse(file) {
   let busy = 0;
   let idle = 0;
   const add = (map, key, us) => map.set(key, (map.get(key) ?? 0) + us);
+  const stack = (id) => {
+    const frames = [];
+    for (let n = id; n !== undefined; n = parent.get(n)) frames.push(label.get(n));
+    return frames;
+  };
   profile.samples.forEach((id, i) => {
     const us = profile.timeDeltas[i] ?? 0;
     const { name, at } = label.get(id);
+    if (skip && stack(id).some((l) => skip(l.at))) return;
     if (name === '(idle)') {
       idle += us;
       return;
@@ -119,6 +126,14 @@ function analyse(file) {
   };
 }
 
+function sidecar(file) {
+  try {
+    return JSON.parse(fs.readFileSync(`${file}.meta`, 'utf8'));
+  } catch {
+    return {}; // no sidecar: report milliseconds
+  }
+}
+
 function main() {
   const argv = process.argv.slice(2);
   const opt = (name) => {
@@ -132,8 +147,10 @@ function main() {
     console.error('usage: node bench/profile-summary.js <a.cpuprofile> [--vs <b.cpuprofile>] [--rows N]');
     process.exit(2);
   }
-  const a = analyse(file);
-  const b = vs ? analyse(vs) : undefined;
+  // bench/scale-out.js starts the profiler from inside the server; that start is no work of the server's.
+  const options = { skip: (at) => at.includes('profile-on-signal.js') };
+  const a = analyse(file, undefined, options);
+  const b = vs ? analyse(vs, undefined, options) : undefined;
   if (b && a.unit !== b.unit) console.warn(`warning: comparing ${a.unit} with ${b.unit}`);
   const n = (v) => (v ?? 0).toFixed(a.unit === 'ms' ? 0 : 2).padStart(9);
   const describe = (x) =>
@@ -160,4 +177,6 @@ function main() {
   }
 }
 
-main();
+if (require.main === module) main();
+
+module.exports = { analyse };

@@ -1,11 +1,20 @@
 'use strict';
 /**
  * Scale-out on the shared store: 1, 2 and 3 `interlude serve` replicas on one PostgreSQL schema and one
- * Redis key prefix, the load spread over them in turns (one autocannon per replica, the connections
- * split between them: a round-robin client). On this 2-core machine every replica is pinned to the same
- * core, so total throughput cannot grow with replicas; what should stay flat is the CPU each request
- * costs the replica that serves it (a replica that pays for the others' presence, through claims,
- * heartbeats or shared reads, shows up here).
+ * Redis key prefix, a round-robin client sending the k-th request to replica k mod n. On this 2-core
+ * machine every replica is pinned to the same core, so total throughput cannot grow with replicas; what
+ * should stay flat is the CPU each request costs the replica that serves it (a replica that pays for the
+ * others' presence, through claims, heartbeats or shared reads, shows up here).
+ *
+ * Each replica gets the same offered load whatever n, well below what saturates the core: replicas that
+ * time-share a saturated core cost more per request (fewer requests batched per event-loop turn, more
+ * context switches) without doing more work. Per (n, workload), on the same processes:
+ *  1. the old saturating load (autocannon at full speed; round trips 16 at a time), after a warm-up of
+ *     the same: it also brings the JIT to its steady state, which a paced load takes minutes to reach;
+ *  2. the paced load: CPU µs per request per replica (/proc user + system);
+ *  3. the same paced load again under V8's CPU profiler (bench/lib/profile-on-signal.js): the share of
+ *     busy samples in PostgreSQL and Redis client code; a separate window, as the profiler's threads
+ *     cost CPU of their own. The profiles stay in bench/profiles/scaleout-*.cpuprofile.
  *
  * Workloads: `POST /v1/workflow` echo (what never waits), and a person's round trip (start → 202
  * waiting → answer on the next replica → completed), which writes to the shared store.
@@ -16,81 +25,166 @@ const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
-const { nowMs, send } = require('./lib/clients');
+const { nowMs, paced, send } = require('./lib/clients');
 const { fmt, table } = require('./lib/report');
 const { startReplica } = require('./lib/replica-servers');
+const { analyse } = require('./profile-summary');
 const { deployment, load, stopAll, WORKFLOWS } = require('./shared-store');
 
 const HEADING = '## Scale-out on the shared store';
+/** Where the profiled windows are left, for `node bench/profile-summary.js <file>` (µs per request). */
+const PROFILES = path.join(__dirname, 'profiles');
+/** The profiler's own start and stop (bench/lib/profile-on-signal.js), left out of the samples. */
+const PRELOAD = 'profile-on-signal.js';
+
+/** Packages (as profile-summary.js names a frame's owner) whose self time counts as client code. */
+const PG_CLIENT = /^(pg|pg-[a-z0-9-]+|pgpass|postgres-[a-z]+|kysely)$/;
+const REDIS_CLIENT =
+  /^(ioredis|@ioredis\/[a-z-]+|redis-parser|redis-errors|denque|standard-as-callback|cluster-key-slot)$/;
 
 function settings(quick) {
-  return { connections: 24, warmup: quick ? 1 : 3, seconds: quick ? 2 : 6, roundTrips: quick ? 100 : 400 };
-}
-
-async function replicasOf(dep, n) {
-  const replicas = [];
-  for (let i = 0; i < n; i++) replicas.push(await startReplica(dep.file, `R${i + 1}`));
-  return { label: `${n} replica(s)`, dep, replicas };
+  return {
+    warmup: quick ? 1 : 3,
+    seconds: quick ? 2 : 6,
+    // Per replica, the same for 1, 2 and 3 replicas. A paced echo costs ~800 µs of CPU, a round trip
+    // ~12 ms (more than at saturation: no batching per event-loop turn), so 3 replicas use about half
+    // the core.
+    rate: { echo: 200, hitl: 10 },
+    saturated: {
+      warmup: quick ? 1 : 2,
+      connections: 24,
+      seconds: quick ? 1 : 4,
+      roundTrips: quick ? 50 : 200,
+    },
+  };
 }
 
 const cpuOf = (replicas) => replicas.map((r) => r.cpuMicros());
 
-/** Echo requests spread over the replicas: req/s, and CPU µs per request served, per replica. */
-async function echo(s, S) {
-  const spec = WORKFLOWS.echo;
-  const per = Math.max(1, Math.floor(S.connections / s.replicas.length));
-  const run = (duration) =>
-    Promise.all(s.replicas.map((r) => load({ port: r.port, body: spec.body, connections: per, duration })));
-  await run(S.warmup);
-  const cpu0 = cpuOf(s.replicas);
-  const results = await run(S.seconds);
-  const cpu1 = cpuOf(s.replicas);
-  const failures = results.reduce((sum, x) => sum + x.errors + x.timeouts + x.non2xx, 0);
-  if (failures) throw new Error(`${s.label}: ${failures} failed echo requests`);
-  const requests = results.map((x) => x.requests.total);
-  const total = requests.reduce((a, b) => a + b, 0);
-  return {
-    rps: total / S.seconds,
-    cpuPerRequest: s.replicas.map((_, i) => (cpu1[i] - cpu0[i]) / requests[i]),
-  };
-}
-
-/** Person round trips (start on one replica, answer on the next): per second, CPU µs per trip per replica. */
-async function roundTrips(s, S) {
-  // A connection per request: a replica closes idle kept-alive ones, and a loaded client would reuse one it closed.
-  const agent = new http.Agent({ keepAlive: false, maxSockets: 64 });
-  const ports = s.replicas.map((r) => r.port);
-  let next = 0;
-  const trip = async () => {
-    const i = next++;
-    const start = await send(agent, ports[i % ports.length], 'POST', '/v1/workflow', { input_message: 'x' });
+/** The k-th request of a run (one echo, or one round trip of two requests) on replica k mod n. */
+function requester(kind, ports, agent) {
+  if (kind === 'echo') {
+    const body = JSON.parse(WORKFLOWS.echo.body);
+    return async (k) => {
+      const r = await send(agent, ports[k % ports.length], 'POST', '/v1/workflow', body);
+      if (r.status !== 200) throw new Error(`echo answered ${r.status} ${r.body}`);
+    };
+  }
+  return async (k) => {
+    const start = await send(agent, ports[k % ports.length], 'POST', '/v1/workflow', { input_message: 'x' });
     if (start.status !== 202) throw new Error(`start answered ${start.status} ${start.body}`);
     const { response_url } = JSON.parse(start.body);
     const answer = { response: { type: 'text', text: 'Ann' } };
-    const r = await send(agent, ports[(i + 1) % ports.length], 'POST', response_url, answer);
+    const r = await send(agent, ports[(k + 1) % ports.length], 'POST', response_url, answer);
     if (r.status !== 204) throw new Error(`answer answered ${r.status} ${r.body}`);
   };
-  const width = 16;
-  const batch = async (count) => {
-    let left = count;
-    await Promise.all(
-      Array.from({ length: width }, async () => {
-        while (left-- > 0) await trip();
-      }),
-    );
-  };
-  await batch(Math.floor(S.roundTrips / 4));
+}
+
+/** One paced window: achieved requests/s (all replicas), CPU µs per request of each replica. */
+async function window(s, fire, rate, seconds) {
+  const n = s.replicas.length;
   const cpu0 = cpuOf(s.replicas);
   const t0 = nowMs();
-  await batch(S.roundTrips);
+  const count = await paced({ rate: rate * n, seconds, fire });
+  const elapsed = (nowMs() - t0) / 1000;
+  const cpu1 = cpuOf(s.replicas);
+  return {
+    perSecond: count / elapsed,
+    perReplica: count / n,
+    cpuPerRequest: s.replicas.map((_, i) => (cpu1[i] - cpu0[i]) / (count / n)),
+  };
+}
+
+/**
+ * The paced window again under the profiler: the share of the replica's busy samples (self time) in
+ * PostgreSQL and Redis client code. A share, not the samples' µs: a sample's time is the wall time since
+ * the one before, which grows when the replica waits for the core it shares.
+ */
+async function profiledWindow(s, fire, rate, seconds) {
+  await Promise.all(s.replicas.map((r) => r.profileStart()));
+  const w = await window(s, fire, rate, seconds);
+  await Promise.all(s.replicas.map((r) => r.profileStop()));
+  const selfOf = (owners, pattern) =>
+    [...owners].reduce((sum, [owner, us]) => sum + (pattern.test(owner) ? us : 0), 0);
+  const shares = s.replicas.map((r) => {
+    const meta = { label: `${s.label}, ${r.name}`, units: w.perReplica, unit: 'request' };
+    fs.writeFileSync(`${r.profile}.meta`, JSON.stringify(meta));
+    const { busy, tables } = analyse(r.profile, meta, { skip: (at) => at.includes(PRELOAD) });
+    return {
+      pg: selfOf(tables.owner, PG_CLIENT) / busy,
+      redis: selfOf(tables.owner, REDIS_CLIENT) / busy,
+    };
+  });
+  return { cpuPerRequest: w.cpuPerRequest, shares };
+}
+
+/** The saturating load for `seconds` (echo: autocannon at full speed) or `trips` (16 at a time). */
+async function saturate(s, kind, fire, { connections, seconds, trips }) {
+  if (kind === 'echo') {
+    const per = Math.max(1, Math.floor(connections / s.replicas.length));
+    const results = await Promise.all(
+      s.replicas.map((r) =>
+        load({ port: r.port, body: WORKFLOWS.echo.body, connections: per, duration: seconds }),
+      ),
+    );
+    const failures = results.reduce((sum, x) => sum + x.errors + x.timeouts + x.non2xx, 0);
+    if (failures) throw new Error(`${s.label}: ${failures} failed echo requests`);
+    return results.reduce((sum, x) => sum + x.requests.total, 0);
+  }
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < trips) await fire(next++);
+    }),
+  );
+  return trips;
+}
+
+/** The saturating load measured: per second (all replicas), CPU µs per request per replica. */
+async function saturated(s, kind, fire, S) {
+  const cpu0 = cpuOf(s.replicas);
+  const t0 = nowMs();
+  const count = await saturate(s, kind, fire, { ...S, trips: S.roundTrips });
   const seconds = (nowMs() - t0) / 1000;
   const cpu1 = cpuOf(s.replicas);
-  agent.destroy();
-  const cpu = s.replicas.map((_, i) => cpu1[i] - cpu0[i]);
+  // autocannon counts per replica; the round trips touch every replica equally.
   return {
-    rps: S.roundTrips / seconds,
-    cpuPerRequest: cpu.map((c) => c / (S.roundTrips / s.replicas.length)),
+    perSecond: count / seconds,
+    cpuPerRequest: s.replicas.map((_, i) => (cpu1[i] - cpu0[i]) / (count / s.replicas.length)),
   };
+}
+
+async function measure(n, kind, S, dir) {
+  const dep = deployment('postgres', kind, dir);
+  const s = { label: `${n} replica(s), ${kind}`, dep, replicas: [] };
+  try {
+    for (let i = 0; i < n; i++) {
+      const profile = path.join(PROFILES, `scaleout-${kind}-${n}-R${i + 1}.cpuprofile`);
+      s.replicas.push({ ...(await startReplica(dep.file, `R${i + 1}`, { profile })), profile });
+    }
+    // Kept-alive connections, used in turns (fifo) so none idles long enough for the server to close it.
+    const agent = new http.Agent({ keepAlive: true, scheduling: 'fifo', maxSockets: 32 });
+    const fire = requester(
+      kind,
+      s.replicas.map((r) => r.port),
+      agent,
+    );
+    // The JIT needs thousands of requests to settle; at a paced rate that would take minutes.
+    const { warmup, roundTrips } = S.saturated;
+    await saturate(s, kind, fire, { ...S.saturated, seconds: warmup, trips: roundTrips / 2 });
+    const sat = await saturated(s, kind, fire, S.saturated);
+    const rate = S.rate[kind];
+    await paced({ rate: rate * n, seconds: S.warmup, fire });
+    const fixed = await window(s, fire, rate, S.seconds);
+    const profiled = await profiledWindow(s, fire, rate, S.seconds);
+    agent.destroy();
+    process.stdout.write(
+      `  ${s.label}: ${fmt(fixed.perSecond)}/s paced, CPU µs/request ${fixed.cpuPerRequest.map((c) => fmt(c)).join(' / ')} (profiled ${profiled.cpuPerRequest.map((c) => fmt(c)).join(' / ')}); saturated ${fmt(sat.perSecond)}/s\n`,
+    );
+    return { n, kind, rate, fixed, profiled, saturated: sat };
+  } finally {
+    await stopAll([s]);
+  }
 }
 
 async function measureScaleOut({ quick = false } = {}) {
@@ -100,50 +194,98 @@ async function measureScaleOut({ quick = false } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'interlude-bench-scale-'));
   const rows = [];
   try {
-    for (const n of [1, 2, 3]) {
-      for (const kind of ['echo', 'hitl']) {
-        const s = await replicasOf(deployment('postgres', kind, dir), n);
-        try {
-          const r = kind === 'echo' ? await echo(s, S) : await roundTrips(s, S);
-          process.stdout.write(`  ${n} replica(s), ${kind}: ${fmt(r.rps)}/s\n`);
-          rows.push({ n, kind, ...r });
-        } finally {
-          await stopAll([s]);
-        }
-      }
-    }
+    for (const n of [1, 2, 3]) for (const kind of ['echo', 'hitl']) rows.push(await measure(n, kind, S, dir));
     return { settings: S, rows };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const each = (xs, f) => xs.map(f).join(' / ');
+const WORKLOAD = {
+  echo: '`POST /v1/workflow` echo',
+  hitl: 'round trip: start → 202 → answer on the next replica',
+};
+
 function scaleOutSection(env, r, { quick = false, pin = '' } = {}) {
   const S = r.settings;
   if (r.skipped) return { text: `${HEADING}\n\n- Not measured: ${r.skipped}.\n`, passed: 0, total: 0 };
-  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const base = Object.fromEntries(
-    r.rows.filter((x) => x.n === 1).map((x) => [x.kind, mean(x.cpuPerRequest)]),
-  );
-  const rows = r.rows.map((x) => [
-    x.kind === 'echo' ? '`POST /v1/workflow` echo' : 'start → 202 → answer on the next replica',
+  const vsOne = (x, pick) => {
+    const one = r.rows.find((y) => y.n === 1 && y.kind === x.kind);
+    return `${fmt(mean(pick(x).cpuPerRequest) / mean(pick(one).cpuPerRequest), 2)}×`;
+  };
+  const client = (x, key) =>
+    each(
+      x.profiled.shares,
+      (sh, i) => `${fmt(sh[key] * x.fixed.cpuPerRequest[i])} (${fmt(100 * sh[key], 1)} %)`,
+    );
+  const fixedRows = r.rows.map((x) => [
+    WORKLOAD[x.kind],
     String(x.n),
-    fmt(x.rps),
-    x.cpuPerRequest.map((c) => fmt(c)).join(' / '),
-    `${fmt(mean(x.cpuPerRequest) / base[x.kind], 2)}×`,
+    fmt(x.rate),
+    fmt(x.fixed.perSecond),
+    each(x.fixed.cpuPerRequest, (c) => fmt(c)),
+    vsOne(x, (y) => y.fixed),
+    client(x, 'pg'),
+    client(x, 'redis'),
   ]);
+  const satRows = r.rows.map((x) => [
+    WORKLOAD[x.kind],
+    String(x.n),
+    fmt(x.saturated.perSecond),
+    each(x.saturated.cpuPerRequest, (c) => fmt(c)),
+    vsOne(x, (y) => y.saturated),
+  ]);
+  const overhead = r.rows.map((x) => mean(x.profiled.cpuPerRequest) / mean(x.fixed.cpuPerRequest) - 1);
+  const pct = (v) => `${fmt(100 * v)} %`;
   const text = `${HEADING}
 
 - Command: \`node bench/run.js --only scaleout\`${quick ? ' (--quick)' : ''}
 - Date: ${env.date}; commit ${env.commit}; load average at start ${env.load}; ${pin}
-- 1, 2 and 3 \`interlude serve\` replicas on one PostgreSQL schema and one Redis prefix; all on one core,
-  so total throughput is bounded by that core: the figure to read is the CPU per request of each replica
-  (its /proc user + system time over the requests it served), which should stay flat as replicas are added.
-- Echo: ${S.connections} autocannon connections split over the replicas, ${S.seconds} s after a ${S.warmup} s warm-up.
-  Round trips: ${fmt(S.roundTrips)} executions, 16 at a time, each started on one replica (202, waiting
-  on a prompt) and answered on the next (204); CPU per round trip counts the replica's share of them.
+- 1, 2 and 3 \`interlude serve\` replicas on one PostgreSQL schema and one Redis prefix, all on one core
+  (PostgreSQL and Redis themselves unpinned). A round-robin client sends the k-th request to replica
+  k mod n over kept-alive connections, evenly spaced in time (an open loop; autocannon's rate limit
+  sends each connection's quota in a burst at the top of every second, lining the replicas' bursts up).
+  Every replica is offered the same load whatever n: ${fmt(S.rate.echo)} echo requests/s, or ${fmt(S.rate.hitl)} round trips/s
+  started on it (each answered on the next replica). Paced, a request costs about twice its CPU at
+  saturation (no batching per event-loop turn), so these rates keep 3 replicas at about half the core:
+  the CPU per request then measures the work a request costs, not the contention for a saturated core.
+- Order per row: the saturating load (warm-up, then measured: the second table; it also brings the JIT
+  to its steady state), then ${S.warmup} s of the paced load, then a ${S.seconds} s paced window measured, then another
+  under the profiler.
+- CPU µs per request: the replica's /proc user + system time over the paced window, divided by the
+  requests it served (a round trip counts once, for the replica's share of the trips: 1/n of them).
+  Target: flat from 1 to 3 replicas (the "vs 1 replica" column, mean over replicas).
+- PostgreSQL / Redis client: the share of the replica's busy V8 CPU-profile samples (500 µs sampling,
+  the main thread's self time, the profiler's own start left out) in frames of pg, pg-protocol, pg-pool,
+  pg-types, postgres-*, kysely (PostgreSQL), and of ioredis, @ioredis/*, redis-parser, denque (Redis), with
+  their small helper packages; Node's own code they call (sockets, buffers) is not counted. µs per
+  request is that share of the paced window's CPU per request. The profile is a separate window of the
+  same load, as the profiler costs CPU of its own (${fmt(100 * Math.min(...overhead))}–${pct(Math.max(...overhead))} more per request here, its
+  sampling thread included); the share, not the samples' µs, is used, as a sample's time is the wall
+  time since the one before, which stretches while the replica waits for the core it shares.
+  Profiles: \`node bench/profile-summary.js bench/profiles/scaleout-hitl-3-R1.cpuprofile\`.
 
-${table(['workload', 'replicas', 'per second (all)', 'CPU µs per request, per replica', 'CPU/request vs 1 replica'], rows)}
+${table(
+  [
+    'workload',
+    'replicas',
+    'offered /s per replica',
+    'achieved /s (all)',
+    'CPU µs per request, per replica',
+    'CPU/request vs 1 replica',
+    'PostgreSQL client: µs per request (share)',
+    'Redis client: µs per request (share)',
+  ],
+  fixedRows,
+)}
+
+At saturation, for comparison (the one core shared, so per-request CPU here also grows with the time-sharing;
+echo: ${S.saturated.connections} autocannon connections split over the replicas, ${S.saturated.seconds} s after ${S.saturated.warmup} s of the same;
+round trips: ${fmt(S.saturated.roundTrips)}, 16 at a time, after ${fmt(S.saturated.roundTrips / 2)}):
+
+${table(['workload', 'replicas', 'per second (all)', 'CPU µs per request, per replica', 'CPU/request vs 1 replica'], satRows)}
 `;
   return { text, passed: 0, total: 0 };
 }

@@ -168,6 +168,28 @@ async function pool(count, concurrency, fn) {
 }
 
 /**
+ * An open-loop load: `fire(k)` called `rate` times a second, evenly spaced (not in bursts, as
+ * autocannon's rate limit sends each connection's quota at the top of every second), `seconds` long,
+ * whatever the answers' latency. Resolves with the calls made once all of them have settled.
+ */
+async function paced({ rate, seconds, fire }) {
+  const total = Math.round(rate * seconds);
+  const interval = 1000 / rate;
+  const t0 = nowMs();
+  const calls = [];
+  while (calls.length < total) {
+    const due = Math.min(total, Math.floor((nowMs() - t0) / interval) + 1);
+    while (calls.length < due) calls.push(fire(calls.length));
+    if (calls.length < total)
+      await new Promise((r) => setTimeout(r, Math.max(1, t0 + calls.length * interval - nowMs())));
+  }
+  // Every call settled before a failure is thrown, so none is left to reject unhandled.
+  const failed = (await Promise.allSettled(calls)).find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return total;
+}
+
+/**
  * Streams per second of each entry (`{ name, server, events }`) under `connections` concurrent streams:
  * a warm-up each, then two rounds taken in turns (the second in reverse order), so every entry sees the
  * same conditions. `target(entry)` says what each stream requests.
@@ -200,6 +222,7 @@ async function streamRounds(entries, target, { connections, warmupMs, streamMs }
 module.exports = {
   send,
   pool,
+  paced,
   nowMs,
   percentile,
   timedPost,

@@ -7,16 +7,31 @@ const { send } = require('./clients');
 const { ROOT, SERVER_CORE, TASKSET, freePort } = require('./servers');
 
 const CLI = path.join(ROOT, 'dist', 'cli.js');
+const PROFILE_PRELOAD = path.join(__dirname, 'profile-on-signal.js');
 
-async function startReplica(file, name) {
+/**
+ * An `interlude serve` process for config `file`. With `profile` (a file path), the replica can record
+ * a V8 CPU profile of a window: `profileStart()`, then `profileStop()` resolves once `profile` is written.
+ */
+async function startReplica(file, name, { profile } = {}) {
   const port = await freePort();
-  const argv = [CLI, 'serve', '--config', file, '--host', '127.0.0.1', '--port', String(port)];
+  const argv = [
+    ...(profile ? ['-r', PROFILE_PRELOAD] : []),
+    CLI,
+    'serve',
+    '--config',
+    file,
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+  ];
   const [cmd, args] = TASKSET
     ? [TASKSET, ['-c', SERVER_CORE, process.execPath, ...argv]]
     : [process.execPath, argv];
   const child = spawn(cmd, args, {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', NO_COLOR: '1' },
+    env: { ...process.env, LOG_LEVEL: 'warn', NO_COLOR: '1', BENCH_PROFILE_FILE: profile ?? '' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -41,11 +56,29 @@ async function startReplica(file, name) {
     port,
     /** CPU time (user + system) the process used so far, µs, from /proc (taskset execs node in place). */
     cpuMicros: () => procCpuMicros(child.pid),
+    ...(profile && {
+      profileStart: () => signalled(child, `${profile}.started`),
+      profileStop: async () => {
+        await signalled(child, profile);
+        fs.rmSync(`${profile}.started`, { force: true });
+      },
+    }),
     kill: (signal) => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
     },
   };
+}
+
+/** Sends SIGWINCH (bench/lib/profile-on-signal.js) and waits for the file that says it was handled. */
+async function signalled(child, file) {
+  fs.rmSync(file, { force: true });
+  child.kill('SIGWINCH');
+  const deadline = Date.now() + 30_000;
+  while (!fs.existsSync(file)) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`replica did not write ${file}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 const CLK_TCK = (() => {
