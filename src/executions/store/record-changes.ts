@@ -27,7 +27,8 @@ function noticeOf(value: unknown): Notice | undefined {
 
 /**
  * What lets a status poll on the shared store be answered from memory: every write of a record is
- * announced to every replica on one Redis channel as it begins and as it ends, and a replica serves
+ * announced to every replica on one Redis channel as it begins (until it has surely ended nothing read
+ * of that record is kept, record-copies.ts), and a replica serves
  * the copy it read last (record-copies.ts) once every notice published before the poll arrived has
  * reached it (`BackingRedis.delivered`). A client that saw a change anywhere, from its writer's answer
  * or from a read of PostgreSQL after the commit, is served the change (or something newer) here.
@@ -80,7 +81,7 @@ export class RecordChanges {
     }
   }
 
-  /** Runs `write` of record `id`, announced to every replica as it begins and as it ends. */
+  /** Runs `write` of record `id`, announced to every replica as it begins. */
   async write<T>(id: string, write: () => Promise<T>): Promise<T> {
     const writer = `${this.me}:${++this.writes}`;
     this.copies.begin(id, writer);
@@ -91,12 +92,12 @@ export class RecordChanges {
     } finally {
       const done = performance.now();
       this.copies.end(id, writer);
-      const ended = this.announce({ id, writer, end: true });
-      // Elsewhere this write stops counting as under way WRITE_MS after its start was heard of: one
-      // that took longer is known to have ended before its writer answers.
+      // Elsewhere a write stops counting as under way WRITE_MS after its start was heard of, so its end
+      // needs no notice (one message less to every replica): by then it has committed. One that took
+      // longer than half of that announces its end, and answers once Redis has taken it.
       const slow = done - sent >= WRITE_MS / 2;
-      if (!announced || (slow && !(await ended)))
-        await sleep(Math.max(0, done + COPY_MS - performance.now()));
+      const ended = announced && (!slow || (await this.announce({ id, writer, end: true })));
+      if (!ended) await sleep(Math.max(0, done + COPY_MS - performance.now()));
     }
   }
 

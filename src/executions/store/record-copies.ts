@@ -6,8 +6,8 @@ import type { ExecutionRecord } from '../model/execution-record';
  */
 export const COPY_MS = 2000;
 /**
- * How long an announced write counts as under way when its end is never heard of (its writer died, or
- * the notice was lost). A write that takes longer announces its end before its writer answers.
+ * How long an announced write counts as under way on the other replicas: its end is announced only
+ * when it took longer than half of this (then before its writer answers).
  */
 export const WRITE_MS = 2000;
 /** Copies kept at most; past it the oldest goes (a copy is only ever a shortcut). */
@@ -42,11 +42,12 @@ export interface Ticket {
 
 /**
  * Copies of execution records read from PostgreSQL, each kept until a change of it is announced
- * (record-changes.ts). A write is announced as it begins and again as it ends; while one is under way
- * nothing of that record is kept, and a read begun before a change keeps nothing, so a copy is never
- * older than what PostgreSQL held since the last change this replica heard of. Whether every change was
- * heard of is the transport's part: it calls `lost` when notices may have been missed (no copy is
- * served from then on) and `heard` once they arrive again.
+ * (record-changes.ts). A write is announced as it begins; until it ends (a notice of its end, or
+ * WRITE_MS after its start was heard of, by when it has committed) nothing of that record is kept, and
+ * a read begun before a change keeps nothing, so a copy is never older than what PostgreSQL held since
+ * the last change this replica heard of. Whether every change was heard of is the transport's part: it
+ * calls `lost` when notices may have been missed (no copy is served from then on) and `heard` once
+ * they arrive again.
  */
 export class RecordCopies {
   private readonly known = new Map<string, Known>();
