@@ -1,3 +1,5 @@
+import { settledWithin } from '../core/settled-within';
+
 /**
  * Tells whether every message published before a call has reached this process. Redis answers a PING
  * on a subscriber connection after every message it sent on it before, in order, so once the PING is
@@ -27,16 +29,14 @@ export class DeliveryBarrier {
   private send(): Promise<boolean> {
     const ping = this.ping();
     if (!ping) return Promise.resolve(false);
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, this.timeoutMs, false)));
-    const answered = Promise.race([
+    const answered = settledWithin(
       ping.then(
         () => true,
         () => false,
       ),
-      late,
-    ]).finally(() => {
-      clearTimeout(timer);
+      this.timeoutMs,
+      false,
+    ).finally(() => {
       if (this.out === answered) this.out = undefined;
     });
     this.out = answered;

@@ -278,13 +278,17 @@ export class ExecutionService
       record.interactions[interactionId],
       raw,
     );
-    const closed = await this.store.apply(executionId, {
-      kind: 'interaction_closed',
-      interactionId,
-      status: 'resolved',
-      // Kept with the record, so a replica that takes the execution over finds it.
-      answer: this.durable ? answer : undefined,
-    });
+    const closed = await this.store.apply(
+      executionId,
+      {
+        kind: 'interaction_closed',
+        interactionId,
+        status: 'resolved',
+        // Kept with the record, so a replica that takes the execution over finds it.
+        answer: this.durable ? answer : undefined,
+      },
+      record,
+    );
     if (closed !== 'applied') throw alreadyResolved(interactionId);
     announceAnswered(this.bus, executionId, interactionId);
     await this.interactions.deliver(interactionId, answer);

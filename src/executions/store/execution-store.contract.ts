@@ -102,6 +102,23 @@ export function executionStoreContract(
       expect(await store.apply('unknown', close('i1'))).toBe('not_found');
     });
 
+    it("applies a transition to the caller's copy only while the store still holds it: a change made since is kept", async () => {
+      const record = aRecord();
+      await store.create(record);
+      await store.apply(record.id, open('i1'));
+      const seen = (await store.get(record.id))!;
+      await store.apply(record.id, open('i2'));
+      expect(await store.apply(record.id, close('i1'), seen)).toBe('applied');
+      const after = (await store.get(record.id))!;
+      expect(after.interactions.i1.status).toBe('resolved');
+      expect(after.interactions.i2.status).toBe('open');
+      // The copy says i1 is open; the store says it is closed: the store decides.
+      expect(await store.apply(record.id, close('i1'), seen)).toBe('already_closed');
+      const current = (await store.get(record.id))!;
+      expect(await store.apply(record.id, close('i2'), current)).toBe('applied');
+      expect((await store.get(record.id))!.interactions.i2.status).toBe('resolved');
+    });
+
     it('rejects an illegal transition and leaves the record as it was', async () => {
       const record = aRecord();
       await store.create(record);

@@ -50,8 +50,14 @@ export abstract class ExecutionStore {
   /**
    * Applies one transition atomically with `applyTransition` (so closing an interaction is a
    * compare-and-set: the first answer, timeout or cancel wins). `not_found` for an unknown id.
+   * `seen`: the record as the caller has just read it with `get`; an adapter may apply the transition
+   * to it without reading it again when it is still what the store holds.
    */
-  abstract apply(id: string, transition: ExecutionTransition): Promise<TransitionOutcome>;
+  abstract apply(
+    id: string,
+    transition: ExecutionTransition,
+    seen?: Readonly<ExecutionRecord>,
+  ): Promise<TransitionOutcome>;
   abstract delete(id: string): Promise<void>;
   /**
    * Executions waiting for a person (interaction or OAuth): all of them, or one owner's. A count under

@@ -57,7 +57,10 @@ requires('redis')('RecordChanges: polls served from copies that every replica’
     expect(statusOf(await a.read('e1', table.loader('A', 'e1')))).toBe('waiting_for_input');
     expect(table.loads.A).toBe(1);
 
-    await b.write('e1', async () => table.set('e1', 'running'));
+    await b.write('e1', async (announced) => {
+      await announced();
+      table.set('e1', 'running');
+    });
     // B's answer has returned: A's very next poll sees the change.
     expect(statusOf(await a.read('e1', table.loader('A', 'e1')))).toBe('running');
     expect(table.loads.A).toBe(2);
@@ -70,12 +73,13 @@ requires('redis')('RecordChanges: polls served from copies that every replica’
     const committed = new Promise<void>((resolve) => (commit = resolve));
     let running!: () => void;
     const underWay = new Promise<void>((resolve) => (running = resolve));
-    const writing = b.write('e1', async () => {
+    const writing = b.write('e1', async (announced) => {
+      await announced();
       running();
       await committed;
       table.set('e1', 'running');
     });
-    // Announced before it runs: A's polls from now on know of it.
+    // Announced: A's polls from now on know of it.
     await underWay;
     const began = performance.now();
     for (let i = 0; i < 3; i++) await a.read('e1', table.loader('A', 'e1'));
@@ -86,7 +90,7 @@ requires('redis')('RecordChanges: polls served from copies that every replica’
     // Its end is not announced (it was quick): A keeps nothing until WRITE_MS after it heard its start.
     await a.read('e1', table.loader('A', 'e1'));
     expect(table.loads.A).toBe(5);
-    await new Promise((resolve) => setTimeout(resolve, WRITE_MS - (performance.now() - began)));
+    await new Promise((resolve) => setTimeout(resolve, WRITE_MS + 100 - (performance.now() - began)));
     await a.read('e1', table.loader('A', 'e1'));
     await a.read('e1', table.loader('A', 'e1'));
     expect(table.loads.A).toBe(6);
@@ -95,8 +99,9 @@ requires('redis')('RecordChanges: polls served from copies that every replica’
   it(`a write that takes longer than ${WRITE_MS / 2} ms announces its end: copies again at once after it`, async () => {
     const { a, b, table } = await twoReplicas();
     table.set('e1', 'waiting_for_input');
-    await b.write('e1', async () => {
+    await b.write('e1', async (announced) => {
       await new Promise((resolve) => setTimeout(resolve, WRITE_MS / 2 + 50));
+      await announced();
       table.set('e1', 'running');
     });
     const ended = performance.now();
@@ -115,7 +120,10 @@ requires('redis')('RecordChanges: polls served from copies that every replica’
     const { a, table } = await twoReplicas();
     table.set('e1', 'waiting_for_input');
     await a.read('e1', table.loader('A', 'e1'));
-    await a.write('e1', async () => table.set('e1', 'completed'));
+    await a.write('e1', async (announced) => {
+      await announced();
+      table.set('e1', 'completed');
+    });
     expect(statusOf(await a.read('e1', table.loader('A', 'e1')))).toBe('completed');
   });
 
@@ -135,7 +143,10 @@ requires('redis')('RecordChanges: polls served from copies that every replica’
     await b.read('e1', table.loader('B', 'e1'));
     expect(table.loads.B).toBe(1);
     proxy!.delay(200);
-    await a.write('e1', async () => table.set('e1', 'running'));
+    await a.write('e1', async (announced) => {
+      await announced();
+      table.set('e1', 'running');
+    });
     // A's start notice reaches B 200 ms late; B cannot tell it has heard everything, so it reads.
     expect(statusOf(await b.read('e1', table.loader('B', 'e1')))).toBe('running');
     expect(table.loads.B).toBe(2);
@@ -146,7 +157,10 @@ requires('redis')('RecordChanges: polls served from copies that every replica’
     table.set('e1', 'waiting_for_input');
     await b.read('e1', table.loader('B', 'e1'));
     proxy!.delay(60);
-    await a.write('e1', async () => table.set('e1', 'running'));
+    await a.write('e1', async (announced) => {
+      await announced();
+      table.set('e1', 'running');
+    });
     expect(statusOf(await b.read('e1', table.loader('B', 'e1')))).toBe('running');
   });
 
@@ -156,7 +170,10 @@ requires('redis')('RecordChanges: polls served from copies that every replica’
     await a.read('e1', table.loader('A', 'e1'));
     proxy!.hang();
     const started = performance.now();
-    await b.write('e1', async () => table.set('e1', 'running'));
+    await b.write('e1', async (announced) => {
+      await announced();
+      table.set('e1', 'running');
+    });
     const took = performance.now() - started;
     expect(table.rows.get('e1')?.status).toBe('running');
     expect(took).toBeGreaterThanOrEqual(COPY_MS - 5);

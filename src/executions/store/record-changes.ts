@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import type { BackingRedis } from '../../redis/backing-redis';
 import { RedisChannel } from '../../redis/redis-channel';
+import { settledWithin } from '../../core/settled-within';
 import type { ExecutionRecord } from '../model/execution-record';
 import { COPY_MS, RecordCopies, WRITE_MS } from './record-copies';
 
@@ -81,14 +82,18 @@ export class RecordChanges {
     }
   }
 
-  /** Runs `write` of record `id`, announced to every replica as it begins. */
-  async write<T>(id: string, write: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `write` of record `id`, announced to every replica as it begins. The announcement is sent at
+   * once and `write` goes on meanwhile; it must await `announced()` before it commits (what it reads
+   * before needs no wait).
+   */
+  async write<T>(id: string, write: (announced: () => Promise<unknown>) => Promise<T>): Promise<T> {
     const writer = `${this.me}:${++this.writes}`;
     this.copies.begin(id, writer);
     const sent = performance.now();
-    const announced = await this.announce({ id, writer });
+    const announcing = this.announce({ id, writer });
     try {
-      return await write();
+      return await write(() => announcing);
     } finally {
       const done = performance.now();
       this.copies.end(id, writer);
@@ -96,7 +101,7 @@ export class RecordChanges {
       // needs no notice (one message less to every replica): by then it has committed. One that took
       // longer than half of that announces its end, and answers once Redis has taken it.
       const slow = done - sent >= WRITE_MS / 2;
-      const ended = announced && (!slow || (await this.announce({ id, writer, end: true })));
+      const ended = (await announcing) && (!slow || (await this.announce({ id, writer, end: true })));
       if (!ended) await sleep(Math.max(0, done + COPY_MS - performance.now()));
     }
   }
@@ -112,13 +117,13 @@ export class RecordChanges {
 
   /** Whether Redis took the notice (every replica listening then has it, or will before its next poll). */
   private async announce(notice: Notice): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, ANNOUNCE_MS, false)));
+    // Not queued for the seconds ioredis would retry it: the write goes on without it.
+    if (!this.redis.ready) return false;
     const taken = this.channel.publish(notice).then(
       () => true,
       () => false,
     );
-    return Promise.race([taken, late]).finally(() => clearTimeout(timer));
+    return settledWithin(taken, ANNOUNCE_MS, false);
   }
 
   private received(notice: Notice | undefined): void {
