@@ -87,7 +87,7 @@ function takeoverSuite(name: string, shared: () => Shared) {
       });
     }
 
-    it('waits on the flow the dead replica opened: same state, no second oauth_required, woken by the callback', async () => {
+    it('waits on the flow the dead replica opened: same state and link, published again (the engine drops it where the log holds it), woken by the callback', async () => {
       const id = `exec-${randomBytes(4).toString('hex')}`;
       const [dead, survivor, other] = [await replica(false), await replica(), await replica()];
       const first = aRun(id);
@@ -100,13 +100,13 @@ function takeoverSuite(name: string, shared: () => Shared) {
       if (asked.kind !== 'oauth_required') throw new Error('unreachable');
       expect(first.records[0]).toMatchObject({ kind: 'oauth_pending', oauth: { state: asked.state } });
       expect(replay.records).toEqual([first.records[0]]);
-      expect(replay.events).toEqual([]);
+      expect(replay.events).toEqual([asked]);
 
       expect((await consent(other, asked.state, 'alice')).status).toBe(200);
       const granted = await onSurvivor;
       const issued = auth.log.issued.filter((i) => i.sub === 'alice').at(-1)!;
       expect(granted).toEqual({ headers: { Authorization: `Bearer ${issued.access_token}` } });
-      expect(replay.events.map((e) => e.kind)).toEqual(['oauth_resolved']);
+      expect(replay.events.map((e) => e.kind)).toEqual(['oauth_required', 'oauth_resolved']);
       expect(auth.log.issued.filter((i) => i.sub === 'alice')).toHaveLength(1);
       first.abort.abort(new Error('the dead replica is gone'));
       await onDead;

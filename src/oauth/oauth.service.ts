@@ -207,9 +207,11 @@ export class OAuthService {
   }
 
   /**
-   * A flow an earlier run of this execution opened: waits on it again (same state, same link, no
-   * second `oauth_required`), or takes its outcome if the person finished it meanwhile. Undefined when
-   * it granted tokens that are gone (asked again, as for a new execution).
+   * A flow an earlier run of this execution opened: waits on it again (same state, same link), or
+   * takes its outcome if the person finished it meanwhile. Undefined when it granted tokens that are
+   * gone (asked again, as for a new execution). Its `oauth_required` is published again: the replica
+   * that opened it may have stopped before its event reached the log, and a client following the log
+   * would wait for ever; the engine drops it where the log holds it already (as for a prompt).
    */
   private async resumeFlow(
     execution: AuthorizingExecution,
@@ -227,6 +229,7 @@ export class OAuthService {
       kind: 'oauth_pending',
       oauth: { authUrl, state: flow.state, provider: provider.name },
     });
+    execution.publish({ kind: 'oauth_required', authUrl, state: flow.state, provider: provider.name });
     return this.waitForFlow(execution, provider, flow, cancel);
   }
 
