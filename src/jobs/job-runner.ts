@@ -156,10 +156,12 @@ export class JobRunner {
     return this.slots.atCap(ownerId) ? this.slots.heldReason(ownerId) : undefined;
   }
 
-  /** A submitted job held back by its owner's share: its status body says why. */
+  /**
+   * A submitted job held back by its owner's share: its status body says why (written once the store is
+   * back, while the job has not started: the store writes it only over a submitted job).
+   */
   hold(id: string, reason: string): void {
-    this.store
-      .hold(id, reason)
+    this.whileStoreAway(`job ${id}'s hold`, undefined, () => this.store.hold(id, reason))
       .then((held) => held && this.events.changed(id))
       .catch((err: unknown) => this.logger.error(`job ${id}: ${(err as Error).message}`));
   }

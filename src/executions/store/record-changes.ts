@@ -28,11 +28,11 @@ function noticeOf(value: unknown): Notice | undefined {
 
 /**
  * What lets a status poll on the shared store be answered from memory: every write of a record is
- * announced to every replica on one Redis channel as it begins (until it has surely ended nothing read
- * of that record is kept, record-copies.ts), and a replica serves
- * the copy it read last (record-copies.ts) once every notice published before the poll arrived has
- * reached it (`BackingRedis.delivered`). A client that saw a change anywhere, from its writer's answer
- * or from a read of PostgreSQL after the commit, is served the change (or something newer) here.
+ * announced to every replica on one Redis channel as it begins (until it has surely ended, nothing
+ * read of that record is kept), and a replica serves the copy it read last (record-copies.ts) once
+ * every notice published before the poll arrived has reached it (`BackingRedis.delivered`). A client
+ * that saw a change anywhere, from its writer's answer or from a read of PostgreSQL after the commit,
+ * is served the change (or something newer) here.
  *
  * A write whose announcement Redis does not take (it is away, or this replica cannot reach it) still
  * goes on, as every write did before: its writer answers only once every copy that could be older
