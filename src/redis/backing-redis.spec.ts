@@ -35,6 +35,22 @@ requires('redis')('BackingRedis after a lost connection', () => {
     await expect(redis.client.ping()).resolves.toBe('PONG');
   });
 
+  it('channels subscribed one after another while the subscriber connection opens all start and hear', async () => {
+    const prefix = services.newPrefix();
+    const redis = await services.redis(prefix);
+    const heard = new Set<string>();
+    // A SUBSCRIBE sent while the connection is still being set up made its ready check fail (start-up
+    // failed with "Connection in subscriber mode"): one every turn of the event loop lands there.
+    const subscribed: Promise<void>[] = [];
+    for (let i = 0; i < 40; i++) {
+      subscribed.push(redis.subscribe(`${prefix}c${i}`, () => heard.add(`c${i}`)));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(subscribed);
+    for (let i = 0; i < 40; i++) await redis.client.publish(`${prefix}c${i}`, 'x');
+    await waitFor('every channel to hear', async () => (heard.size === 40 ? heard : undefined));
+  });
+
   it('the subscriber subscribes again and receives what is published after', async () => {
     const prefix = services.newPrefix();
     const redis = await services.redis(prefix);

@@ -59,6 +59,7 @@ export class BackingRedis {
   private static readonly logger = new Logger('Redis');
   private readonly extra = new Set<Redis>();
   private subscriber?: Redis;
+  private subscriberOpened?: Promise<void>;
   private readonly channels = new Map<string, (message: string) => void>();
   private readonly resubscribed = new Set<() => void>();
   private readonly unsubscribed = new Set<() => void>();
@@ -191,8 +192,12 @@ export class BackingRedis {
           () => undefined,
         );
       });
+      // Connected before any SUBSCRIBE: ioredis sends one at once while the connection is being set up,
+      // and the ready check that follows (INFO) then fails in subscriber mode, and with it the start-up.
+      this.subscriberOpened = subscriber.connect();
     }
     this.channels.set(channel, onMessage);
+    await this.subscriberOpened;
     await this.subscriber.subscribe(channel);
   }
 
