@@ -17,7 +17,6 @@ interface Copy {
   record: Readonly<ExecutionRecord>;
   /** When the read that made it began (it is at least as new as PostgreSQL was then). */
   readAt: number;
-  epoch: number;
 }
 
 /** What this replica knows of one record: its copy, the writes of it under way, the reads in flight. */
@@ -68,7 +67,8 @@ export class RecordCopies {
   copy(id: string): Readonly<ExecutionRecord> | undefined {
     const copy = this.known.get(id)?.copy;
     if (!copy) return undefined;
-    if (copy.epoch === this.epoch && this.now() - copy.readAt < COPY_MS) return copy.record;
+    // `lost` drops every copy: one still here was kept since notices were last heard.
+    if (this.now() - copy.readAt < COPY_MS) return copy.record;
     this.drop(id);
     return undefined;
   }
@@ -90,7 +90,7 @@ export class RecordCopies {
     const unchanged = known.changedAt <= ticket.clock && ticket.epoch === this.epoch;
     if (record && ticket.keepable && unchanged) {
       if (!known.copy && ++this.copies > MAX_COPIES) this.dropOldest();
-      known.copy = { record, readAt: ticket.readAt, epoch: ticket.epoch };
+      known.copy = { record, readAt: ticket.readAt };
     }
     this.tidy(ticket.id, known);
   }
