@@ -37,6 +37,30 @@ describe('LeaseKeeper (self-fencing)', () => {
     expect(events.map(([e]) => e)).toEqual(['fenced', 'renewed']);
   });
 
+  it('fences even when its deadline timer fires early by the wall clock (a long event-loop turn)', async () => {
+    jest.useFakeTimers({ now: 1_000_000 });
+    try {
+      let hang = false;
+      const renew = () => (hang ? new Promise<void>(() => undefined) : Promise.resolve());
+      const events: string[] = [];
+      const keeper = new LeaseKeeper(renew, 1000, {
+        fenced: () => events.push('fenced'),
+        renewed: () => undefined,
+        failed: () => undefined,
+      });
+      await keeper.start();
+      hang = true;
+      // The wall clock lags the timers by 5 ms: the deadline fires while Date.now() is short of it.
+      jest.setSystemTime(Date.now() - 5);
+      await jest.advanceTimersByTimeAsync(750);
+      await jest.advanceTimersByTimeAsync(10);
+      keeper.stop();
+      expect(events).toEqual(['fenced']);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('a failed renewal is reported; the lease holds while a later one succeeds in time', async () => {
     let fail = true;
     const failures: string[] = [];

@@ -63,16 +63,24 @@ export class LeaseKeeper {
     // A renewal that took most of the lease proves too little: the next one decides.
     if (until <= now || this.stopped) return;
     this.actingUntil = until;
-    if (this.deadline) clearTimeout(this.deadline);
-    this.deadline = setTimeout(() => this.expire(), until - now);
-    this.deadline.unref();
+    this.arm(until - now);
     if (!this.fenced) return;
     this.fenced = false;
     this.events.renewed();
   }
 
+  private arm(ms: number): void {
+    if (this.deadline) clearTimeout(this.deadline);
+    this.deadline = setTimeout(() => this.expire(), ms);
+    this.deadline.unref();
+  }
+
   private expire(): void {
-    if (this.fenced || Date.now() < this.actingUntil) return;
+    if (this.fenced || this.stopped) return;
+    // A timer may fire a little early by the wall clock (libuv counts its delay from the start of the
+    // loop turn that set it): wait out the rest rather than never fence.
+    const left = this.actingUntil - Date.now();
+    if (left > 0) return this.arm(left);
     this.fenced = true;
     this.events.fenced();
   }
