@@ -87,9 +87,13 @@ export class RedisInteractionBroker extends InteractionBroker {
     this.local.wait(interactionId, waiter);
   }
 
+  /**
+   * Not held until Redis acknowledges the wake-up: the answer is recorded already, the wake-up is sent
+   * before anything this replica publishes after it, and one Redis does not take is sent again (`publish`).
+   */
   async deliver(interactionId: string, answer: PromptAnswer): Promise<void> {
     if (this.local.has(interactionId)) return this.local.deliver(interactionId, answer);
-    await this.publish(interactionId, answer);
+    void this.publish(interactionId, answer);
   }
 
   abandon(interactionId: string, reason: unknown): void {

@@ -131,6 +131,8 @@ export class ExecutionEndings {
     // ended meanwhile is not left running in its record for good.
     const retried = (what: string, write: () => Promise<unknown>) =>
       whileStoreAway(`${what} of execution ${id}`, write, this.logger, { stopped: () => this.stopping });
+    // Appended once: when the end is recorded, or (it could not be) when this gives up.
+    let unsent = entry.exposed ? terminal : undefined;
     try {
       if (!entry.exposed) {
         if (terminal) events.append(terminal);
@@ -146,6 +148,9 @@ export class ExecutionEndings {
         entry.expiresAt = expiresAt;
         await entry.storing;
         await retried('The end', () => store.apply(id, { ...end, expiresAt }));
+        // The stream ends now, not once the journal is gone (that is only cleanup).
+        if (unsent) events.append(unsent);
+        unsent = undefined;
       }
       // After the end is recorded: until then a replica taking over still needs it.
       if (journal && entry.journal && wasStored(entry))
@@ -153,7 +158,7 @@ export class ExecutionEndings {
     } catch (err) {
       this.logger.error(`Could not record the end of execution ${id}: ${(err as Error).message}`);
     } finally {
-      if (terminal && entry.exposed) events.append(terminal);
+      if (unsent) events.append(unsent);
     }
   }
 

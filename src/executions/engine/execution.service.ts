@@ -255,6 +255,17 @@ export class ExecutionService
     return record;
   }
 
+  /**
+   * What an answer is checked against: the record as this replica knows it when that has the prompt
+   * open (the close is a compare-and-set, so a copy out of date costs a second try, never a wrong
+   * answer), else as the store holds it now (so a refusal is the store's word).
+   */
+  private async answering(identity: Identity, id: string, interactionId: string): Promise<Readonly<ExecutionRecord>> {
+    const known = this.store.recent(id);
+    const open = known && ownedBy(known, identity) && known.interactions[interactionId]?.status === 'open';
+    return open ? known : this.current(identity, id);
+  }
+
   /** `DELETE /executions/{id}`: stops a running or waiting execution; its status becomes failed. */
   async cancel(identity: Identity, id: string): Promise<void> {
     const record = await this.current(identity, id);
@@ -271,7 +282,7 @@ export class ExecutionService
    * compare-and-set, so a second answer gets 400), then handed to the waiting workflow.
    */
   async respond(identity: Identity, executionId: string, interactionId: string, raw: unknown): Promise<void> {
-    const record = await this.current(identity, executionId);
+    const record = await this.answering(identity, executionId, interactionId);
     const answer = this.interactions.accept(
       executionId,
       interactionId,
@@ -289,6 +300,7 @@ export class ExecutionService
       },
       record,
     );
+    if (closed === 'not_found') throw executionNotFound(executionId);
     if (closed !== 'applied') throw alreadyResolved(interactionId);
     announceAnswered(this.bus, executionId, interactionId);
     await this.interactions.deliver(interactionId, answer);

@@ -209,6 +209,26 @@ export function executionStoreContract(
           expect(await store.peek(record.id)).toBeUndefined();
         });
 
+        it('starts a change from what it wrote or read last, yet keeps every change another process made since', async () => {
+          const peer = await makePeer();
+          const record = aRecord();
+          await store.create(record);
+          expect(await store.apply(record.id, open('i1'))).toBe('applied');
+          expect(await peer.apply(record.id, open('i2'))).toBe('applied');
+          expect(await store.apply(record.id, close('i1'))).toBe('applied');
+          expect((await peer.get(record.id))!.interactions).toMatchObject({
+            i1: { status: 'resolved' },
+            i2: { status: 'open' },
+          });
+          // What it knows of the record may be out of date: a change checked against it is still the store's to decide.
+          expect(await peer.apply(record.id, close('i2', 'expired'))).toBe('applied');
+          const known = store.recent(record.id) ?? (await store.get(record.id))!;
+          expect(await store.apply(record.id, close('i2'), known)).toBe('already_closed');
+          expect((await store.get(record.id))!.interactions.i2.status).toBe('expired');
+          await peer.delete(record.id);
+          expect(await store.apply(record.id, close('i1'))).toBe('not_found');
+        });
+
         it('of answers, timeouts and cancels racing on several processes, exactly one closes the interaction', async () => {
           const peers = [store, await makePeer(), await makePeer()];
           for (let round = 0; round < 5; round++) {

@@ -45,6 +45,15 @@ export abstract class ExecutionStore {
   held(_id: string): Readonly<ExecutionRecord> | undefined {
     return undefined;
   }
+  /**
+   * The record as this replica last wrote or read it, possibly out of date (another replica may have
+   * changed it since): what a change is checked against before `apply(id, transition, seen)`, whose
+   * compare-and-set tells. Never shown to a client. Undefined when the adapter keeps none (the memory
+   * store's `get` is memory already).
+   */
+  recent(_id: string): Readonly<ExecutionRecord> | undefined {
+    return undefined;
+  }
   /** Forgets the copies `held` keeps of these records: another replica may go on with them. */
   forget(_ids: Iterable<string>): void {}
   /**

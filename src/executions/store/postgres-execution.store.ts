@@ -14,8 +14,9 @@ import { storedSpec } from '../model/run-spec';
 import { addressKey, ownerKey, WaitingCounts } from './waiting-counts';
 import { OwnRecords } from './own-records';
 import type { RecordChanges } from './record-changes';
+import { WrittenTexts } from './written-texts';
 
-function columns(record: ExecutionRecord) {
+function columns(record: ExecutionRecord, text = toJson(record)) {
   return {
     owner_id: record.ownerId,
     client_address: record.clientAddress ?? null,
@@ -23,7 +24,7 @@ function columns(record: ExecutionRecord) {
     waiting: WAITING_STATUSES.includes(record.status),
     expires_at: record.expiresAt ?? null,
     created_at: record.createdAt,
-    record: toJson(record),
+    record: text,
   };
 }
 
@@ -40,6 +41,8 @@ export class PostgresExecutionStore extends ExecutionStore {
   private readonly counts = new WaitingCounts();
   /** The records this replica wrote last that nobody else can change (own-records.ts). */
   private readonly own = new OwnRecords();
+  /** Where this replica's next write of a record starts (written-texts.ts). */
+  private readonly written = new WrittenTexts();
 
   constructor(
     private readonly db: Kysely<Tables>,
@@ -47,6 +50,12 @@ export class PostgresExecutionStore extends ExecutionStore {
     private readonly changes?: RecordChanges,
   ) {
     super();
+    changes?.onChangedElsewhere((ids) => this.written.forget(ids));
+  }
+
+  override recent(id: string): Readonly<ExecutionRecord> | undefined {
+    const text = this.written.get(id);
+    return text !== undefined ? (JSON.parse(text) as ExecutionRecord) : this.changes?.lastRead(id);
   }
 
   override peek(id: string): Promise<Readonly<ExecutionRecord> | undefined> {
@@ -65,7 +74,9 @@ export class PostgresExecutionStore extends ExecutionStore {
     const token = this.own.begin(record.id);
     let written: ExecutionRecord | undefined;
     try {
-      await this.insert(record, durable);
+      const text = toJson(record);
+      await this.insert(record, text, durable);
+      this.written.set(record.id, text);
       written = structuredClone(record);
     } finally {
       this.own.end(record.id, token, written);
@@ -73,9 +84,9 @@ export class PostgresExecutionStore extends ExecutionStore {
     this.counts.changed(NOT_WAITING, record);
   }
 
-  private async insert(record: ExecutionRecord, durable?: DurableRun): Promise<void> {
+  private async insert(record: ExecutionRecord, text: string, durable?: DurableRun): Promise<void> {
     const run = durable && { replica: durable.replica, run_spec: toJson(storedSpec(durable.spec, record)) };
-    const row = { id: record.id, ...columns(record), ...run };
+    const row = { id: record.id, ...columns(record, text), ...run };
     const journal = durable?.journal;
     if (!journal?.length) {
       await this.db.insertInto('execution_record').values(row).execute();
@@ -135,8 +146,8 @@ export class PostgresExecutionStore extends ExecutionStore {
    * Runs the state machine on the record and writes the result only over the record it started from (a
    * compare-and-set on its text, one statement): when another write came in between (another
    * replica's answer, a timeout, a cancel), it reads the record again, so of two closing the same
-   * interaction exactly one is told `applied`. Starting from `seen` (the caller's own read) it takes
-   * one round trip, else two; a transaction with `FOR UPDATE` took four.
+   * interaction exactly one is told `applied`. Starting from `seen` (the caller's own read) or from what
+   * this replica wrote last it takes one round trip, else two; a transaction with `FOR UPDATE` took four.
    */
   private async transition(
     id: string,
@@ -145,7 +156,7 @@ export class PostgresExecutionStore extends ExecutionStore {
   ): Promise<{ outcome: TransitionOutcome; record?: ExecutionRecord }> {
     // The text a record was written as is what `toJson` makes of it as read back (JSON.stringify's
     // output parses and prints back the same); were it not, the write would find no match and read.
-    let text = seen && toJson(seen);
+    let text = seen ? toJson(seen) : this.written.get(id);
     for (let fromSeen = text !== undefined; ; fromSeen = false) {
       if (!fromSeen) {
         const row = await this.db
@@ -164,16 +175,19 @@ export class PostgresExecutionStore extends ExecutionStore {
         return { outcome };
       }
       await announced();
+      const after = toJson(record);
       const updated = await this.db
         .updateTable('execution_record')
-        .set(columns(record))
+        .set(columns(record, after))
         .where('id', '=', id)
         .where(sql`record::text`, '=', text!)
         .executeTakeFirst();
       if (updated.numUpdatedRows === 1n) {
+        this.written.set(id, after);
         this.counts.changed(before, record);
         return { outcome, record };
       }
+      this.written.forget([id]);
     }
   }
 
@@ -185,6 +199,7 @@ export class PostgresExecutionStore extends ExecutionStore {
   }
 
   private async deleteHere(id: string): Promise<void> {
+    this.written.forget([id]);
     const token = this.own.begin(id);
     const row = await this.db
       .deleteFrom('execution_record')
@@ -264,6 +279,7 @@ export class PostgresExecutionStore extends ExecutionStore {
       .execute();
     // Only ended records expire: none is held here (`held`), but polls may have been served copies.
     const ids = rows.map((r) => r.id);
+    this.written.forget(ids);
     await this.changes?.gone(ids);
     return ids;
   }

@@ -43,6 +43,7 @@ export class RecordChanges {
   /** This replica, as a writer: its own notices are known here already. */
   private readonly me = randomUUID();
   private writes = 0;
+  private readonly changedElsewhere: ((ids: readonly string[]) => void)[] = [];
 
   private constructor(
     private readonly redis: BackingRedis,
@@ -80,6 +81,16 @@ export class RecordChanges {
     } finally {
       this.copies.kept(ticket, record);
     }
+  }
+
+  /** The copy of `id` read last, unchecked (it may be out of date): never to be served. */
+  lastRead(id: string): Readonly<ExecutionRecord> | undefined {
+    return this.copies.copy(id);
+  }
+
+  /** Calls `listener` with the records another replica changes, as each change is heard of. */
+  onChangedElsewhere(listener: (ids: readonly string[]) => void): void {
+    this.changedElsewhere.push(listener);
   }
 
   /**
@@ -128,6 +139,8 @@ export class RecordChanges {
 
   private received(notice: Notice | undefined): void {
     if (!notice || notice.writer.startsWith(this.me)) return;
+    const ids = 'ids' in notice ? notice.ids : [notice.id];
+    for (const listener of this.changedElsewhere) listener(ids);
     if ('ids' in notice) return this.copies.gone(notice.ids);
     if (notice.end) this.copies.end(notice.id, notice.writer);
     else this.copies.begin(notice.id, notice.writer);
