@@ -260,7 +260,11 @@ export class ExecutionService
    * open (the close is a compare-and-set, so a copy out of date costs a second try, never a wrong
    * answer), else as the store holds it now (so a refusal is the store's word).
    */
-  private async answering(identity: Identity, id: string, interactionId: string): Promise<Readonly<ExecutionRecord>> {
+  private async answering(
+    identity: Identity,
+    id: string,
+    interactionId: string,
+  ): Promise<Readonly<ExecutionRecord>> {
     const known = this.store.recent(id);
     const open = known && ownedBy(known, identity) && known.interactions[interactionId]?.status === 'open';
     return open ? known : this.current(identity, id);
