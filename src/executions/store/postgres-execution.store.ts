@@ -50,7 +50,7 @@ export class PostgresExecutionStore extends ExecutionStore {
     private readonly changes?: RecordChanges,
   ) {
     super();
-    changes?.onChangedElsewhere((ids) => this.written.forget(ids));
+    changes?.onChangedElsewhere((id, text) => this.written.changedElsewhere(id, text));
   }
 
   override recent(id: string): Readonly<ExecutionRecord> | undefined {
@@ -114,26 +114,29 @@ export class PostgresExecutionStore extends ExecutionStore {
     transition: ExecutionTransition,
     seen?: Readonly<ExecutionRecord>,
   ): Promise<TransitionOutcome> {
-    return this.announced(id, (announced) => this.applyHere(id, { transition, seen }, announced));
+    return this.announced(id, (announce) => this.applyHere(id, { transition, seen }, announce));
   }
 
   /**
    * Runs a write of an existing record, announced to every replica when they keep copies; the write
-   * awaits `announced()` before it commits.
+   * awaits `announce(text)` before it commits.
    */
-  private announced<T>(id: string, write: (announced: () => Promise<unknown>) => Promise<T>): Promise<T> {
+  private announced<T>(
+    id: string,
+    write: (announce: (text?: string) => Promise<unknown>) => Promise<T>,
+  ): Promise<T> {
     return this.changes ? this.changes.write(id, write) : write(async () => undefined);
   }
 
   private async applyHere(
     id: string,
     change: { transition: ExecutionTransition; seen?: Readonly<ExecutionRecord> },
-    announced: () => Promise<unknown>,
+    announce: (text?: string) => Promise<unknown>,
   ): Promise<TransitionOutcome> {
     const token = this.own.begin(id);
     let written: ExecutionRecord | undefined;
     try {
-      const { outcome, record } = await this.transition(id, change, announced);
+      const { outcome, record } = await this.transition(id, change, announce);
       if (outcome === 'applied') written = record;
       return outcome;
     } finally {
@@ -152,7 +155,7 @@ export class PostgresExecutionStore extends ExecutionStore {
   private async transition(
     id: string,
     { transition, seen }: { transition: ExecutionTransition; seen?: Readonly<ExecutionRecord> },
-    announced: () => Promise<unknown>,
+    announce: (text?: string) => Promise<unknown>,
   ): Promise<{ outcome: TransitionOutcome; record?: ExecutionRecord }> {
     // The text a record was written as is what `toJson` makes of it as read back (JSON.stringify's
     // output parses and prints back the same); were it not, the write would find no match and read.
@@ -174,8 +177,8 @@ export class PostgresExecutionStore extends ExecutionStore {
         if (fromSeen) continue;
         return { outcome };
       }
-      await announced();
       const after = toJson(record);
+      await announce(after);
       const updated = await this.db
         .updateTable('execution_record')
         .set(columns(record, after))
@@ -192,8 +195,8 @@ export class PostgresExecutionStore extends ExecutionStore {
   }
 
   delete(id: string): Promise<void> {
-    return this.announced(id, async (announced) => {
-      await announced();
+    return this.announced(id, async (announce) => {
+      await announce();
       await this.deleteHere(id);
     });
   }

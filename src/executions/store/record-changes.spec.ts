@@ -96,12 +96,12 @@ requires('redis')('RecordChanges: polls served from copies that every replica’
     expect(table.loads.A).toBe(6);
   });
 
-  it(`a write that takes longer than ${WRITE_MS / 2} ms announces its end: copies again at once after it`, async () => {
+  it(`a write that commits more than ${WRITE_MS / 2} ms after its announcement announces its end: copies again at once after it`, async () => {
     const { a, b, table } = await twoReplicas();
     table.set('e1', 'waiting_for_input');
     await b.write('e1', async (announced) => {
-      await new Promise((resolve) => setTimeout(resolve, WRITE_MS / 2 + 50));
       await announced();
+      await new Promise((resolve) => setTimeout(resolve, WRITE_MS / 2 + 50));
       table.set('e1', 'running');
     });
     const ended = performance.now();
@@ -125,6 +125,25 @@ requires('redis')('RecordChanges: polls served from copies that every replica’
       table.set('e1', 'completed');
     });
     expect(statusOf(await a.read('e1', table.loader('A', 'e1')))).toBe('completed');
+  });
+
+  it('tells every other replica of each write, with the text it writes unless that is large; a write that commits nothing is not announced', async () => {
+    const { a, b } = await twoReplicas();
+    const heardOnA: [string, string | undefined][] = [];
+    const heardOnB: string[] = [];
+    a.onChangedElsewhere((id, text) => heardOnA.push([id, text]));
+    b.onChangedElsewhere((id) => heardOnB.push(id));
+    await b.write('e1', (announce) => announce('{"id":"e1"}'));
+    await b.write('e2', (announce) => announce('x'.repeat(64 * 1024)));
+    await b.write('e3', async () => 'refused by the state machine: nothing written');
+    await b.write('e4', (announce) => announce());
+    while (heardOnA.length < 3) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(heardOnA).toEqual([
+      ['e1', '{"id":"e1"}'],
+      ['e2', undefined],
+      ['e4', undefined],
+    ]);
+    expect(heardOnB).toEqual([]);
   });
 
   it('records gone (expired) on one replica are gone on the next poll of every other', async () => {

@@ -11,17 +11,24 @@ import { COPY_MS, RecordCopies, WRITE_MS } from './record-copies';
 const ANNOUNCE_MS = 500;
 /** Ids per notice of records gone (a notice stays far under the channel's bound). */
 const GONE_PER_NOTICE = 500;
+/** The longest record text a notice carries (a larger one is left out: it is only a starting point). */
+const MAX_TEXT_CHARS = 16 * 1024;
 
 type Notice =
-  /** A write of `id` by `writer` begins, or (`end`) ended. */
-  | { id: string; writer: string; end?: boolean }
+  /** A write of `id` by `writer` begins (writing `text`, unless too large), or (`end`) ended. */
+  | { id: string; writer: string; end?: boolean; text?: string }
   /** These records were deleted by `writer` (expired): a change not announced as it began. */
   | { ids: string[]; writer: string };
 
+/** Told of each record another replica changes: with the text it writes, when the notice carried it. */
+export type ChangeListener = (id: string, text: string | undefined) => void;
+
 function noticeOf(value: unknown): Notice | undefined {
-  const { id, ids, writer, end } = (value ?? {}) as Record<string, unknown>;
+  const { id, ids, writer, end, text } = (value ?? {}) as Record<string, unknown>;
   if (typeof writer !== 'string') return undefined;
-  if (typeof id === 'string') return { id, writer, end: end === true };
+  if (typeof id === 'string') {
+    return { id, writer, end: end === true, text: typeof text === 'string' ? text : undefined };
+  }
   if (Array.isArray(ids) && ids.every((each) => typeof each === 'string')) return { ids, writer };
   return undefined;
 }
@@ -43,7 +50,7 @@ export class RecordChanges {
   /** This replica, as a writer: its own notices are known here already. */
   private readonly me = randomUUID();
   private writes = 0;
-  private readonly changedElsewhere: ((ids: readonly string[]) => void)[] = [];
+  private readonly changedElsewhere: ChangeListener[] = [];
 
   private constructor(
     private readonly redis: BackingRedis,
@@ -88,32 +95,43 @@ export class RecordChanges {
     return this.copies.copy(id);
   }
 
-  /** Calls `listener` with the records another replica changes, as each change is heard of. */
-  onChangedElsewhere(listener: (ids: readonly string[]) => void): void {
+  /** Calls `listener` with each record another replica changes, as the change is heard of. */
+  onChangedElsewhere(listener: ChangeListener): void {
     this.changedElsewhere.push(listener);
   }
 
   /**
-   * Runs `write` of record `id`, announced to every replica as it begins. The announcement is sent at
-   * once and `write` goes on meanwhile; it must await `announced()` before it commits (what it reads
-   * before needs no wait).
+   * Runs `write` of record `id`, announced to every replica before it commits: `write` awaits
+   * `announce(text)` (the text it is about to write, for the replica that writes the record next to
+   * start from) before it commits; one that commits nothing need not call it.
    */
-  async write<T>(id: string, write: (announced: () => Promise<unknown>) => Promise<T>): Promise<T> {
+  async write<T>(
+    id: string,
+    write: (announce: (text?: string) => Promise<unknown>) => Promise<T>,
+  ): Promise<T> {
     const writer = `${this.me}:${++this.writes}`;
     this.copies.begin(id, writer);
-    const sent = performance.now();
-    const announcing = this.announce({ id, writer });
+    let announcing: Promise<boolean> | undefined;
+    let sent = 0;
+    const announce = (text?: string) => {
+      if (announcing) return announcing;
+      sent = performance.now();
+      const carried = text !== undefined && text.length <= MAX_TEXT_CHARS ? { text } : {};
+      return (announcing = this.announce({ id, writer, ...carried }));
+    };
     try {
-      return await write(() => announcing);
+      return await write(announce);
     } finally {
       const done = performance.now();
       this.copies.end(id, writer);
       // Elsewhere a write stops counting as under way WRITE_MS after its start was heard of, so its end
       // needs no notice (one message less to every replica): by then it has committed. One that took
       // longer than half of that announces its end, and answers once Redis has taken it.
-      const slow = done - sent >= WRITE_MS / 2;
-      const ended = (await announcing) && (!slow || (await this.announce({ id, writer, end: true })));
-      if (!ended) await sleep(Math.max(0, done + COPY_MS - performance.now()));
+      if (announcing) {
+        const slow = done - sent >= WRITE_MS / 2;
+        const ended = (await announcing) && (!slow || (await this.announce({ id, writer, end: true })));
+        if (!ended) await sleep(Math.max(0, done + COPY_MS - performance.now()));
+      }
     }
   }
 
@@ -139,8 +157,10 @@ export class RecordChanges {
 
   private received(notice: Notice | undefined): void {
     if (!notice || notice.writer.startsWith(this.me)) return;
-    const ids = 'ids' in notice ? notice.ids : [notice.id];
-    for (const listener of this.changedElsewhere) listener(ids);
+    for (const listener of this.changedElsewhere) {
+      if ('ids' in notice) for (const id of notice.ids) listener(id, undefined);
+      else if (!notice.end) listener(notice.id, notice.text);
+    }
     if ('ids' in notice) return this.copies.gone(notice.ids);
     if (notice.end) this.copies.end(notice.id, notice.writer);
     else this.copies.begin(notice.id, notice.writer);

@@ -1,0 +1,124 @@
+import { sql, type Kysely, type KyselyPlugin } from 'kysely';
+import { requires } from '../../../test/utils/requires';
+import { ReplicaServices } from '../../../test/utils/replica-services';
+import type { Tables } from '../../db/tables';
+import type { ExecutionRecord } from '../model/execution-record';
+import type { ExecutionTransition } from '../model/execution-state';
+import { PostgresExecutionStore } from './postgres-execution.store';
+import { RecordChanges } from './record-changes';
+import { WRITE_MS } from './record-copies';
+
+/** The kinds of statement a store sends (SelectQueryNode, UpdateQueryNode, …), in order. */
+function counted(db: Kysely<Tables>): { db: Kysely<Tables>; sent: string[] } {
+  const sent: string[] = [];
+  const plugin: KyselyPlugin = {
+    transformQuery: ({ node }) => (sent.push(node.kind), node),
+    transformResult: async ({ result }) => result,
+  };
+  return { db: db.withPlugin(plugin), sent };
+}
+
+function aRecord(id: string): ExecutionRecord {
+  const now = Date.now();
+  return {
+    id,
+    traceId: 't',
+    ownerId: 'alice',
+    workflow: 'scripted',
+    status: 'running',
+    interactive: true,
+    createdAt: now,
+    updatedAt: now,
+    interactions: {},
+  };
+}
+
+const opened: ExecutionTransition = {
+  kind: 'interaction_opened',
+  interactionId: 'i1',
+  interaction: {
+    prompt: { input_type: 'text', text: 'Name?', timeout: null, error: null } as never,
+    status: 'open',
+    deadline: null,
+  },
+};
+const answered: ExecutionTransition = {
+  kind: 'interaction_closed',
+  interactionId: 'i1',
+  status: 'resolved',
+  answer: { type: 'text', text: 'Ann' } as never,
+};
+const completed: ExecutionTransition = {
+  kind: 'completed',
+  result: 'Hello Ann',
+  expiresAt: Date.now() + 60_000,
+};
+
+requires('postgres')('Where a replica’s writes of a record start (written-texts.ts)', () => {
+  requires('redis')('two replicas, with record change notices', () => {
+    const services = new ReplicaServices();
+    afterAll(() => services.cleanup());
+
+    async function twoReplicas() {
+      const prefix = services.newPrefix();
+      const [a, b] = await Promise.all(
+        ['A', 'B'].map(async () => {
+          const { db } = await services.database();
+          const changes = await RecordChanges.open(await services.redis(prefix));
+          return { ...counted(db), changes };
+        }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, WRITE_MS));
+      return {
+        a: { ...a, store: new PostgresExecutionStore(a.db, a.changes) },
+        b: { ...b, store: new PostgresExecutionStore(b.db, b.changes) },
+      };
+    }
+
+    /** Until `replica` has heard of another's change of `id`. */
+    function heard(replica: { changes: RecordChanges }, id: string): Promise<void> {
+      return new Promise((resolve) =>
+        replica.changes.onChangedElsewhere((changed) => changed === id && resolve()),
+      );
+    }
+
+    it('the replica running a run writes its record in one statement, also after another replica answered it', async () => {
+      const { a, b } = await twoReplicas();
+      await a.store.create(aRecord('w-1'));
+      a.sent.length = 0;
+      expect(await a.store.apply('w-1', opened)).toBe('applied');
+      expect(a.sent).toEqual(['UpdateQueryNode']);
+
+      // B answers from what it read; A hears of it with the text B wrote, and starts from that.
+      const hearing = heard(a, 'w-1');
+      expect(await b.store.apply('w-1', answered, await b.store.get('w-1'))).toBe('applied');
+      await hearing;
+      a.sent.length = 0;
+      expect(await a.store.apply('w-1', completed)).toBe('applied');
+      expect(a.sent).toEqual(['UpdateQueryNode']);
+      expect(await b.store.get('w-1')).toMatchObject({
+        status: 'completed',
+        result: 'Hello Ann',
+        interactions: { i1: { status: 'resolved', answer: { type: 'text', text: 'Ann' } } },
+      });
+    });
+
+    it('a text out of date (a change it did not hear of) costs a read and a second try, never the change', async () => {
+      const { a, b } = await twoReplicas();
+      await a.store.create(aRecord('w-2'));
+      expect(await a.store.apply('w-2', opened)).toBe('applied');
+      // Changed behind every replica's back: no notice.
+      await sql`update execution_record set record = (record::jsonb || '{"traceId":"t2"}')::json where id = 'w-2'`.execute(
+        b.db,
+      );
+      a.sent.length = 0;
+      expect(await a.store.apply('w-2', answered)).toBe('applied');
+      expect(a.sent).toEqual(['UpdateQueryNode', 'SelectQueryNode', 'UpdateQueryNode']);
+      expect(await b.store.get('w-2')).toMatchObject({
+        traceId: 't2',
+        status: 'running',
+        interactions: { i1: { status: 'resolved' } },
+      });
+    });
+  });
+});
