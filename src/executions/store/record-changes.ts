@@ -35,7 +35,7 @@ function noticeOf(value: unknown): Notice | undefined {
 
 /**
  * What lets a status poll on the shared store be answered from memory: every write of a record is
- * announced to every replica on one Redis channel as it begins (until it has surely ended, nothing
+ * announced to every replica on one Redis channel before it commits (until it has surely ended, nothing
  * read of that record is kept), and a replica serves the copy it read last (record-copies.ts) once
  * every notice published before the poll arrived has reached it (`BackingRedis.delivered`). A client
  * that saw a change anywhere, from its writer's answer or from a read of PostgreSQL after the commit,

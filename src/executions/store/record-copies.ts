@@ -41,7 +41,7 @@ export interface Ticket {
 
 /**
  * Copies of execution records read from PostgreSQL, each kept until a change of it is announced
- * (record-changes.ts). A write is announced as it begins; until it ends (a notice of its end, or
+ * (record-changes.ts). A write is announced before it commits; until it ends (a notice of its end, or
  * WRITE_MS after its start was heard of, by when it has committed) nothing of that record is kept, and
  * a read begun before a change keeps nothing, so a copy is never older than what PostgreSQL held since
  * the last change this replica heard of. Whether every change was heard of is the transport's part: it
