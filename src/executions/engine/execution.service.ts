@@ -14,7 +14,7 @@ import type { Identity } from '../../core/identity/identity';
 import { newTraceId } from '../../core/tracing/observability-trace';
 import { ServerConfig } from '../../config/server-config';
 import { alreadyResolved, InteractionService } from '../../interactions/interaction.service';
-import { executionNotFound, ownedBy } from './execution-access';
+import { answeredRecord, currentRecord, executionNotFound, ownedBy } from './execution-access';
 import type { Execution, StartOptions } from '../model/execution';
 import { checkCapacity } from './execution-capacity';
 import { EventLogs } from '../event-log/event-log';
@@ -245,34 +245,9 @@ export class ExecutionService
     return record;
   }
 
-  /**
-   * The record as the store holds it now, for its owner: what an answer or a cancel acts on (a poll may
-   * be served a copy another replica's change has not reached yet; this may not).
-   */
-  private async current(identity: Identity, id: string): Promise<ExecutionRecord> {
-    const record = await this.store.get(id);
-    if (!record || !ownedBy(record, identity)) throw executionNotFound(id);
-    return record;
-  }
-
-  /**
-   * What an answer is checked against: the record as this replica knows it when that has the prompt
-   * open (the close is a compare-and-set, so a copy out of date costs a second try, never a wrong
-   * answer), else as the store holds it now (so a refusal is the store's word).
-   */
-  private async answering(
-    identity: Identity,
-    id: string,
-    interactionId: string,
-  ): Promise<Readonly<ExecutionRecord>> {
-    const known = this.store.recent(id);
-    const open = known && ownedBy(known, identity) && known.interactions[interactionId]?.status === 'open';
-    return open ? known : this.current(identity, id);
-  }
-
   /** `DELETE /executions/{id}`: stops a running or waiting execution; its status becomes failed. */
   async cancel(identity: Identity, id: string): Promise<void> {
-    const record = await this.current(identity, id);
+    const record = await currentRecord(this.store, identity, id);
     if (isTerminalStatus(record.status)) {
       throw new AppError(ErrorCode.Conflict, `Execution ${id} has already ended (${record.status})`);
     }
@@ -286,7 +261,7 @@ export class ExecutionService
    * compare-and-set, so a second answer gets 400), then handed to the waiting workflow.
    */
   async respond(identity: Identity, executionId: string, interactionId: string, raw: unknown): Promise<void> {
-    const record = await this.answering(identity, executionId, interactionId);
+    const record = await answeredRecord(this.store, identity, executionId, interactionId);
     const answer = this.interactions.accept(
       executionId,
       interactionId,

@@ -59,8 +59,9 @@ export abstract class ExecutionStore {
   /**
    * Applies one transition atomically with `applyTransition` (so closing an interaction is a
    * compare-and-set: the first answer, timeout or cancel wins). `not_found` for an unknown id.
-   * `seen`: the record as the caller has just read it with `get`; an adapter may apply the transition
-   * to it without reading it again when it is still what the store holds.
+   * `seen`: the record as the caller read it (an answer checks it against its prompt); an adapter may
+   * apply the transition to it without reading it again when it is still what the store holds, and
+   * tell the replica running the run what it wrote, for that one's next write to start from.
    */
   abstract apply(
     id: string,

@@ -178,7 +178,9 @@ export class PostgresExecutionStore extends ExecutionStore {
         return { outcome };
       }
       const after = toJson(record);
-      await announce(after);
+      // A change made for a client from its own read (an answer) tells the replica running the run what
+      // it wrote; the run's own writes need not (no other replica writes the record next).
+      await announce(seen ? after : undefined);
       const updated = await this.db
         .updateTable('execution_record')
         .set(columns(record, after))
