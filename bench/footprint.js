@@ -6,7 +6,7 @@
  *  - Redis: MEMORY USAGE (SAMPLES 0: every element) of each key under the deployment's prefix, after
  *    less before, per execution, by kind of key;
  *  - PostgreSQL: pg_total_relation_size of each table of the schema (heap, TOAST, indexes), after less
- *    before, per execution; and the average pg_column_size of each column of the rows the waiting
+ *    before (the tables settled before and after: `settle`), per execution; and the average pg_column_size of each column of the rows the waiting
  *    executions left (what the heap holds of them, before page and index overhead).
  *
  * Bytes, not time: the machine's load does not change them. Run by `node bench/run.js --only footprint`.
@@ -66,6 +66,28 @@ function tableBytes(schema) {
       [schema],
     );
     return Object.fromEntries(rows.map((r) => [r.name, Number(r.bytes)]));
+  });
+}
+
+/**
+ * Settles the schema's tables so that two sizes taken around a load differ by what it stored, not by
+ * when PostgreSQL happened to vacuum or how far ahead it grew a file: `full` rewrites each table
+ * compactly (the warm-up's dead rows gone, so new rows do not fill their space); otherwise a plain VACUUM
+ * gives back the empty pages at a file's end (added ahead of concurrent inserts), moving no row.
+ */
+function settle(schema, full) {
+  return withPg(async (client) => {
+    const { rows } = await client.query(
+      `select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = $1 and c.relkind = 'r'`,
+      [schema],
+    );
+    for (const { name } of rows) {
+      // The plain VACUUM after the full one makes the free-space and visibility maps that the one
+      // after the load finds: the two sizes hold the same forks.
+      if (full) await client.query(`vacuum (full) ${schema}.${name}`);
+      await client.query(`vacuum ${schema}.${name}`);
+    }
   });
 }
 
@@ -144,8 +166,10 @@ async function measureFootprint({ quick = false } = {}) {
     await pool(warm.length, 20, (i) =>
       send(agent, server.port, 'POST', warm[i].response_url, { response: { type: 'text', text: 'w' } }),
     );
+    await settle(schema, true);
     const before = { pg: await tableBytes(schema), redis: await redisBytes(prefix) };
     const parked = await park(S.waiting);
+    await settle(schema, false);
     const after = { pg: await tableBytes(schema), redis: await redisBytes(prefix) };
     if (process.env.BENCH_FOOTPRINT_SAMPLE) await sampleRedis(prefix, parked[0].execution_id);
     const ids = parked.map((p) => p.execution_id);
@@ -196,7 +220,10 @@ function footprintSection(env, r, { quick = false } = {}) {
   replicas"), after 50 run to the end; bytes after less before, per waiting execution. Redis: MEMORY
   USAGE (SAMPLES 0) of every key under the prefix, ${fmt(r.redisKeys, 1)} keys per execution.
   PostgreSQL: pg_total_relation_size of each table, and the average pg_column_size of each column of
-  these executions' rows (the values, before row headers, pages and indexes).
+  these executions' rows (the values, before row headers, pages and indexes); before, each table is
+  rewritten compactly (\`VACUUM (FULL)\`: the warm-up's dead rows would otherwise take new rows in),
+  after, a plain \`VACUUM\` gives back the empty pages PostgreSQL added ahead at each file's end
+  (otherwise one run read 582 bytes and the next 1,942 for the same rows).
 - Targets: ≤ ${fmt(TARGET.redis)} bytes in Redis and ≤ ${fmt(TARGET.pg)} in PostgreSQL per waiting execution (met: ${passed}/2).
 
 ${table(['bytes per waiting execution', 'bytes', 'target'], rows)}
