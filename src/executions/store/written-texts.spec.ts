@@ -1,8 +1,8 @@
 import { sql, type Kysely, type KyselyPlugin } from 'kysely';
 import { requires } from '../../../test/utils/requires';
 import { ReplicaServices } from '../../../test/utils/replica-services';
+import { anExecutionRecord, aPrompt } from '../../../test/utils/builders';
 import type { Tables } from '../../db/tables';
-import type { ExecutionRecord } from '../model/execution-record';
 import type { ExecutionTransition } from '../model/execution-state';
 import { PostgresExecutionStore } from './postgres-execution.store';
 import { RecordChanges } from './record-changes';
@@ -18,35 +18,17 @@ function counted(db: Kysely<Tables>): { db: Kysely<Tables>; sent: string[] } {
   return { db: db.withPlugin(plugin), sent };
 }
 
-function aRecord(id: string): ExecutionRecord {
-  const now = Date.now();
-  return {
-    id,
-    traceId: 't',
-    ownerId: 'alice',
-    workflow: 'scripted',
-    status: 'running',
-    interactive: true,
-    createdAt: now,
-    updatedAt: now,
-    interactions: {},
-  };
-}
-
+const aRecord = (id: string) => anExecutionRecord({ id, ownerId: 'alice' });
 const opened: ExecutionTransition = {
   kind: 'interaction_opened',
   interactionId: 'i1',
-  interaction: {
-    prompt: { input_type: 'text', text: 'Name?', timeout: null, error: null } as never,
-    status: 'open',
-    deadline: null,
-  },
+  interaction: { prompt: aPrompt('text'), status: 'open', deadline: null },
 };
 const answered: ExecutionTransition = {
   kind: 'interaction_closed',
   interactionId: 'i1',
   status: 'resolved',
-  answer: { type: 'text', text: 'Ann' } as never,
+  answer: { type: 'text', text: 'Ann' },
 };
 const completed: ExecutionTransition = {
   kind: 'completed',
