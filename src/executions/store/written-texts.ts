@@ -35,8 +35,4 @@ export class WrittenTexts {
   forget(ids: Iterable<string>): void {
     for (const id of ids) this.texts.delete(id);
   }
-
-  get size(): number {
-    return this.texts.size;
-  }
 }
