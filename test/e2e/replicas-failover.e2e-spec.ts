@@ -5,6 +5,7 @@ import { requires } from '../utils/requires';
 import { scriptedYaml } from '../utils/test-app';
 import { WAIT_MS } from '../utils/timing';
 import { holdMachineLock } from '../utils/machine-lock';
+import { metricValue } from '../utils/metrics';
 
 /**
  * Durable waits across real server processes: a replica dies (SIGKILL) or is stopped (SIGTERM) while
@@ -166,7 +167,14 @@ requires('postgres')('A replica killed with SIGKILL while executions wait on it'
       });
 
       // The model was asked once before the pause and once after the answer, per agent: the call
-      // made on A was replayed from the journal on the survivor, not made again.
+      // made on A was replayed from the journal on the survivor, not made again. A survivor that
+      // stalled for ¾ of a lease (a loaded machine) stops acting on its runs and takes them back from
+      // their journals: a call it made and had not journaled yet is made again (work between two
+      // journal points runs at least once, docs/replicas.md), never the one before the pause.
+      const fenced = [1, 2].map((i) =>
+        metricValue(agents.url(i), 'interlude_durable_runs', { event: 'fenced' }),
+      );
+      const afterAnswer = (await Promise.all(fenced)).some((n) => n > 0) ? expect.any(Number) : 1;
       const byInput = new Map<string, { first: number; after: number }>();
       for (const request of llm.requests) {
         const counts = byInput.get(inputOf(request)) ?? { first: 0, after: 0 };
@@ -175,8 +183,10 @@ requires('postgres')('A replica killed with SIGKILL while executions wait on it'
         byInput.set(inputOf(request), counts);
       }
       expect(byInput.size).toBe(EACH);
-      for (const [input, counts] of byInput)
-        expect({ input, ...counts }).toEqual({ input, first: 1, after: 1 });
+      for (const [input, counts] of byInput) {
+        expect({ input, ...counts }).toEqual({ input, first: 1, after: afterAnswer });
+        expect(counts.after).toBeGreaterThanOrEqual(1);
+      }
     }, 110_000);
   });
 });
