@@ -11,6 +11,11 @@ export interface InteractionRecord {
    * execution over finds it even when the wake-up was sent while nobody waited.
    */
   answer?: PromptAnswer;
+  /**
+   * Where a durable run asked it: its journal point and the seq of its event log then (the run's
+   * journal entry for it, read back by a replica that takes the run over).
+   */
+  at?: { point: string; seq: number };
 }
 
 export type ClosedStatus = Exclude<InteractionRecord['status'], 'open'>;

@@ -47,6 +47,8 @@ export class InteractionService {
     interactionId: string = randomUUID(),
     /** How long to wait when the prompt has no timeout of its own (null: for ever). */
     waitSeconds: number | null = prompt.timeout,
+    /** Where a durable run asks it (recorded with the interaction). */
+    at?: InteractionRecord['at'],
   ): Promise<PromptAnswer> {
     execution.waitStarted?.();
     if (prompt.input_type === 'notification') {
@@ -58,7 +60,7 @@ export class InteractionService {
     }
     const deadline = waitSeconds === null ? null : Date.now() + (waitSeconds + PROMPT_GRACE_SECONDS) * 1000;
     const { wait, answer } = OpenPrompt.listen(this.broker, this.deadlines, execution, interactionId, cancel);
-    const interaction = { prompt, status: 'open' as const, deadline };
+    const interaction: InteractionRecord = { prompt, status: 'open', deadline, ...(at && { at }) };
     execution
       .record({ kind: 'interaction_opened', interactionId, interaction })
       .then(() => {

@@ -82,10 +82,33 @@ describe('RunJournal', () => {
     expect(journal.replaying).toBe(false);
   });
 
-  it('a run that was handed over journals nothing more', async () => {
+  it('a reserved point found empty keeps a replay replaying up to the entries after it; one a journal holds is answered from it', () => {
+    const { journal } = aJournal([
+      { point: '1', kind: 'llm', value: 'a' },
+      { point: '3', kind: 'answer', value: 'yes' },
+    ]);
+    expect(journal.point('llm').recorded).toEqual({ value: 'a' });
+    expect(journal.reserved('interaction').recorded).toBeUndefined();
+    expect(journal.replaying).toBe(true);
+    expect(journal.point('answer').recorded).toEqual({ value: 'yes' });
+    expect(journal.replaying).toBe(false);
+
+    // A point found empty that is not reserved ends the replay at once.
+    const other = aJournal([{ point: '2', kind: 'answer', value: 'yes' }]).journal;
+    expect(other.point('interaction').recorded).toBeUndefined();
+    expect(other.replaying).toBe(false);
+
+    // A journal written when the value was journaled there.
+    const older = aJournal([{ point: '1', kind: 'interaction', value: 'i-1' }]).journal;
+    expect(older.reserved('interaction').recorded).toEqual({ value: 'i-1' });
+    expect(older.replaying).toBe(false);
+  });
+
+  it('a run that was handed over journals nothing more, and reaches no prompt', async () => {
     const { journal, written } = aJournal();
     journal.close();
     await expect(journal.journaled('now', () => 1)).rejects.toBeInstanceOf(HandedOver);
+    expect(() => journal.reserved('interaction')).toThrow(HandedOver);
     expect(written).toEqual([]);
   });
 

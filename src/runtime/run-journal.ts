@@ -86,11 +86,26 @@ export class RunJournal {
 
   /** Reserves the next point where the workflow is now (call it before any await, in the workflow's order). */
   point(kind: string): JournalPoint {
+    return this.reserve(kind, false);
+  }
+
+  /**
+   * Reserves the next point for a value journaled elsewhere (a prompt's interaction and its answer,
+   * kept in the execution's record, read back as entries by a replica taking the run over): the point,
+   * found empty, does not end a replay. A journal written when such values had rows may hold one.
+   */
+  reserved(kind: string): JournalPoint {
+    // Nothing is written at it to be refused: a run handed over stops here instead.
+    if (this.closed) throw new HandedOver();
+    return this.reserve(kind, true);
+  }
+
+  private reserve(kind: string, unjournaled: boolean): JournalPoint {
     const scope = this.scope;
     const key = scope.key ? `${scope.key}.${++scope.children}` : String(++scope.children);
     const entry = this.entries.get(key);
     if (entry) this.consume(key);
-    else if (!this.has(`${key}.`)) this.live = true;
+    else if (!unjournaled && !this.has(`${key}.`)) this.live = true;
     return {
       key,
       recorded: entry && { value: entry.value },

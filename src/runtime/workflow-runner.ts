@@ -33,8 +33,8 @@ import type {
 export interface ExecutionSink {
   publish(event: ExecutionEventBody): void;
   /**
-   * Asks a person; the sink ends the wait when the run is cancelled. `points` (durable runs only): where
-   * the interaction's id and then its answer are journaled.
+   * Asks a person; the sink ends the wait when the run is cancelled. `points` (durable runs only): the
+   * interaction's point and its answer's (journaled in the execution's record, not in journal rows).
    */
   prompt(prompt: Prompt, interactionId?: string, points?: PromptPoints): Promise<PromptAnswer>;
   /** `point` (durable runs only): where the grant is journaled (a marker, never the token). */
@@ -196,7 +196,10 @@ class Context implements WorkflowContext {
     try {
       const prompt = checkedPrompt(request);
       if (!this.durable) return this.sink.prompt(prompt, options?.interactionId);
-      const points = { interaction: this.journal.point('interaction'), answer: this.journal.point('answer') };
+      const points = {
+        interaction: this.journal.reserved('interaction'),
+        answer: this.journal.reserved('answer'),
+      };
       return this.sink.prompt(prompt, options?.interactionId, points);
     } catch (err) {
       return Promise.reject(err as Error);

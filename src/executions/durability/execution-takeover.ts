@@ -2,6 +2,7 @@ import type { RunJournal } from '../../runtime/run-journal';
 import type { DurableRuns, TakeoverHost } from './durable-runs';
 import type { EventLog, EventLogs } from '../event-log/event-log';
 import { journalOf } from './journal-writes';
+import { promptEntries } from './durable-prompt';
 import { isTerminalStatus } from '../model/execution-state';
 import type { ExecutionRecord } from '../model/execution-record';
 import { specWith, type RunSpec } from '../model/run-spec';
@@ -66,7 +67,8 @@ export class ExecutionTakeover implements TakeoverHost {
       const message = `The workflow changed (it was ${spec.workflow}); the execution cannot go on`;
       return this.engine.refuse(record, { message, type: 'WorkflowChanged' });
     }
-    const journal = await durable.journal.read(record.id);
+    // The journal's rows, and the prompts the record holds (durable-prompt.ts).
+    const journal = [...(await durable.journal.read(record.id)), ...promptEntries(record)];
     const after = journaledSeq(journal);
     const [events, logged] = await Promise.all([
       eventLogs.resume(record.id),

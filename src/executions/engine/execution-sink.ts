@@ -136,13 +136,15 @@ export class EntrySink implements ExecutionSink, AskingExecution, PromptingRun {
   }
 
   /** Asks a person. Not an async function: a waiting execution would hold its suspended frame. */
-  ask(prompt: Prompt, interactionId: string | undefined): Promise<PromptAnswer> {
-    const { options, deps } = this;
+  ask(prompt: Prompt, interactionId: string | undefined, point?: string): Promise<PromptAnswer> {
+    const { options, deps, entry } = this;
     if (!options.interactive && prompt.input_type !== 'notification') {
       return Promise.reject(notInteractive('ask a person (ctx.prompt)', options));
     }
     const waitSeconds = prompt.timeout ?? deps.defaultPromptTimeout;
-    return deps.interactions.ask(this, prompt, this.entry.abort, interactionId, waitSeconds);
+    // The seq now: the interaction is recorded before its `interaction_required` is published.
+    const at = point === undefined ? undefined : { point, seq: entry.execution.events.appendedSeq };
+    return deps.interactions.ask(this, prompt, entry.abort, interactionId, waitSeconds, at);
   }
 
   /** The interaction as the shared record holds it now (a durable run resuming its wait). */
@@ -154,10 +156,10 @@ export class EntrySink implements ExecutionSink, AskingExecution, PromptingRun {
     const read = async () => {
       const interaction = await this.recorded(interactionId);
       // The replica that opened it may have stopped after recording the wait and before publishing
-      // it (a client following the log would wait for ever): published again, unless the log holds
-      // it already (the run's logged tail, in `publish`).
-      if (interaction?.status === 'open')
-        this.publish({ kind: 'interaction_required', interactionId, prompt });
+      // it (a client following the log would wait for ever): published again, and for a closed one its
+      // `interaction_resolved` (in `resume`), unless the log holds them already (the run's logged tail,
+      // in `publish`).
+      if (interaction) this.publish({ kind: 'interaction_required', interactionId, prompt });
       return interaction;
     };
     return this.deps.interactions.resume(this, interactionId, read, this.entry.abort);
