@@ -18,36 +18,35 @@ export async function checkCapacity(
   identity: Identity,
   clientAddress: string | undefined,
 ): Promise<void> {
+  const anonymous = identity.userId === null;
+  const total = general.max_waiting_executions;
+  const anonymousLimit = general.max_anonymous_waiting_executions;
+  const perUser = general.max_waiting_executions_per_user;
+  const perAddress = general.max_waiting_executions_per_address;
+  // Read together: one wait, not one per count.
+  const [all, own, fromAddress] = await Promise.all([
+    store.countWaiting(undefined, half(total)),
+    anonymous
+      ? store.countWaiting(null, half(anonymousLimit))
+      : store.countWaiting(identity.userId, half(perUser)),
+    !identity.verified && clientAddress !== undefined
+      ? store.countWaitingFrom(clientAddress, half(perAddress))
+      : 0,
+  ]);
   const tooMany = (message: string) =>
     new AppError(ErrorCode.TooManyWaiting, message, { headers: { 'Retry-After': '30' } });
-  if (
-    (await store.countWaiting(undefined, half(general.max_waiting_executions))) >=
-    general.max_waiting_executions
-  ) {
+  if (all >= total) {
+    throw tooMany(`Too many executions are waiting for a person (${total}); try again later.`);
+  }
+  if (anonymous && own >= anonymousLimit) {
     throw tooMany(
-      `Too many executions are waiting for a person (${general.max_waiting_executions}); try again later.`,
+      `Too many anonymous executions are waiting for a person (general.max_anonymous_waiting_executions: ${anonymousLimit}); sign in or try again later.`,
     );
   }
-  const anonymous = identity.userId === null;
-  if (
-    anonymous &&
-    (await store.countWaiting(null, half(general.max_anonymous_waiting_executions))) >=
-      general.max_anonymous_waiting_executions
-  ) {
-    throw tooMany(
-      `Too many anonymous executions are waiting for a person (general.max_anonymous_waiting_executions: ${general.max_anonymous_waiting_executions}); sign in or try again later.`,
-    );
-  }
-  const perUser = general.max_waiting_executions_per_user;
-  if (!anonymous && (await store.countWaiting(identity.userId, half(perUser))) >= perUser) {
+  if (!anonymous && own >= perUser) {
     throw tooMany(`You have ${perUser} executions waiting for an answer; answer or cancel some first.`);
   }
-  const perAddress = general.max_waiting_executions_per_address;
-  if (
-    !identity.verified &&
-    clientAddress !== undefined &&
-    (await store.countWaitingFrom(clientAddress, half(perAddress))) >= perAddress
-  ) {
+  if (fromAddress >= perAddress) {
     throw tooMany(
       `Too many executions started from your address are waiting for a person (general.max_waiting_executions_per_address: ${perAddress}); answer or cancel some first.`,
     );

@@ -32,6 +32,26 @@ describe('WaitingCounts', () => {
     expect(reads).toBe(2);
   });
 
+  it('starts that find a count far under its limit a second old share one read; near it, each reads', async () => {
+    expect(await counts.get('all', read, 50)).toBe(3);
+    now += COUNT_FRESH_MS;
+    shared = 5;
+    reads = 0;
+    const far = await Promise.all([1, 2, 3].map(() => counts.get('all', read, 50)));
+    expect(far).toEqual([5, 5, 5]);
+    expect(reads).toBe(1);
+    // Once it is in, the next second old count is read again.
+    now += COUNT_FRESH_MS;
+    shared = 6;
+    expect(await counts.get('all', read, 50)).toBe(6);
+    expect(reads).toBe(2);
+
+    reads = 0;
+    const near = await Promise.all([1, 2, 3].map(() => counts.get('all', read, 6)));
+    expect(near).toEqual([6, 6, 6]);
+    expect(reads).toBe(3);
+  });
+
   it('reads a count near its limit every time, and every count when asked for no cache', async () => {
     expect(await counts.get('address:10.0.0.1', read, 3)).toBe(3);
     shared = 4;

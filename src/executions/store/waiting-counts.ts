@@ -21,17 +21,32 @@ interface Count {
  */
 export class WaitingCounts {
   private readonly counts = new Map<string, Count>();
+  /** Reads under way of counts that may be a second old, one per key: starts arriving meanwhile share it. */
+  private readonly reads = new Map<string, Promise<number>>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
   /**
-   * The count under `key`: the one held when it is fresh and under `cachedBelow`, else read with `read`
-   * (so a count near its limit is always read from the shared store).
+   * The count under `key`: the one held when it is fresh and under `cachedBelow`, else read with `read`,
+   * once for all the starts that find it a second old meanwhile (a count near its limit is read from
+   * the shared store by each start that needs it).
    */
-  async get(key: string, read: () => Promise<number>, cachedBelow = 0): Promise<number> {
+  get(key: string, read: () => Promise<number>, cachedBelow = 0): Promise<number> {
     const now = this.now();
     const held = this.counts.get(key);
-    if (held && held.n < cachedBelow && now - held.readAt < COUNT_FRESH_MS) return held.n;
+    if (!held || held.n >= cachedBelow) return this.read(key, read, now);
+    if (now - held.readAt < COUNT_FRESH_MS) return Promise.resolve(held.n);
+    let shared = this.reads.get(key);
+    if (!shared) {
+      shared = this.read(key, read, now);
+      this.reads.set(key, shared);
+      const done = () => this.reads.delete(key);
+      shared.then(done, done);
+    }
+    return shared;
+  }
+
+  private async read(key: string, read: () => Promise<number>, now: number): Promise<number> {
     const n = await read();
     if (this.counts.size >= MAX_KEYS) this.prune(now);
     this.counts.set(key, { n, readAt: now });
