@@ -18,6 +18,8 @@ export interface TakeoverHost {
 const CLAIM_BATCH = 100;
 /** Claimed runs waiting to be resumed past which a replica leaves the other orphans to the others. */
 const MAX_QUEUED = 2000;
+/** How long after another replica's lease runs out the claim timed for that moment is made. */
+const AFTER_EXPIRY_MS = 5;
 
 /** What happened to leases and claims since start-up (`/metrics`). */
 export interface DurableCounts {
@@ -33,13 +35,17 @@ export interface DurableCounts {
  * Durable waits (`general.executions.store: postgres`): this replica's lease in PostgreSQL (heartbeat,
  * self-fencing), the claimer that takes over the executions of replicas whose lease ran out (each claim
  * a new epoch of the execution, its fencing token), and the journal their replays read. A claim lands
- * within about `lease_seconds` plus one scan (a quarter of the lease) after a replica dies, and at once
- * after one stops gracefully (it releases its executions and says so over Redis).
+ * about `lease_seconds` after a replica dies: each heartbeat learns when the first other lease runs out,
+ * and a claim is timed for that moment (a lease renewed meanwhile moves it on); scans every quarter
+ * lease claim what that missed. One that stops gracefully releases its executions and says so over
+ * Redis: they are claimed at once.
  */
 export class DurableRuns {
   private readonly logger = new Logger('DurableRuns');
   readonly replica = randomUUID();
   private scanner?: NodeJS.Timeout;
+  /** The claim timed for when the first other replica's lease runs out (`watchLeases`). */
+  private atExpiry?: NodeJS.Timeout;
   private scanning?: Promise<void>;
   private host?: TakeoverHost;
   /** Once set, this replica claims nothing and owns nothing new (it stops). */
@@ -67,7 +73,8 @@ export class DurableRuns {
      */
     private readonly listening: Promise<unknown> = Promise.resolve(),
   ) {
-    this.lease = new LeaseKeeper(() => this.leases.renew(this.replica, this.leaseMs), leaseMs, {
+    const renew = () => this.leases.renew(this.replica, leaseMs).then((ms) => this.watchLeases(ms));
+    this.lease = new LeaseKeeper(renew, leaseMs, {
       fenced: () => this.fence(),
       renewed: () => void this.rejoin(),
       failed: (err) => this.logger.warn(`Replica ${this.replica}: cannot renew its lease: ${err.message}`),
@@ -105,6 +112,20 @@ export class DurableRuns {
       },
       () => undefined,
     );
+  }
+
+  /**
+   * Times a claim for when the first other replica's lease runs out (`ms` from now, on PostgreSQL's
+   * clock, as this heartbeat read it): a replica that died is claimed from then, not up to a scan
+   * later; a live one renews before, and the next heartbeat moves the claim on.
+   */
+  private watchLeases(ms: number | undefined): void {
+    if (this.atExpiry) clearTimeout(this.atExpiry);
+    this.atExpiry = undefined;
+    const host = this.host;
+    if (ms === undefined || !host || this.stopped) return;
+    this.atExpiry = setTimeout(() => void this.scan(host), ms + AFTER_EXPIRY_MS);
+    this.atExpiry.unref();
   }
 
   /** The lease may have run out: stop acting on every run before another replica can claim them. */
@@ -213,5 +234,6 @@ export class DurableRuns {
     this.stopped = true;
     this.lease.stop();
     if (this.scanner) clearInterval(this.scanner);
+    if (this.atExpiry) clearTimeout(this.atExpiry);
   }
 }

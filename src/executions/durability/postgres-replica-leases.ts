@@ -17,14 +17,28 @@ const FORGET_AFTER_MS = 3_600_000;
 export class PostgresReplicaLeases {
   constructor(private readonly db: Kysely<Tables>) {}
 
-  /** Takes or renews `replica`'s lease for `leaseMs` from now (PostgreSQL's now). */
-  async renew(replica: string, leaseMs: number): Promise<void> {
+  /**
+   * Takes or renews `replica`'s lease for `leaseMs` from now (PostgreSQL's now). Resolves with the ms
+   * until the first other replica's lease that holds now runs out, if any (in the same statement): a
+   * lease not renewed by then is one whose executions can be claimed at that moment.
+   */
+  async renew(replica: string, leaseMs: number): Promise<number | undefined> {
     const expires = sql<number>`${dbNowMs()} + ${leaseMs}`;
-    await this.db
+    const row = await this.db
       .insertInto('replica_lease')
       .values({ replica, expires_at: expires as unknown as number })
       .onConflict((c) => c.column('replica').doUpdateSet({ expires_at: expires as unknown as number }))
-      .execute();
+      .returning((eb) =>
+        eb
+          .selectFrom('replica_lease as other')
+          .select(sql<string | number | null>`min(other.expires_at) - ${dbNowMs()}`.as('ms'))
+          .where('other.replica', '<>', replica)
+          .where('other.expires_at', '>', dbNowMs())
+          .as('others_expire_in'),
+      )
+      .executeTakeFirstOrThrow();
+    const ms = row.others_expire_in;
+    return ms === null || ms === undefined ? undefined : Number(ms);
   }
 
   /** Gives the lease up (a graceful stop), and forgets leases of replicas gone long ago. */

@@ -145,6 +145,23 @@ requires('postgres')('Postgres execution store', () => {
       await leases.leave('other');
     });
 
+    it('a renewal tells when the first other lease that holds runs out', async () => {
+      const { db } = await shared();
+      await sql`delete from replica_lease`.execute(db);
+      const leases = new PostgresReplicaLeases(db);
+      expect(await leases.renew('alone', 60_000)).toBeUndefined();
+      await leases.renew('soon', 800);
+      const ms = await leases.renew('alone', 60_000);
+      expect(ms).toBeGreaterThan(400);
+      expect(ms).toBeLessThanOrEqual(800);
+      expect(await leases.renew('soon', 800)).toBeGreaterThan(55_000);
+      await new Promise((resolve) => setTimeout(resolve, 900));
+      // One that ran out is for the scans to claim, not to wait for.
+      expect(await leases.renew('alone', 60_000)).toBeUndefined();
+      await leases.leave('alone');
+      await leases.leave('soon');
+    });
+
     it('a journal write under a stale epoch is refused with Fenced; under the current one it is kept', async () => {
       const { db } = await shared();
       await durable(['j'], 'dead');
