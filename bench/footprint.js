@@ -6,8 +6,9 @@
  *  - Redis: MEMORY USAGE (SAMPLES 0: every element) of each key under the deployment's prefix, after
  *    less before, per execution, by kind of key;
  *  - PostgreSQL: pg_total_relation_size of each table of the schema (heap, TOAST, indexes), after less
- *    before (the tables settled before and after: `settle`), per execution; and the average pg_column_size of each column of the rows the waiting
- *    executions left (what the heap holds of them, before page and index overhead).
+ *    before (the tables settled before and after: `settle`), per execution; and the average
+ *    pg_column_size of each column of the rows the waiting executions left (what the heap holds of
+ *    them, before page and index overhead).
  *
  * Bytes, not time: the machine's load does not change them. Run by `node bench/run.js --only footprint`.
  */
@@ -75,14 +76,10 @@ function tableBytes(schema) {
  * compactly (the warm-up's dead rows gone, so new rows do not fill their space); otherwise a plain VACUUM
  * gives back the empty pages at a file's end (added ahead of concurrent inserts), moving no row.
  */
-function settle(schema, full) {
+async function settle(schema, full) {
+  const names = Object.keys(await tableBytes(schema));
   return withPg(async (client) => {
-    const { rows } = await client.query(
-      `select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
-        where n.nspname = $1 and c.relkind = 'r'`,
-      [schema],
-    );
-    for (const { name } of rows) {
+    for (const name of names) {
       // The plain VACUUM after the full one makes the free-space and visibility maps that the one
       // after the load finds: the two sizes hold the same forks.
       if (full) await client.query(`vacuum (full) ${schema}.${name}`);
