@@ -61,8 +61,11 @@ function settings(quick) {
 
 const cpuOf = (replicas) => replicas.map((r) => r.cpuMicros());
 
-/** The k-th request of a run (one echo, or one round trip of two requests) on replica k mod n. */
-function requester(kind, ports, agent) {
+/**
+ * The k-th request of a run (one echo, or one round trip of two requests) on replica k mod n; a round
+ * trip is answered on the next replica, or (`across` false: servers that share nothing) on the same.
+ */
+function requester(kind, ports, agent, across = true) {
   if (kind === 'echo') {
     const body = JSON.parse(WORKFLOWS.echo.body);
     return async (k) => {
@@ -75,7 +78,7 @@ function requester(kind, ports, agent) {
     if (start.status !== 202) throw new Error(`start answered ${start.status} ${start.body}`);
     const { response_url } = JSON.parse(start.body);
     const answer = { response: { type: 'text', text: 'Ann' } };
-    const r = await send(agent, ports[(k + 1) % ports.length], 'POST', response_url, answer);
+    const r = await send(agent, ports[(k + (across ? 1 : 0)) % ports.length], 'POST', response_url, answer);
     if (r.status !== 204) throw new Error(`answer answered ${r.status} ${r.body}`);
   };
 }
@@ -154,13 +157,22 @@ async function saturated(s, kind, fire, S) {
   };
 }
 
-async function measure(n, kind, S, dir) {
-  const dep = deployment('postgres', kind, dir);
-  const s = { label: `${n} replica(s), ${kind}`, dep, replicas: [] };
+async function measure(n, kind, S, dir, store) {
+  const shared = store === 'postgres';
+  // Independent servers: one memory-store config each, so they share nothing but the core.
+  const deps = Array.from({ length: shared ? 1 : n }, () => deployment(store, kind, dir));
+  const s = {
+    label: `${n} ${shared ? 'replica(s)' : 'memory server(s)'}, ${kind}`,
+    dep: deps[0],
+    replicas: [],
+  };
   try {
     for (let i = 0; i < n; i++) {
-      const profile = path.join(PROFILES, `scaleout-${kind}-${n}-R${i + 1}.cpuprofile`);
-      s.replicas.push({ ...(await startReplica(dep.file, `R${i + 1}`, { profile })), profile });
+      const name = `${shared ? 'R' : 'M'}${i + 1}`;
+      const profile = path.join(PROFILES, `scaleout-${kind}-${n}-${name}.cpuprofile`);
+      const file = deps[shared ? 0 : i].file;
+      // The profiler's preload in every process, so that only what they run differs.
+      s.replicas.push({ ...(await startReplica(file, name, { profile })), profile });
     }
     // Kept-alive connections, used in turns (fifo) so none idles long enough for the server to close it.
     const agent = new http.Agent({ keepAlive: true, scheduling: 'fifo', maxSockets: 32 });
@@ -168,6 +180,7 @@ async function measure(n, kind, S, dir) {
       kind,
       s.replicas.map((r) => r.port),
       agent,
+      shared,
     );
     // The JIT needs thousands of requests to settle; at a paced rate that would take minutes.
     const { warmup, roundTrips } = S.saturated;
@@ -176,14 +189,18 @@ async function measure(n, kind, S, dir) {
     const rate = S.rate[kind];
     await paced({ rate: rate * n, seconds: S.warmup, fire });
     const fixed = await window(s, fire, rate, S.seconds);
-    const profiled = await profiledWindow(s, fire, rate, S.seconds);
+    const profiled = shared ? await profiledWindow(s, fire, rate, S.seconds) : undefined;
     agent.destroy();
+    const profiledNote = profiled
+      ? ` (profiled ${profiled.cpuPerRequest.map((c) => fmt(c)).join(' / ')})`
+      : '';
     process.stdout.write(
-      `  ${s.label}: ${fmt(fixed.perSecond)}/s paced, CPU µs/request ${fixed.cpuPerRequest.map((c) => fmt(c)).join(' / ')} (profiled ${profiled.cpuPerRequest.map((c) => fmt(c)).join(' / ')}); saturated ${fmt(sat.perSecond)}/s\n`,
+      `  ${s.label}: ${fmt(fixed.perSecond)}/s paced, CPU µs/request ${fixed.cpuPerRequest.map((c) => fmt(c)).join(' / ')}${profiledNote}; saturated ${fmt(sat.perSecond)}/s\n`,
     );
-    return { n, kind, rate, fixed, profiled, saturated: sat };
+    return { n, kind, store, rate, fixed, profiled, saturated: sat };
   } finally {
     await stopAll([s]);
+    for (const dep of deps.slice(1)) await dep.clean();
   }
 }
 
@@ -194,7 +211,11 @@ async function measureScaleOut({ quick = false } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'interlude-bench-scale-'));
   const rows = [];
   try {
-    for (const n of [1, 2, 3]) for (const kind of ['echo', 'hitl']) rows.push(await measure(n, kind, S, dir));
+    for (const n of [1, 2, 3]) {
+      for (const kind of ['echo', 'hitl']) {
+        for (const store of ['memory', 'postgres']) rows.push(await measure(n, kind, S, dir, store));
+      }
+    }
     return { settings: S, rows };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -211,33 +232,54 @@ const WORKLOAD = {
 function scaleOutSection(env, r, { quick = false, pin = '' } = {}) {
   const S = r.settings;
   if (r.skipped) return { text: `${HEADING}\n\n- Not measured: ${r.skipped}.\n`, passed: 0, total: 0 };
-  const vsOne = (x, pick) => {
-    const one = r.rows.find((y) => y.n === 1 && y.kind === x.kind);
-    return `${fmt(mean(pick(x).cpuPerRequest) / mean(pick(one).cpuPerRequest), 2)}×`;
-  };
+  const shared = r.rows.filter((x) => x.store === 'postgres');
+  const alike = (x, n, store) => r.rows.find((y) => y.n === n && y.kind === x.kind && y.store === store);
+  /** Mean CPU per request against the same workload on 1 server of the same kind. */
+  const growth = (x, pick) => mean(pick(x).cpuPerRequest) / mean(pick(alike(x, 1, x.store)).cpuPerRequest);
+  const beyond = (x, pick) => growth(x, pick) / growth(alike(x, x.n, 'memory'), pick);
   const client = (x, key) =>
     each(
       x.profiled.shares,
       (sh, i) => `${fmt(sh[key] * x.fixed.cpuPerRequest[i])} (${fmt(100 * sh[key], 1)} %)`,
     );
-  const fixedRows = r.rows.map((x) => [
+  const fixedRows = shared.map((x) => [
     WORKLOAD[x.kind],
     String(x.n),
     fmt(x.rate),
     fmt(x.fixed.perSecond),
     each(x.fixed.cpuPerRequest, (c) => fmt(c)),
-    vsOne(x, (y) => y.fixed),
+    `${fmt(
+      growth(x, (y) => y.fixed),
+      2,
+    )}×`,
+    each(alike(x, x.n, 'memory').fixed.cpuPerRequest, (c) => fmt(c)),
+    `${fmt(
+      growth(alike(x, x.n, 'memory'), (y) => y.fixed),
+      2,
+    )}×`,
+    `**${fmt(
+      beyond(x, (y) => y.fixed),
+      2,
+    )}×**`,
     client(x, 'pg'),
     client(x, 'redis'),
   ]);
-  const satRows = r.rows.map((x) => [
+  const satRows = shared.map((x) => [
     WORKLOAD[x.kind],
     String(x.n),
     fmt(x.saturated.perSecond),
     each(x.saturated.cpuPerRequest, (c) => fmt(c)),
-    vsOne(x, (y) => y.saturated),
+    `${fmt(
+      growth(x, (y) => y.saturated),
+      2,
+    )}×`,
+    fmt(alike(x, x.n, 'memory').saturated.perSecond),
+    `${fmt(
+      growth(alike(x, x.n, 'memory'), (y) => y.saturated),
+      2,
+    )}×`,
   ]);
-  const overhead = r.rows.map((x) => mean(x.profiled.cpuPerRequest) / mean(x.fixed.cpuPerRequest) - 1);
+  const overhead = shared.map((x) => mean(x.profiled.cpuPerRequest) / mean(x.fixed.cpuPerRequest) - 1);
   const pct = (v) => `${fmt(100 * v)} %`;
   const text = `${HEADING}
 
@@ -256,7 +298,14 @@ function scaleOutSection(env, r, { quick = false, pin = '' } = {}) {
   under the profiler.
 - CPU µs per request: the replica's /proc user + system time over the paced window, divided by the
   requests it served (a round trip counts once, for the replica's share of the trips: 1/n of them).
-  Target: flat from 1 to 3 replicas (the "vs 1 replica" column, mean over replicas).
+- Baseline, in the same run: n independent memory-store servers (each its own config, sharing nothing
+  but the core) under the same paced load, a round trip answered on the server that started it. Their
+  CPU per request grows with n too: n processes time-sharing one core evict each other's caches.
+  "Growth beyond independent servers" divides the replicas' growth by theirs: what a replica pays for
+  the others' presence (claims, heartbeats, change notices, wake-ups). Target: flat from 1 to 3
+  replicas. A round trip on 2 or 3 replicas is answered on another replica, on 1 on the same one, so
+  the step from 1 to 2 also holds what crossing replicas costs (the wake-up, the notice carrying the
+  answer, the answering replica's read of the record); from 2 to 3 only the others' presence grows.
 - PostgreSQL / Redis client: the share of the replica's busy V8 CPU-profile samples (500 µs sampling,
   the main thread's self time, the profiler's own start left out) in frames of pg, pg-protocol, pg-pool,
   pg-types, postgres-*, kysely (PostgreSQL), and of ioredis, @ioredis/*, redis-parser, denque (Redis), with
@@ -275,6 +324,9 @@ ${table(
     'achieved /s (all)',
     'CPU µs per request, per replica',
     'CPU/request vs 1 replica',
+    'independent memory servers: CPU µs per request',
+    'vs 1 server',
+    'growth beyond independent servers',
     'PostgreSQL client: µs per request (share)',
     'Redis client: µs per request (share)',
   ],
@@ -285,7 +337,18 @@ At saturation, for comparison (the one core shared, so per-request CPU here also
 echo: ${S.saturated.connections} autocannon connections split over the replicas, ${S.saturated.seconds} s after ${S.saturated.warmup} s of the same;
 round trips: ${fmt(S.saturated.roundTrips)}, 16 at a time, after ${fmt(S.saturated.roundTrips / 2)}):
 
-${table(['workload', 'replicas', 'per second (all)', 'CPU µs per request, per replica', 'CPU/request vs 1 replica'], satRows)}
+${table(
+  [
+    'workload',
+    'replicas',
+    'per second (all)',
+    'CPU µs per request, per replica',
+    'CPU/request vs 1 replica',
+    'independent memory servers: per second (all)',
+    'CPU/request vs 1 server',
+  ],
+  satRows,
+)}
 `;
   return { text, passed: 0, total: 0 };
 }
