@@ -45,7 +45,8 @@ const REDIS_CLIENT =
 function settings(quick) {
   return {
     warmup: quick ? 1 : 3,
-    seconds: quick ? 2 : 6,
+    seconds: quick ? 2 : 5,
+    rounds: quick ? 1 : 3,
     // Per replica, the same for 1, 2 and 3 replicas. A paced echo costs ~800 µs of CPU, a round trip
     // ~12 ms (more than at saturation: no batching per event-loop turn), so 3 replicas use about half
     // the core.
@@ -157,52 +158,100 @@ async function saturated(s, kind, fire, S) {
   };
 }
 
-async function measure(n, kind, S, dir, store) {
+/** n servers of `store` (postgres: replicas of one deployment; memory: independent servers), warmed up. */
+async function startSet(n, kind, S, dir, store) {
   const shared = store === 'postgres';
   // Independent servers: one memory-store config each, so they share nothing but the core.
   const deps = Array.from({ length: shared ? 1 : n }, () => deployment(store, kind, dir));
   const s = {
     label: `${n} ${shared ? 'replica(s)' : 'memory server(s)'}, ${kind}`,
     dep: deps[0],
+    deps,
     replicas: [],
   };
+  for (let i = 0; i < n; i++) {
+    const name = `${shared ? 'R' : 'M'}${i + 1}`;
+    const profile = path.join(PROFILES, `scaleout-${kind}-${n}-${name}.cpuprofile`);
+    const file = deps[shared ? 0 : i].file;
+    // The profiler's preload in every process, so that only what they run differs.
+    s.replicas.push({ ...(await startReplica(file, name, { profile })), profile });
+  }
+  // Kept-alive connections, used in turns (fifo) so none idles long enough for the server to close it.
+  s.agent = new http.Agent({ keepAlive: true, scheduling: 'fifo', maxSockets: 32 });
+  s.fire = requester(
+    kind,
+    s.replicas.map((r) => r.port),
+    s.agent,
+    shared,
+  );
+  // The JIT needs thousands of requests to settle; at a paced rate that would take minutes.
+  const { warmup, roundTrips } = S.saturated;
+  await saturate(s, kind, s.fire, { ...S.saturated, seconds: warmup, trips: roundTrips / 2 });
+  s.saturated = await saturated(s, kind, s.fire, S.saturated);
+  await paced({ rate: S.rate[kind] * n, seconds: S.warmup, fire: s.fire });
+  return s;
+}
+
+async function stopSet(s) {
+  s.agent?.destroy();
+  await stopAll([s]);
+  for (const dep of s.deps.slice(1)) await dep.clean();
+}
+
+/**
+ * n independent memory-store servers and n replicas, both running, measured in turns: `rounds` paced
+ * windows each, alternating which goes first, so that the machine's drift falls on both alike.
+ */
+async function measure(n, kind, S, dir) {
+  const sets = [];
   try {
-    for (let i = 0; i < n; i++) {
-      const name = `${shared ? 'R' : 'M'}${i + 1}`;
-      const profile = path.join(PROFILES, `scaleout-${kind}-${n}-${name}.cpuprofile`);
-      const file = deps[shared ? 0 : i].file;
-      // The profiler's preload in every process, so that only what they run differs.
-      s.replicas.push({ ...(await startReplica(file, name, { profile })), profile });
-    }
-    // Kept-alive connections, used in turns (fifo) so none idles long enough for the server to close it.
-    const agent = new http.Agent({ keepAlive: true, scheduling: 'fifo', maxSockets: 32 });
-    const fire = requester(
-      kind,
-      s.replicas.map((r) => r.port),
-      agent,
-      shared,
-    );
-    // The JIT needs thousands of requests to settle; at a paced rate that would take minutes.
-    const { warmup, roundTrips } = S.saturated;
-    await saturate(s, kind, fire, { ...S.saturated, seconds: warmup, trips: roundTrips / 2 });
-    const sat = await saturated(s, kind, fire, S.saturated);
+    for (const store of ['memory', 'postgres']) sets.push(await startSet(n, kind, S, dir, store));
     const rate = S.rate[kind];
-    await paced({ rate: rate * n, seconds: S.warmup, fire });
-    const fixed = await window(s, fire, rate, S.seconds);
-    const profiled = shared ? await profiledWindow(s, fire, rate, S.seconds) : undefined;
-    agent.destroy();
-    const profiledNote = profiled
-      ? ` (profiled ${profiled.cpuPerRequest.map((c) => fmt(c)).join(' / ')})`
-      : '';
-    process.stdout.write(
-      `  ${s.label}: ${fmt(fixed.perSecond)}/s paced, CPU µs/request ${fixed.cpuPerRequest.map((c) => fmt(c)).join(' / ')}${profiledNote}; saturated ${fmt(sat.perSecond)}/s\n`,
-    );
-    return { n, kind, store, rate, fixed, profiled, saturated: sat };
+    const windows = sets.map(() => []);
+    for (let r = 0; r < S.rounds; r++) {
+      const order = r % 2 === 0 ? [0, 1] : [1, 0];
+      for (const i of order) windows[i].push(await window(sets[i], sets[i].fire, rate, S.seconds));
+    }
+    const replicas = sets[1];
+    const profiled = await profiledWindow(replicas, replicas.fire, rate, S.seconds);
+    return sets.map((set, i) => {
+      const row = summary(set, windows[i]);
+      const note = i === 1 ? ` (profiled ${profiled.cpuPerRequest.map((c) => fmt(c)).join(' / ')})` : '';
+      process.stdout.write(
+        `  ${set.label}: CPU µs/request ${row.fixed.cpuPerRequest.map((c) => fmt(c)).join(' / ')}${note}; saturated ${fmt(set.saturated.perSecond)}/s\n`,
+      );
+      return {
+        n,
+        kind,
+        store: i === 0 ? 'memory' : 'postgres',
+        rate,
+        ...row,
+        // Per round, the replicas' mean CPU per request over the memory servers' in the same round.
+        paired: windows[1].map((w, r) => mean(w.cpuPerRequest) / mean(windows[0][r].cpuPerRequest)),
+        profiled: i === 1 ? profiled : undefined,
+        saturated: set.saturated,
+      };
+    });
   } finally {
-    await stopAll([s]);
-    for (const dep of deps.slice(1)) await dep.clean();
+    for (const set of sets) await stopSet(set);
   }
 }
+
+/** Per process, the median over the rounds of its CPU per request; requests/s likewise. */
+function summary(set, windows) {
+  return {
+    fixed: {
+      perSecond: median(windows.map((w) => w.perSecond)),
+      cpuPerRequest: set.replicas.map((_, i) => median(windows.map((w) => w.cpuPerRequest[i]))),
+    },
+  };
+}
+
+const median = (xs) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
 
 async function measureScaleOut({ quick = false } = {}) {
   const S = settings(quick);
@@ -211,11 +260,8 @@ async function measureScaleOut({ quick = false } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'interlude-bench-scale-'));
   const rows = [];
   try {
-    for (const n of [1, 2, 3]) {
-      for (const kind of ['echo', 'hitl']) {
-        for (const store of ['memory', 'postgres']) rows.push(await measure(n, kind, S, dir, store));
-      }
-    }
+    for (const n of [1, 2, 3])
+      for (const kind of ['echo', 'hitl']) rows.push(...(await measure(n, kind, S, dir)));
     return { settings: S, rows };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -236,7 +282,8 @@ function scaleOutSection(env, r, { quick = false, pin = '' } = {}) {
   const alike = (x, n, store) => r.rows.find((y) => y.n === n && y.kind === x.kind && y.store === store);
   /** Mean CPU per request against the same workload on 1 server of the same kind. */
   const growth = (x, pick) => mean(pick(x).cpuPerRequest) / mean(pick(alike(x, 1, x.store)).cpuPerRequest);
-  const beyond = (x, pick) => growth(x, pick) / growth(alike(x, x.n, 'memory'), pick);
+  // Paired per round (replicas against memory servers measured next to them), then against 1 replica.
+  const beyond = (x) => median(x.paired) / median(alike(x, 1, 'postgres').paired);
   const client = (x, key) =>
     each(
       x.profiled.shares,
@@ -257,10 +304,7 @@ function scaleOutSection(env, r, { quick = false, pin = '' } = {}) {
       growth(alike(x, x.n, 'memory'), (y) => y.fixed),
       2,
     )}×`,
-    `**${fmt(
-      beyond(x, (y) => y.fixed),
-      2,
-    )}×**`,
+    `**${fmt(beyond(x), 2)}×**`,
     client(x, 'pg'),
     client(x, 'redis'),
   ]);
@@ -293,19 +337,23 @@ function scaleOutSection(env, r, { quick = false, pin = '' } = {}) {
   started on it (each answered on the next replica). Paced, a request costs about twice its CPU at
   saturation (no batching per event-loop turn), so these rates keep 3 replicas at about half the core:
   the CPU per request then measures the work a request costs, not the contention for a saturated core.
-- Order per row: the saturating load (warm-up, then measured: the second table; it also brings the JIT
-  to its steady state), then ${S.warmup} s of the paced load, then a ${S.seconds} s paced window measured, then another
-  under the profiler.
-- CPU µs per request: the replica's /proc user + system time over the paced window, divided by the
-  requests it served (a round trip counts once, for the replica's share of the trips: 1/n of them).
+- Per workload and n, the n memory-store servers and the n replicas run side by side; each gets the
+  saturating load (warm-up, then measured: the second table; it also brings the JIT to its steady
+  state) and ${S.warmup} s of the paced load; then ${S.rounds} rounds of a ${S.seconds} s paced window on each, in turns (which one
+  goes first alternates), then one more on the replicas under the profiler.
+- CPU µs per request: the process's /proc user + system time over a paced window, divided by the
+  requests it served (a round trip counts once, for the replica's share of the trips: 1/n of them);
+  the median over the rounds.
 - Baseline, in the same run: n independent memory-store servers (each its own config, sharing nothing
   but the core) under the same paced load, a round trip answered on the server that started it. Their
   CPU per request grows with n too: n processes time-sharing one core evict each other's caches.
-  "Growth beyond independent servers" divides the replicas' growth by theirs: what a replica pays for
-  the others' presence (claims, heartbeats, change notices, wake-ups). Target: flat from 1 to 3
-  replicas. A round trip on 2 or 3 replicas is answered on another replica, on 1 on the same one, so
-  the step from 1 to 2 also holds what crossing replicas costs (the wake-up, the notice carrying the
-  answer, the answering replica's read of the record); from 2 to 3 only the others' presence grows.
+  "Growth beyond independent servers": per round, the replicas' mean CPU per request over the memory
+  servers' in the same round; its median over the rounds, against the same for 1 replica. It is what a
+  replica pays for the others' presence (claims, heartbeats, change notices, wake-ups). Target: flat
+  from 1 to 3 replicas. A round trip on 2 or 3 replicas is answered on another replica, on 1 on the
+  same one, so the step from 1 to 2 also holds what crossing replicas costs (the wake-up, the notice
+  carrying the answer, the answering replica's read of the record); from 2 to 3 only the others'
+  presence grows.
 - PostgreSQL / Redis client: the share of the replica's busy V8 CPU-profile samples (500 µs sampling,
   the main thread's self time, the profiler's own start left out) in frames of pg, pg-protocol, pg-pool,
   pg-types, postgres-*, kysely (PostgreSQL), and of ioredis, @ioredis/*, redis-parser, denque (Redis), with
