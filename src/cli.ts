@@ -1,6 +1,4 @@
 #!/usr/bin/env node
-// First: it sets how V8 collects garbage, before the rest allocates (gc-tuning.ts).
-import './core/gc-tuning';
 import 'reflect-metadata';
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -13,6 +11,7 @@ import { resultText } from './runtime/chat-completion';
 import { isLogLevel, LOG_LEVELS } from './core/logging/http-logging';
 import { createApp } from './main';
 import { startupTimings } from './core/logging/startup-timings';
+import { servingFromNow } from './core/gc-tuning';
 import { createWorker } from './jobs/worker';
 import { ShutdownReport } from './monitoring/shutdown-report';
 import { checkListen, listenAddress, listenFailure, parsePort, type ListenAddress } from './listen';
@@ -123,6 +122,7 @@ withConfigOptions(
     });
     await app.listen(address.port, address.host).catch(cannotListen(address));
     startupTimings.step('listening');
+    servingFromNow();
     // Whatever still holds the server open after the grace period (general.shutdown_grace_seconds).
     const grace = config.settings.general.shutdown_grace_seconds * 1000;
     const report = app.get(ShutdownReport);
@@ -224,6 +224,7 @@ withConfigOptions(
     process.exit(2);
   }
   await createWorker(config);
+  servingFromNow();
   process.stdout.write(
     `Interlude worker ready: "${config.workflow.type}" from ${config.file}, queue ${settings.queue} ${settings.queue_name}\n`,
   );
