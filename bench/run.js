@@ -68,6 +68,7 @@ const mcp = require('./mcp');
 const responses = require('./responses');
 const shared = require('./shared-store');
 const scaleOut = require('./scale-out');
+const scaleOutReport = require('./scale-out-section');
 const footprint = require('./footprint');
 const { fmt, ratio, table } = require('./lib/report');
 
@@ -812,8 +813,8 @@ async function main() {
       ? `replicas pinned to core ${SERVER_CORE}, load generator to core ${CLIENT_CORE}`
       : '';
     sections.push({
-      heading: new RegExp(`^${scaleOut.HEADING}\\b`, 'm'),
-      ...scaleOut.scaleOutSection(env, result, { quick: QUICK, pin }),
+      heading: new RegExp(`^${scaleOutReport.HEADING}\\b`, 'm'),
+      ...scaleOutReport.scaleOutSection(env, result, { quick: QUICK, pin }),
     });
   }
 

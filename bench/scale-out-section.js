@@ -1,0 +1,143 @@
+'use strict';
+/**
+ * The "Scale-out on the shared store" section of bench/RESULTS.md, from what bench/scale-out.js
+ * measured: how it was measured, the paced table (with the independent servers' baseline and the
+ * client-code shares) and the saturated one.
+ */
+const { fmt, mean, median, table } = require('./lib/report');
+
+const HEADING = '## Scale-out on the shared store';
+
+const each = (xs, f) => xs.map(f).join(' / ');
+const WORKLOAD = {
+  echo: '`POST /v1/workflow` echo',
+  hitl: 'round trip: start → 202 → answer on the next replica',
+};
+
+function scaleOutSection(env, r, { quick = false, pin = '' } = {}) {
+  const S = r.settings;
+  if (r.skipped) return { text: `${HEADING}\n\n- Not measured: ${r.skipped}.\n`, passed: 0, total: 0 };
+  const shared = r.rows.filter((x) => x.store === 'postgres');
+  const alike = (x, n, store) => r.rows.find((y) => y.n === n && y.kind === x.kind && y.store === store);
+  /** Mean CPU per request against the same workload on 1 server of the same kind. */
+  const growth = (x, pick) => mean(pick(x).cpuPerRequest) / mean(pick(alike(x, 1, x.store)).cpuPerRequest);
+  // Paired per round (replicas against memory servers measured next to them), then against 1 replica.
+  const beyond = (x) => median(x.paired) / median(alike(x, 1, 'postgres').paired);
+  const client = (x, key) =>
+    each(
+      x.profiled.shares,
+      (sh, i) => `${fmt(sh[key] * x.fixed.cpuPerRequest[i])} (${fmt(100 * sh[key], 1)} %)`,
+    );
+  const fixedRows = shared.map((x) => [
+    WORKLOAD[x.kind],
+    String(x.n),
+    fmt(x.rate),
+    fmt(x.fixed.perSecond),
+    each(x.fixed.cpuPerRequest, (c) => fmt(c)),
+    `${fmt(
+      growth(x, (y) => y.fixed),
+      2,
+    )}×`,
+    each(alike(x, x.n, 'memory').fixed.cpuPerRequest, (c) => fmt(c)),
+    `${fmt(
+      growth(alike(x, x.n, 'memory'), (y) => y.fixed),
+      2,
+    )}×`,
+    `**${fmt(beyond(x), 2)}×**`,
+    client(x, 'pg'),
+    client(x, 'redis'),
+  ]);
+  const satRows = shared.map((x) => [
+    WORKLOAD[x.kind],
+    String(x.n),
+    fmt(x.saturated.perSecond),
+    each(x.saturated.cpuPerRequest, (c) => fmt(c)),
+    `${fmt(
+      growth(x, (y) => y.saturated),
+      2,
+    )}×`,
+    fmt(alike(x, x.n, 'memory').saturated.perSecond),
+    `${fmt(
+      growth(alike(x, x.n, 'memory'), (y) => y.saturated),
+      2,
+    )}×`,
+  ]);
+  const overhead = shared.map((x) => mean(x.profiled.cpuPerRequest) / mean(x.fixed.cpuPerRequest) - 1);
+  const pct = (v) => `${fmt(100 * v)} %`;
+  const text = `${HEADING}
+
+- Command: \`node bench/run.js --only scaleout\`${quick ? ' (--quick)' : ''}
+- Date: ${env.date}; commit ${env.commit}; load average at start ${env.load}; ${pin}
+- 1, 2 and 3 \`interlude serve\` replicas on one PostgreSQL schema and one Redis prefix, all on one core
+  (PostgreSQL and Redis themselves unpinned). A round-robin client sends the k-th request to replica
+  k mod n over kept-alive connections, evenly spaced in time (an open loop; autocannon's rate limit
+  sends each connection's quota in a burst at the top of every second, lining the replicas' bursts up).
+  Every replica is offered the same load whatever n: ${fmt(S.rate.echo)} echo requests/s, or ${fmt(S.rate.hitl)} round trips/s
+  started on it (each answered on the next replica). Paced, a request costs about twice its CPU at
+  saturation (no batching per event-loop turn), so these rates keep 3 replicas at about half the core:
+  the CPU per request then measures the work a request costs, not the contention for a saturated core.
+- Per workload and n, the n memory-store servers and the n replicas run side by side; each gets the
+  saturating load (warm-up, then measured: the second table; it also brings the JIT to its steady
+  state) and ${S.warmup} s of the paced load; then ${S.rounds} rounds of a ${S.seconds} s paced window on each, in turns (which one
+  goes first alternates), then one more on the replicas under the profiler.
+- CPU µs per request: the process's /proc user + system time over a paced window, divided by the
+  requests it served (a round trip counts once, for the replica's share of the trips: 1/n of them);
+  the median over the rounds.
+- Baseline, in the same run: n independent memory-store servers (each its own config, sharing nothing
+  but the core) under the same paced load, a round trip answered on the server that started it. Their
+  CPU per request grows with n too: n processes time-sharing one core evict each other's caches.
+  "Growth beyond independent servers": per round, the replicas' mean CPU per request over the memory
+  servers' in the same round; its median over the rounds, against the same for 1 replica. It is what a
+  replica pays for the others' presence (claims, heartbeats, change notices, wake-ups). Target: flat
+  from 1 to 3 replicas. A round trip on 2 or 3 replicas is answered on another replica, on 1 on the
+  same one, so the step from 1 to 2 also holds what crossing replicas costs (the wake-up, the notice
+  carrying the answer, the answering replica's read of the record); from 2 to 3 only the others'
+  presence grows.
+- PostgreSQL / Redis client: the share of the replica's busy V8 CPU-profile samples (500 µs sampling,
+  the main thread's self time, the profiler's own start left out) in frames of pg, pg-protocol, pg-pool,
+  pg-types, postgres-*, kysely (PostgreSQL), and of ioredis, @ioredis/*, redis-parser, denque (Redis), with
+  their small helper packages; Node's own code they call (sockets, buffers) is not counted. µs per
+  request is that share of the paced window's CPU per request. The profile is a separate window of the
+  same load, as the profiler costs CPU of its own (${fmt(100 * Math.min(...overhead))}–${pct(Math.max(...overhead))} more per request here, its
+  sampling thread included); the share, not the samples' µs, is used, as a sample's time is the wall
+  time since the one before, which stretches while the replica waits for the core it shares.
+  Profiles: \`node bench/profile-summary.js bench/profiles/scaleout-hitl-3-R1.cpuprofile\`.
+
+${table(
+  [
+    'workload',
+    'replicas',
+    'offered /s per replica',
+    'achieved /s (all)',
+    'CPU µs per request, per replica',
+    'CPU/request vs 1 replica',
+    'independent memory servers: CPU µs per request',
+    'vs 1 server',
+    'growth beyond independent servers',
+    'PostgreSQL client: µs per request (share)',
+    'Redis client: µs per request (share)',
+  ],
+  fixedRows,
+)}
+
+At saturation, for comparison (the one core shared, so per-request CPU here also grows with the time-sharing;
+echo: ${S.saturated.connections} autocannon connections split over the replicas, ${S.saturated.seconds} s after ${S.saturated.warmup} s of the same;
+round trips: ${fmt(S.saturated.roundTrips)}, 16 at a time, after ${fmt(S.saturated.roundTrips / 2)}):
+
+${table(
+  [
+    'workload',
+    'replicas',
+    'per second (all)',
+    'CPU µs per request, per replica',
+    'CPU/request vs 1 replica',
+    'independent memory servers: per second (all)',
+    'CPU/request vs 1 server',
+  ],
+  satRows,
+)}
+`;
+  return { text, passed: 0, total: 0 };
+}
+
+module.exports = { scaleOutSection, HEADING };
