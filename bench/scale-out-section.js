@@ -8,6 +8,10 @@ const { fmt, mean, median, table } = require('./lib/report');
 
 const HEADING = '## Scale-out on the shared store';
 
+const times = (v) => `${fmt(v, 2)}×`;
+const fixed = (row) => row.fixed;
+const saturated = (row) => row.saturated;
+
 const each = (xs, f) => xs.map(f).join(' / ');
 const WORKLOAD = {
   echo: '`POST /v1/workflow` echo',
@@ -34,16 +38,10 @@ function scaleOutSection(env, r, { quick = false, pin = '' } = {}) {
     fmt(x.rate),
     fmt(x.fixed.perSecond),
     each(x.fixed.cpuPerRequest, (c) => fmt(c)),
-    `${fmt(
-      growth(x, (y) => y.fixed),
-      2,
-    )}×`,
+    times(growth(x, fixed)),
     each(alike(x, x.n, 'memory').fixed.cpuPerRequest, (c) => fmt(c)),
-    `${fmt(
-      growth(alike(x, x.n, 'memory'), (y) => y.fixed),
-      2,
-    )}×`,
-    `**${fmt(beyond(x), 2)}×**`,
+    times(growth(alike(x, x.n, 'memory'), fixed)),
+    `**${times(beyond(x))}**`,
     client(x, 'pg'),
     client(x, 'redis'),
   ]);
@@ -52,15 +50,9 @@ function scaleOutSection(env, r, { quick = false, pin = '' } = {}) {
     String(x.n),
     fmt(x.saturated.perSecond),
     each(x.saturated.cpuPerRequest, (c) => fmt(c)),
-    `${fmt(
-      growth(x, (y) => y.saturated),
-      2,
-    )}×`,
+    times(growth(x, saturated)),
     fmt(alike(x, x.n, 'memory').saturated.perSecond),
-    `${fmt(
-      growth(alike(x, x.n, 'memory'), (y) => y.saturated),
-      2,
-    )}×`,
+    times(growth(alike(x, x.n, 'memory'), saturated)),
   ]);
   const overhead = shared.map((x) => mean(x.profiled.cpuPerRequest) / mean(x.fixed.cpuPerRequest) - 1);
   const pct = (v) => `${fmt(100 * v)} %`;
