@@ -6,6 +6,8 @@ import type { PromptAnswer } from '../runtime/prompts';
  * no closures.
  */
 export interface AnswerWaiter {
+  /** The execution whose workflow waits. */
+  readonly executionId: string;
   answered(answer: PromptAnswer): void;
   abandoned(reason: unknown): void;
   /** The answer the shared record holds already, if any (a wake-up may have been lost with Redis). */
@@ -17,10 +19,14 @@ export interface AnswerWaiter {
  * map; in a scale-out deployment Redis pub/sub, so the answer can reach any replica.
  */
 export abstract class InteractionBroker {
-  /** Registers the waiter of an interaction; it is called once, on `deliver` or `abandon`. */
-  abstract wait(interactionId: string, waiter: AnswerWaiter): void;
+  /**
+   * Registers the waiter of an interaction; it is called once, on `deliver` or `abandon`. Resolves once
+   * an answer delivered from then on reaches it, on whichever replica the answer is accepted: what
+   * reads the record to find an answer accepted earlier reads it after that.
+   */
+  abstract wait(interactionId: string, waiter: AnswerWaiter): Promise<void>;
   /** Hands an accepted answer to whoever waits for it (possibly on another replica). */
-  abstract deliver(interactionId: string, answer: PromptAnswer): Promise<void>;
+  abstract deliver(executionId: string, interactionId: string, answer: PromptAnswer): Promise<void>;
   /** Stops waiting locally (timeout, cancel): the waiter is told `reason`. */
   abstract abandon(interactionId: string, reason: unknown): void;
   /** The largest answer (characters of JSON) a wake-up carries; undefined: no limit (one process). */
@@ -32,11 +38,11 @@ export abstract class InteractionBroker {
 export class InProcessInteractionBroker extends InteractionBroker {
   private readonly waiters = new Map<string, AnswerWaiter>();
 
-  wait(interactionId: string, waiter: AnswerWaiter): void {
+  async wait(interactionId: string, waiter: AnswerWaiter): Promise<void> {
     this.waiters.set(interactionId, waiter);
   }
 
-  async deliver(interactionId: string, answer: PromptAnswer): Promise<void> {
+  async deliver(_executionId: string, interactionId: string, answer: PromptAnswer): Promise<void> {
     const waiter = this.waiters.get(interactionId);
     this.waiters.delete(interactionId);
     waiter?.answered(answer);
@@ -61,7 +67,7 @@ export class InProcessInteractionBroker extends InteractionBroker {
         const answer = await waiter.recorded?.().catch(() => undefined);
         if (answer && this.waiters.get(interactionId) === waiter) {
           delivered++;
-          await this.deliver(interactionId, answer);
+          await this.deliver(waiter.executionId, interactionId, answer);
         }
       }
     };
@@ -74,12 +80,33 @@ export class InProcessInteractionBroker extends InteractionBroker {
     return this.waiters.has(interactionId);
   }
 
+  /** Who waits on the interaction in this process. */
+  waiterOf(interactionId: string): AnswerWaiter | undefined {
+    return this.waiters.get(interactionId);
+  }
+
+  /** The executions whose workflows wait in this process. */
+  executions(): Set<string> {
+    return new Set([...this.waiters.values()].map((waiter) => waiter.executionId));
+  }
+
   get waiting(): number {
     return this.waiters.size;
   }
 }
 
-/** A waiter as a promise (tests, and waits that are not kept for long). */
-export function answerOf(broker: InteractionBroker, interactionId: string): Promise<PromptAnswer> {
-  return new Promise((answered, abandoned) => broker.wait(interactionId, { answered, abandoned }));
+/**
+ * A waiter as a promise (tests, and waits that are not kept for long): `answer` settles with the answer
+ * or the reason the wait was given up; `listening` resolves once an answer accepted anywhere reaches it.
+ */
+export function answerOf(
+  broker: InteractionBroker,
+  executionId: string,
+  interactionId: string,
+): { answer: Promise<PromptAnswer>; listening: Promise<void> } {
+  let listening!: Promise<void>;
+  const answer = new Promise<PromptAnswer>((answered, abandoned) => {
+    listening = broker.wait(interactionId, { executionId, answered, abandoned });
+  });
+  return { answer, listening };
 }

@@ -20,9 +20,9 @@ class GatedBroker extends InProcessInteractionBroker {
   private open!: () => void;
   private readonly gate = new Promise<void>((resolve) => (this.open = resolve));
 
-  override async deliver(interactionId: string, answer: PromptAnswer): Promise<void> {
+  override async deliver(executionId: string, interactionId: string, answer: PromptAnswer): Promise<void> {
     await this.gate;
-    return super.deliver(interactionId, answer);
+    return super.deliver(executionId, interactionId, answer);
   }
 
   release(): void {

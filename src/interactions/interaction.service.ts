@@ -73,8 +73,9 @@ export class InteractionService {
 
   /**
    * Waits again on an interaction a replica that is gone opened (durable executions): the same id,
-   * what is left of its deadline, no second `interaction_required`. The broker is listened to before
-   * the record is read, so an answer accepted at any moment is seen once: in the record, or as a wake-up.
+   * what is left of its deadline, no second `interaction_required`. The record is read once the broker
+   * surely hears this wait's wake-ups, so an answer accepted at any moment is seen once: in the record,
+   * or as a wake-up.
    */
   resume(
     execution: AskingExecution,
@@ -83,8 +84,14 @@ export class InteractionService {
     cancel: AbortWatch,
   ): Promise<PromptAnswer> {
     execution.waitStarted?.();
-    const { wait, answer } = OpenPrompt.listen(this.broker, this.deadlines, execution, interactionId, cancel);
-    read().then(
+    const { wait, answer, listening } = OpenPrompt.listen(
+      this.broker,
+      this.deadlines,
+      execution,
+      interactionId,
+      cancel,
+    );
+    listening.then(read).then(
       (interaction) => {
         if (interaction?.status === 'open') return wait.arm(interaction.deadline, interaction.prompt.timeout);
         wait.settleWith(() => settled(execution, interactionId, interaction));
@@ -138,8 +145,8 @@ export class InteractionService {
   }
 
   /** Hands an accepted answer (its wait already closed) to the workflow waiting for it. */
-  deliver(interactionId: string, answer: PromptAnswer): Promise<void> {
-    return this.broker.deliver(interactionId, answer);
+  deliver(executionId: string, interactionId: string, answer: PromptAnswer): Promise<void> {
+    return this.broker.deliver(executionId, interactionId, answer);
   }
 }
 

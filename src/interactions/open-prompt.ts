@@ -25,8 +25,9 @@ export class OpenPrompt implements AnswerWaiter, AbortObserver, DeadlineWaiter {
   ) {}
 
   /**
-   * Listens for the interaction's answer (from now on: an answer accepted before `arm` is not missed);
-   * the promise settles once, with the answer or with why the wait ended.
+   * Listens for the interaction's answer (an answer accepted before `arm` is not missed); the promise
+   * settles once, with the answer or with why the wait ended. `listening` resolves once an answer
+   * accepted on any replica surely reaches this wait.
    */
   static listen(
     broker: InteractionBroker,
@@ -34,11 +35,15 @@ export class OpenPrompt implements AnswerWaiter, AbortObserver, DeadlineWaiter {
     execution: AskingExecution,
     interactionId: string,
     cancel: AbortWatch,
-  ): { wait: OpenPrompt; answer: Promise<PromptAnswer> } {
+  ): { wait: OpenPrompt; answer: Promise<PromptAnswer>; listening: Promise<void> } {
     const wait = new OpenPrompt(broker, deadlines, execution, interactionId, cancel);
     const answer = new Promise<PromptAnswer>((resolve) => (wait.resolve = resolve));
-    broker.wait(interactionId, wait);
-    return { wait, answer };
+    const listening = broker.wait(interactionId, wait);
+    return { wait, answer, listening };
+  }
+
+  get executionId(): string {
+    return this.execution.id;
   }
 
   /** Starts the deadline (epoch ms, or none) and the watch for a cancel. */

@@ -1,12 +1,21 @@
 import { requires } from '../../test/utils/requires';
 import { ReplicaServices, waitFor } from '../../test/utils/replica-services';
+import { TcpProxy } from '../../test/utils/tcp-proxy';
 import { interactionBrokerContract } from './interaction-broker.contract';
+import { RedisAudience } from '../redis/redis-audience';
+import { answerOf } from './interaction.broker';
 import { RedisInteractionBroker } from './redis-interaction.broker';
 
 requires('redis')('Redis interaction broker', () => {
   const services = new ReplicaServices();
   afterAll(() => services.cleanup());
   let prefix = '';
+  let proxy: TcpProxy | undefined;
+  afterEach(async () => {
+    proxy?.heal();
+    await proxy?.close();
+    proxy = undefined;
+  });
 
   interactionBrokerContract(
     'redis',
@@ -21,18 +30,61 @@ requires('redis')('Redis interaction broker', () => {
     prefix = services.newPrefix();
     const redis = await services.redis(prefix);
     const broker = await RedisInteractionBroker.create(redis);
-    const channel = `${prefix}interaction-answers`;
-    // Another process's subscriber: it hears the channel in the order Redis took the messages.
-    const listener = await services.redis(prefix);
+    // Another process waiting on the execution: it hears its channel in the order Redis took the messages.
     const heard: string[] = [];
-    await listener.subscribe(channel, (message) => heard.push(JSON.parse(message).interactionId));
+    const options = { name: 'interaction-answers', maxChars: 1024, logger: console, what: 'wake-up' };
+    const waiting = await RedisAudience.open(await services.redis(prefix), options, (message) =>
+      heard.push((message as { interactionId: string }).interactionId),
+    );
+    await waiting.join('e1');
+    const channel = `${prefix}interaction-answers:to:${waiting.me}`;
     // The answering turn: the answer is accepted, then its reply is written (here: a message of its own).
-    await broker.deliver('waits-elsewhere', { type: 'text', text: 'Ann' });
+    await broker.deliver('e1', 'waits-elsewhere', { type: 'text', text: 'Ann' });
     await redis.client.publish(channel, JSON.stringify({ interactionId: 'reply in the same turn' }));
     // What the client does once it saw the reply arrives as I/O: a later turn.
     await redis.client.ping();
     await redis.client.publish(channel, JSON.stringify({ interactionId: 'next request' }));
     await waitFor('three messages', async () => (heard.length === 3 ? heard : undefined));
     expect(heard).toEqual(['reply in the same turn', 'waits-elsewhere', 'next request']);
+  });
+
+  it('an answer wakes only the replicas whose workflows wait on its execution; the replica answering does not join', async () => {
+    prefix = services.newPrefix();
+    const [a, b, c] = [
+      await RedisInteractionBroker.create(await services.redis(prefix)),
+      await RedisInteractionBroker.create(await services.redis(prefix)),
+      await RedisInteractionBroker.create(await services.redis(prefix)),
+    ];
+    const onA = answerOf(a, 'e1', 'i1');
+    const onC = answerOf(c, 'e2', 'i2');
+    await Promise.all([onA.listening, onC.listening]);
+    await b.deliver('e1', 'i1', { type: 'text', text: 'Ann' });
+    await expect(onA.answer).resolves.toEqual({ type: 'text', text: 'Ann' });
+    const redis = await services.redis(prefix);
+    const members = async (executionId: string) =>
+      (await redis.client.hkeys(`${prefix}interaction-answers:audience:${executionId}`)).filter(
+        (field) => field !== '@',
+      );
+    expect(await members('e1')).toHaveLength(1);
+    expect(await members('e2')).toHaveLength(1);
+    expect(await members('e1')).not.toEqual(await members('e2'));
+  });
+
+  it('a wait whose join Redis took late (its prompt may have been answered before) takes the answer from the record', async () => {
+    prefix = services.newPrefix();
+    const url = new URL(services.redisUrl);
+    proxy = await TcpProxy.start(url.hostname, Number(url.port || 6379));
+    const a = await RedisInteractionBroker.create(await services.redis(prefix, proxy.via(services.redisUrl)));
+    const b = await RedisInteractionBroker.create(await services.redis(prefix));
+    const answer = { type: 'text' as const, text: 'Ann' };
+    const record: { answer?: typeof answer } = {};
+    proxy.delay(400);
+    const woken = new Promise((answered, abandoned) => {
+      void a.wait('i1', { executionId: 'e1', answered, abandoned, recorded: async () => record.answer });
+    });
+    // Accepted (recorded) and sent while A's join is still on its way: Redis tells nobody.
+    record.answer = answer;
+    await b.deliver('e1', 'i1', answer);
+    await expect(woken).resolves.toEqual(answer);
   });
 });

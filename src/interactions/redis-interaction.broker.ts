@@ -1,6 +1,8 @@
 import { Logger } from '@nestjs/common';
 import type { BackingRedis } from '../redis/backing-redis';
-import { RedisChannel, type RedisChannelOptions } from '../redis/redis-channel';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { RedisAudience } from '../redis/redis-audience';
+import type { RedisChannelOptions } from '../redis/redis-channel';
 import type { PromptAnswer } from '../runtime/prompts';
 import { InProcessInteractionBroker, InteractionBroker, type AnswerWaiter } from './interaction.broker';
 
@@ -15,6 +17,10 @@ const ENVELOPE_CHARS = 256;
 
 /** Unsent wake-ups kept (beyond them, the replica waiting reads the answer from the record on reconnect). */
 const MAX_UNSENT = 10_000;
+/** How often a waiter that could not join its execution's audience tries again. */
+const JOIN_RETRY_MS = 1000;
+/** A join answered later than this may have come after its prompt was answered (see `wait`). */
+const SLOW_JOIN_MS = 250;
 
 const logger = new Logger('RedisInteractionBroker');
 
@@ -28,39 +34,46 @@ const CHANNEL: RedisChannelOptions = {
 };
 
 /**
- * Wake-ups across replicas: an answer accepted on any replica is published on one Redis channel that
- * every replica subscribes to, and the replica whose workflow waits on that interaction wakes it. An
- * answer for a waiter in this process skips Redis.
+ * Wake-ups across replicas: an answer accepted on any replica is sent to the replicas that wait on the
+ * execution it answers (its audience in Redis, redis-audience.ts), and the one whose workflow waits on
+ * that interaction wakes it. A replica joins an execution's audience as its workflow starts waiting
+ * there (`wait`), so the others are not woken by it. An answer for a waiter in this process skips Redis.
  */
 export class RedisInteractionBroker extends InteractionBroker {
   private readonly local = new InProcessInteractionBroker();
-  /** Wake-ups Redis did not take (it was away), published again once it is back. */
-  private readonly unsent = new Map<string, PromptAnswer>();
+  /** Wake-ups Redis did not take (it was away), by interaction, published again once it is back. */
+  private readonly unsent = new Map<string, { executionId: string; answer: PromptAnswer }>();
 
   private constructor(
-    private readonly channel: RedisChannel,
+    private readonly audience: RedisAudience,
     private readonly redis: BackingRedis,
   ) {
     super();
   }
 
   /**
-   * Subscribed before it is handed out, so no answer published after start-up is missed. After Redis
-   * was away, what was published meanwhile is lost: each answer recorded meanwhile is delivered from
-   * the record (the answer is in PostgreSQL before it is acknowledged), and the wake-ups this replica
-   * could not send are sent again.
+   * Listening before it is handed out. After Redis was away, what was published meanwhile is lost:
+   * each answer recorded meanwhile is delivered from the record (the answer is in PostgreSQL before it
+   * is acknowledged), once every waiter here has joined its execution's audience again, and the
+   * wake-ups this replica could not send are sent again.
    */
   static async create(redis: BackingRedis): Promise<RedisInteractionBroker> {
-    const broker = new RedisInteractionBroker(new RedisChannel(redis, CHANNEL), redis);
-    await broker.channel.subscribe((message) => broker.received(message));
+    let received = (_value: unknown): void => undefined;
+    const audience = await RedisAudience.open(redis, CHANNEL, (value) => received(value));
+    const broker = new RedisInteractionBroker(audience, redis);
+    received = (value) => broker.received(value);
     redis.onResubscribed(() => void broker.recover());
+    redis.onReconnected(() => void broker.recover());
     return broker;
   }
 
   private async recover(): Promise<void> {
     const unsent = [...this.unsent];
     this.unsent.clear();
-    for (const [interactionId, answer] of unsent) await this.publish(interactionId, answer);
+    for (const [interactionId, { executionId, answer }] of unsent) {
+      await this.publish(executionId, interactionId, answer);
+    }
+    await Promise.all([...this.local.executions()].map((executionId) => this.joined(executionId)));
     const delivered = await this.local.redeliver();
     if (delivered || unsent.length) {
       logger.log(
@@ -70,21 +83,55 @@ export class RedisInteractionBroker extends InteractionBroker {
   }
 
   /** A wake-up Redis cannot take now is kept and sent once it is back: the answer is recorded already. */
-  private async publish(interactionId: string, answer: PromptAnswer): Promise<void> {
+  private async publish(executionId: string, interactionId: string, answer: PromptAnswer): Promise<void> {
     try {
       // Not queued for the seconds ioredis would retry it: the answer is recorded, the 204 goes now.
       if (!this.redis.ready) throw new Error('Redis is not connected');
-      await this.channel.publish({ interactionId, answer } satisfies Wake);
+      await this.audience.tell(executionId, { interactionId, answer } satisfies Wake, { join: false });
     } catch (err) {
-      if (this.unsent.size < MAX_UNSENT) this.unsent.set(interactionId, answer);
+      if (this.unsent.size < MAX_UNSENT) this.unsent.set(interactionId, { executionId, answer });
       logger.warn(
         `Wake-up for interaction ${interactionId} not sent (${(err as Error).message}); sent when Redis is back`,
       );
     }
   }
 
-  wait(interactionId: string, waiter: AnswerWaiter): void {
-    this.local.wait(interactionId, waiter);
+  /**
+   * Resolves once this replica is in the execution's audience. A prompt's record is written after this
+   * is asked for, on the same connection, and its write waits up to half a second for Redis: a join
+   * answered sooner was in place before the prompt could be answered. One answered later, or not at
+   * all (Redis away: it tries again every second for as long as the wait lasts), is followed by a
+   * look at the record for an answer accepted meanwhile.
+   */
+  async wait(interactionId: string, waiter: AnswerWaiter): Promise<void> {
+    void this.local.wait(interactionId, waiter);
+    if (this.audience.joined(waiter.executionId)) return;
+    const asked = performance.now();
+    if (!(await this.joined(waiter.executionId))) return void this.joinLater(interactionId, waiter);
+    if (performance.now() - asked >= SLOW_JOIN_MS) void this.fromRecord(interactionId, waiter);
+  }
+
+  private joined(executionId: string): Promise<boolean> {
+    return this.audience.join(executionId).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  private async joinLater(interactionId: string, waiter: AnswerWaiter): Promise<void> {
+    do {
+      await sleep(JOIN_RETRY_MS);
+      if (this.local.waiterOf(interactionId) !== waiter) return;
+    } while (!(await this.joined(waiter.executionId)));
+    await this.fromRecord(interactionId, waiter);
+  }
+
+  /** Delivers the answer the record holds, if the wait still goes on and it was answered. */
+  private async fromRecord(interactionId: string, waiter: AnswerWaiter): Promise<void> {
+    const answer = await waiter.recorded?.().catch(() => undefined);
+    if (answer && this.local.waiterOf(interactionId) === waiter) {
+      await this.local.deliver(waiter.executionId, interactionId, answer);
+    }
   }
 
   /**
@@ -95,9 +142,9 @@ export class RedisInteractionBroker extends InteractionBroker {
    * 2.0 ms with two replicas on one core). Anything the client does after seeing it is read in a
    * later turn, so it still comes after the wake-up.
    */
-  async deliver(interactionId: string, answer: PromptAnswer): Promise<void> {
-    if (this.local.has(interactionId)) return this.local.deliver(interactionId, answer);
-    setImmediate(() => void this.publish(interactionId, answer));
+  async deliver(executionId: string, interactionId: string, answer: PromptAnswer): Promise<void> {
+    if (this.local.has(interactionId)) return this.local.deliver(executionId, interactionId, answer);
+    setImmediate(() => void this.publish(executionId, interactionId, answer));
   }
 
   abandon(interactionId: string, reason: unknown): void {
@@ -114,8 +161,7 @@ export class RedisInteractionBroker extends InteractionBroker {
 
   private received(message: unknown): void {
     const { interactionId, answer } = message as Wake;
-    if (typeof interactionId === 'string' && this.local.has(interactionId)) {
-      void this.local.deliver(interactionId, answer);
-    }
+    const waiter = typeof interactionId === 'string' ? this.local.waiterOf(interactionId) : undefined;
+    if (waiter) void this.local.deliver(waiter.executionId, interactionId, answer);
   }
 }

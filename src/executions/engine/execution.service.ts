@@ -282,7 +282,7 @@ export class ExecutionService
     if (closed === 'not_found') throw executionNotFound(executionId);
     if (closed !== 'applied') throw alreadyResolved(interactionId);
     announceAnswered(this.bus, executionId, interactionId);
-    await this.interactions.deliver(interactionId, answer);
+    await this.interactions.deliver(executionId, interactionId, answer);
   }
 
   /** Evicts expired records and the event logs kept for them. */

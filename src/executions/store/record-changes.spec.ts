@@ -47,7 +47,7 @@ requires('redis')('RecordChanges: polls served from copies that every replica’
     const b = await RecordChanges.open(await services.redis(prefix, bUrl));
     // Nothing is kept for WRITE_MS after a replica starts listening (a write begun before may be under way).
     await new Promise((resolve) => setTimeout(resolve, WRITE_MS));
-    return { a, b, table: new Table() };
+    return { a, b, prefix, table: new Table() };
   }
 
   it('a record polled again is served from memory; a write on another replica is seen by the next poll', async () => {
@@ -99,6 +99,8 @@ requires('redis')('RecordChanges: polls served from copies that every replica’
   it(`a write that commits more than ${WRITE_MS / 2} ms after its announcement announces its end: copies again at once after it`, async () => {
     const { a, b, table } = await twoReplicas();
     table.set('e1', 'waiting_for_input');
+    // A polled the record before: it hears of the write as it begins and as it ends.
+    await a.read('e1', table.loader('A', 'e1'));
     await b.write('e1', async (announced) => {
       await announced();
       await new Promise((resolve) => setTimeout(resolve, WRITE_MS / 2 + 50));
@@ -127,12 +129,16 @@ requires('redis')('RecordChanges: polls served from copies that every replica’
     expect(statusOf(await a.read('e1', table.loader('A', 'e1')))).toBe('completed');
   });
 
-  it('tells every other replica of each write, with the text it writes unless that is large; a write that commits nothing is not announced', async () => {
-    const { a, b } = await twoReplicas();
+  it('tells every other replica that read or wrote the record of each write, with the text it writes unless that is large; a write that commits nothing is not announced', async () => {
+    const { a, b, table } = await twoReplicas();
     const heardOnA: [string, string | undefined][] = [];
     const heardOnB: string[] = [];
     a.onChangedElsewhere((id, text) => heardOnA.push([id, text]));
     b.onChangedElsewhere((id) => heardOnB.push(id));
+    for (const id of ['e1', 'e2', 'e3', 'e4']) {
+      table.set(id, 'waiting_for_input');
+      await a.read(id, table.loader('A', id));
+    }
     await b.write('e1', (announce) => announce('{"id":"e1"}'));
     await b.write('e2', (announce) => announce('x'.repeat(64 * 1024)));
     await b.write('e3', async () => 'refused by the state machine: nothing written');
@@ -144,6 +150,35 @@ requires('redis')('RecordChanges: polls served from copies that every replica’
       ['e4', undefined],
     ]);
     expect(heardOnB).toEqual([]);
+  });
+
+  it('a replica that never read or wrote a record is not woken by its writes; one that read it is', async () => {
+    const { a, b, prefix, table } = await twoReplicas();
+    const redis = await services.redis(prefix);
+    const c = await RecordChanges.open(redis);
+    const received: string[] = [];
+    const listener = await services.redis(prefix);
+    await listener.subscribe(`${prefix}record-changes`, (message) => received.push(message));
+    table.set('e1', 'waiting_for_input');
+    await a.read('e1', table.loader('A', 'e1'));
+    const heardOnA: string[] = [];
+    const heardOnB: string[] = [];
+    const heardOnC: string[] = [];
+    a.onChangedElsewhere((id) => heardOnA.push(id));
+    b.onChangedElsewhere((id) => heardOnB.push(id));
+    c.onChangedElsewhere((id) => heardOnC.push(id));
+    await b.write('e1', (announce) => announce('{"id":"e1"}'));
+    // B wrote it: A's next write is announced to B too.
+    await a.write('e1', (announce) => announce('{"id":"e1","again":true}'));
+    while (heardOnA.length < 1 || heardOnB.length < 1)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    // Everything published before now has reached C: it heard nothing, nor did the channel every replica hears.
+    expect(await redis.delivered()).toBe(true);
+    expect(await listener.delivered()).toBe(true);
+    expect(heardOnC).toEqual([]);
+    expect(received).toEqual([]);
+    expect(heardOnA).toEqual(['e1']);
+    expect(heardOnB).toEqual(['e1']);
   });
 
   it('records gone (expired) on one replica are gone on the next poll of every other', async () => {

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import type { BackingRedis } from '../../redis/backing-redis';
-import { RedisChannel } from '../../redis/redis-channel';
+import { RedisAudience } from '../../redis/redis-audience';
+import { RedisChannel, type RedisChannelOptions } from '../../redis/redis-channel';
 import { settledWithin } from '../../core/settled-within';
 import type { ExecutionRecord } from '../model/execution-record';
 import { COPY_MS, RecordCopies, WRITE_MS } from './record-copies';
@@ -33,13 +34,27 @@ function noticeOf(value: unknown): Notice | undefined {
   return undefined;
 }
 
+/** The writer a replica counts as under way when it joins a record's audience just after a notice. */
+const TOLD_BEFORE_JOINING = 'told before joining';
+
+const logger = new Logger('RecordChanges');
+const NOTICES: RedisChannelOptions = {
+  name: 'record-changes',
+  maxChars: 64 * 1024,
+  logger,
+  what: 'record change notice',
+};
+
 /**
  * What lets a status poll on the shared store be answered from memory: every write of a record is
- * announced to every replica on one Redis channel before it commits (until it has surely ended, nothing
- * read of that record is kept), and a replica serves the copy it read last (record-copies.ts) once
- * every notice published before the poll arrived has reached it (`BackingRedis.delivered`). A client
- * that saw a change anywhere, from its writer's answer or from a read of PostgreSQL after the commit,
- * is served the change (or something newer) here.
+ * announced before it commits to the replicas that read or wrote that record (its audience,
+ * redis-audience.ts; until the write has surely ended, nothing read of the record is kept there), and a
+ * replica serves the copy it read last (record-copies.ts) once every notice published before the poll
+ * arrived has reached it (`BackingRedis.delivered`). A client that saw a change anywhere, from its
+ * writer's answer or from a read of PostgreSQL after the commit, is served the change (or something
+ * newer) here. A replica joins a record's audience as it first reads it (alongside the read); a write
+ * announced just before it joined counts as under way from then on, for what is left of WRITE_MS.
+ * Records deleted (expired) are announced to every replica, in batches.
  *
  * A write whose announcement Redis does not take (it is away, or this replica cannot reach it) still
  * goes on, as every write did before: its writer answers only once every copy that could be older
@@ -54,21 +69,23 @@ export class RecordChanges {
 
   private constructor(
     private readonly redis: BackingRedis,
-    private readonly channel: RedisChannel,
+    /** Where records deleted are announced, to every replica. */
+    private readonly everyone: RedisChannel,
+    /** Where a write of a record is announced, to the replicas that read or wrote it. */
+    private readonly audience: RedisAudience,
   ) {}
 
   /** Listening before it is handed out: no copy is kept from a read a notice could have missed. */
   static async open(redis: BackingRedis): Promise<RecordChanges> {
-    const channel = new RedisChannel(redis, {
-      name: 'record-changes',
-      maxChars: 64 * 1024,
-      logger: new Logger('RecordChanges'),
-      what: 'record change notice',
-    });
-    const changes = new RecordChanges(redis, channel);
+    // Nothing is told to this replica before it has joined an audience, so none is received before this is set.
+    let received = (_value: unknown): void => undefined;
+    const audience = await RedisAudience.open(redis, NOTICES, (value) => received(value));
+    const everyone = new RedisChannel(redis, NOTICES);
+    const changes = new RecordChanges(redis, everyone, audience);
+    received = (value) => changes.received(noticeOf(value));
     redis.onUnsubscribed(() => changes.copies.lost());
     redis.onResubscribed(() => changes.copies.heard());
-    await channel.subscribe((value) => changes.received(noticeOf(value)));
+    await everyone.subscribe(received);
     changes.copies.heard();
     return changes;
   }
@@ -84,10 +101,23 @@ export class RecordChanges {
     const ticket = this.copies.reading(id);
     let record: ExecutionRecord | undefined;
     try {
-      return (record = await load());
+      const joining = this.audience.joined(id) ? undefined : this.join(id);
+      record = await load();
+      await joining;
+      return record;
     } finally {
       this.copies.kept(ticket, record);
     }
+  }
+
+  /**
+   * Joins the audience of `id`, so that its writes from now on are heard of here. One announced just
+   * before counts as under way for what is left of WRITE_MS; when Redis cannot be asked, nothing read
+   * of the record now is kept.
+   */
+  private async join(id: string): Promise<void> {
+    const since = await this.audience.join(id).catch(() => 0);
+    if (since < WRITE_MS) this.copies.begin(id, TOLD_BEFORE_JOINING, WRITE_MS - since);
   }
 
   /** The copy of `id` read last, unchecked (it may be out of date): never to be served. */
@@ -101,7 +131,7 @@ export class RecordChanges {
   }
 
   /**
-   * Runs `write` of record `id`, announced to every replica before it commits: `write` awaits
+   * Runs `write` of record `id`, announced to its audience before it commits: `write` awaits
    * `announce(text)` (the text it is about to write, for the replica that writes the record next to
    * start from) before it commits; one that commits nothing need not call it.
    */
@@ -140,15 +170,20 @@ export class RecordChanges {
     if (ids.length === 0) return;
     this.copies.gone(ids);
     for (let from = 0; from < ids.length; from += GONE_PER_NOTICE) {
-      await this.announce({ ids: ids.slice(from, from + GONE_PER_NOTICE), writer: this.me });
+      const notice = { ids: ids.slice(from, from + GONE_PER_NOTICE), writer: this.me };
+      await this.taken(() => this.everyone.publish(notice));
     }
   }
 
-  /** Whether Redis took the notice (every replica listening then has it, or will before its next poll). */
-  private async announce(notice: Notice): Promise<boolean> {
+  /** Whether Redis took the notice (every member listening then has it, or will before its next poll). */
+  private announce(notice: Notice & { id: string }): Promise<boolean> {
+    return this.taken(() => this.audience.tell(notice.id, notice));
+  }
+
+  private async taken(send: () => Promise<void>): Promise<boolean> {
     // Not queued for the seconds ioredis would retry it: the write goes on without it.
     if (!this.redis.ready) return false;
-    const taken = this.channel.publish(notice).then(
+    const taken = send().then(
       () => true,
       () => false,
     );

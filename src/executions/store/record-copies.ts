@@ -95,12 +95,15 @@ export class RecordCopies {
     this.tidy(ticket.id, known);
   }
 
-  /** A write of `id` begins (here or on another replica): its copy goes, none is kept until it ends. */
-  begin(id: string, writer: string): void {
+  /**
+   * A write of `id` begins (here or on another replica): its copy goes, none is kept until it ends, or
+   * until `ms` have passed (by then it has committed).
+   */
+  begin(id: string, writer: string, ms = WRITE_MS): void {
     // Writes whose end was never heard of (their writer died) leave records behind: forget those now and then.
     if (this.known.size > 2 * MAX_COPIES) this.forgetIdle();
     const known = this.changed(id);
-    known.writes.set(writer, this.now() + WRITE_MS);
+    known.writes.set(writer, this.now() + ms);
   }
 
   /** The write ended (committed or not): reads begun from now on may keep what they read. */

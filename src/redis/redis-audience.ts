@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import type { BackingRedis } from './backing-redis';
+import { RedisChannel, type RedisChannelOptions } from './redis-channel';
+
+/**
+ * How long a key's audience is kept in Redis after the last join or message (each extends it). A
+ * replica counts itself a member for a tenth less, from before it asked, so it never counts itself one
+ * when Redis has forgotten it.
+ */
+const KEPT_MS = 60 * 60 * 1000;
+const MEMBER_MS = KEPT_MS * 0.9;
+/** Keys this replica remembers joining (past it the oldest goes: it joins that one again when needed). */
+const MAX_JOINED = 20_000;
+
+/** The field of an audience's hash that holds when (Redis's clock, ms) it was last told something. */
+const TOLD_AT = '@';
+
+/** Redis's clock, in ms, as a script sees it. */
+const NOW = `local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000)`;
+const KEEP = `if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end`;
+
+/**
+ * KEYS[1] the audience; ARGV: the teller, the message, KEPT_MS, the channels' prefix, '1' when the
+ * teller joins. Publishes the message to every member but the teller. Returns how many were told.
+ */
+const TELL = `${NOW}
+local told = 0
+for _, member in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if member ~= '${TOLD_AT}' and member ~= ARGV[1] then
+    redis.call('PUBLISH', ARGV[4] .. member, ARGV[2])
+    told = told + 1
+  end
+end
+redis.call('HSET', KEYS[1], '${TOLD_AT}', now)
+if ARGV[5] == '1' then redis.call('HSET', KEYS[1], ARGV[1], 1) end
+${KEEP}
+return told`;
+
+/** KEYS[1] the audience; ARGV: the member, unused, KEPT_MS. Returns the ms since it was last told something, or -1. */
+const JOIN = `${NOW}
+local at = redis.call('HGET', KEYS[1], '${TOLD_AT}')
+redis.call('HSET', KEYS[1], ARGV[1], 1)
+${KEEP}
+if at then return now - tonumber(at) end
+return -1`;
+
+/**
+ * Messages about one key (an execution record) for the replicas that take part in it, and for no
+ * other: a replica joins a key's audience (`join`, or by telling it something), and from then on
+ * receives what any other member `tell`s it, on a channel of its own. A replica that never read or
+ * wrote a key is not woken by its changes, so what each replica receives does not grow with the number
+ * of replicas. Telling is one script (read the members, publish to each, join the teller): one
+ * command, as a broadcast was.
+ *
+ * Membership lives in Redis (a hash per key, kept `KEPT_MS` after its last use) and is remembered here.
+ * When the subscriber connection is lost, or the command connection comes back (Redis may have
+ * restarted empty), this replica remembers no membership and joins again on next use.
+ */
+export class RedisAudience {
+  /** This replica, as a member: the name of its own channel. */
+  readonly me = randomUUID();
+  /** Keys joined, with until when (this process's clock) the membership surely holds. */
+  private readonly joinedUntil = new Map<string, number>();
+  /** Bumped each time memberships may have been lost: a join answered after that remembers nothing. */
+  private epoch = 0;
+  private readonly channelPrefix: string;
+
+  private constructor(
+    private readonly redis: BackingRedis,
+    private readonly name: string,
+  ) {
+    this.channelPrefix = `${redis.prefix}${name}:to:`;
+  }
+
+  /** Listening on this replica's own channel before it is handed out: `onMessage` gets each message, parsed. */
+  static async open(
+    redis: BackingRedis,
+    options: RedisChannelOptions,
+    onMessage: (value: unknown) => void,
+  ): Promise<RedisAudience> {
+    const audience = new RedisAudience(redis, options.name);
+    const forget = () => audience.forgetAll();
+    redis.onUnsubscribed(forget);
+    redis.onReconnected(forget);
+    const own = new RedisChannel(redis, { ...options, name: `${options.name}:to:${audience.me}` });
+    await own.subscribe(onMessage);
+    return audience;
+  }
+
+  /** Whether this replica is surely a member of `key`'s audience (it receives what is told). */
+  joined(key: string): boolean {
+    const until = this.joinedUntil.get(key);
+    if (until === undefined) return false;
+    if (until > performance.now()) return true;
+    this.joinedUntil.delete(key);
+    return false;
+  }
+
+  /**
+   * Joins `key`'s audience: everything told from Redis's answer on reaches this replica. Resolves to
+   * the ms since the audience was last told something (Infinity: never, or so long ago it was
+   * forgotten), which a message sent just before may concern; rejects when Redis cannot be asked.
+   */
+  async join(key: string): Promise<number> {
+    const asked = this.asking();
+    const since = Number(await this.redis.client.eval(JOIN, 1, this.key(key), this.me, '', KEPT_MS));
+    this.joinedAt(key, asked);
+    return since < 0 ? Infinity : since;
+  }
+
+  /**
+   * Sends `message` (JSON) to every other member of `key`'s audience, and (unless `join` is false)
+   * joins it; rejects when Redis cannot be asked.
+   */
+  async tell(key: string, message: unknown, { join = true } = {}): Promise<void> {
+    const asked = this.asking();
+    const text = JSON.stringify(message);
+    const joining = join ? '1' : '0';
+    await this.redis.client.eval(TELL, 1, this.key(key), this.me, text, KEPT_MS, this.channelPrefix, joining);
+    if (join) this.joinedAt(key, asked);
+  }
+
+  private key(key: string): string {
+    return `${this.redis.prefix}${this.name}:audience:${key}`;
+  }
+
+  private asking(): { at: number; epoch: number } {
+    return { at: performance.now(), epoch: this.epoch };
+  }
+
+  private joinedAt(key: string, asked: { at: number; epoch: number }): void {
+    if (asked.epoch !== this.epoch) return;
+    this.joinedUntil.delete(key);
+    if (this.joinedUntil.size >= MAX_JOINED) this.joinedUntil.delete(this.joinedUntil.keys().next().value!);
+    this.joinedUntil.set(key, asked.at + MEMBER_MS);
+  }
+
+  private forgetAll(): void {
+    this.epoch++;
+    this.joinedUntil.clear();
+  }
+}
