@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { BackingRedis } from '../redis/backing-redis';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { settledWithin } from '../core/settled-within';
 import { RedisAudience } from '../redis/redis-audience';
 import type { RedisChannelOptions } from '../redis/redis-channel';
 import type { PromptAnswer } from '../runtime/prompts';
@@ -99,16 +100,15 @@ export class RedisInteractionBroker extends InteractionBroker {
   /**
    * Resolves once this replica is in the execution's audience. A prompt's record is written after this
    * is asked for, on the same connection, and its write waits up to half a second for Redis: a join
-   * answered sooner was in place before the prompt could be answered. One answered later, or not at
-   * all (Redis away: it tries again every second for as long as the wait lasts), is followed by a
-   * look at the record for an answer accepted meanwhile.
+   * answered within `SLOW_JOIN_MS` was in place before the prompt could be answered. Past that (Redis
+   * slow, away or partitioned) it resolves anyway, and the wait joins again every second until Redis
+   * takes it, then looks at the record for an answer accepted meanwhile.
    */
   async wait(interactionId: string, waiter: AnswerWaiter): Promise<void> {
     void this.local.wait(interactionId, waiter);
     if (this.audience.joined(waiter.executionId)) return;
-    const asked = performance.now();
-    if (!(await this.joined(waiter.executionId))) return void this.joinLater(interactionId, waiter);
-    if (performance.now() - asked >= SLOW_JOIN_MS) void this.fromRecord(interactionId, waiter);
+    const joined = await settledWithin(this.joined(waiter.executionId), SLOW_JOIN_MS, false);
+    if (!joined) void this.joinLater(interactionId, waiter);
   }
 
   private joined(executionId: string): Promise<boolean> {
@@ -119,10 +119,11 @@ export class RedisInteractionBroker extends InteractionBroker {
   }
 
   private async joinLater(interactionId: string, waiter: AnswerWaiter): Promise<void> {
+    const { executionId } = waiter;
     do {
       await sleep(JOIN_RETRY_MS);
       if (this.local.waiterOf(interactionId) !== waiter) return;
-    } while (!(await this.joined(waiter.executionId)));
+    } while (!this.audience.joined(executionId) && !(await this.joined(executionId)));
     await this.fromRecord(interactionId, waiter);
   }
 

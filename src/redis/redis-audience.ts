@@ -99,10 +99,12 @@ export class RedisAudience {
   /**
    * Joins `key`'s audience: everything told from Redis's answer on reaches this replica. Resolves to
    * the ms since the audience was last told something (Infinity: never, or so long ago it was
-   * forgotten), which a message sent just before may concern; rejects when Redis cannot be asked.
+   * forgotten), which a message sent just before may concern; rejects when Redis cannot be asked (at
+   * once while it is not connected).
    */
   async join(key: string): Promise<number> {
     const asked = this.asking();
+    this.connected();
     const since = Number(await this.redis.client.eval(JOIN, 1, this.key(key), this.me, '', KEPT_MS));
     this.joinedAt(key, asked);
     return since < 0 ? Infinity : since;
@@ -114,10 +116,16 @@ export class RedisAudience {
    */
   async tell(key: string, message: unknown, { join = true } = {}): Promise<void> {
     const asked = this.asking();
+    this.connected();
     const text = JSON.stringify(message);
     const joining = join ? '1' : '0';
     await this.redis.client.eval(TELL, 1, this.key(key), this.me, text, KEPT_MS, this.channelPrefix, joining);
     if (join) this.joinedAt(key, asked);
+  }
+
+  /** Not queued for the seconds ioredis would retry it while Redis is away: the caller goes on without it. */
+  private connected(): void {
+    if (!this.redis.ready) throw new Error('Redis is not connected');
   }
 
   private key(key: string): string {

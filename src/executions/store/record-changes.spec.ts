@@ -235,6 +235,17 @@ requires('redis')('RecordChanges: polls served from copies that every replica’
     expect(statusOf(await a.read('e1', table.loader('A', 'e1')))).toBe('running');
   });
 
+  it('a replica whose Redis hangs (a partition) answers a first poll of a record from PostgreSQL within 250 ms, and keeps nothing of it', async () => {
+    const { b, table } = await twoReplicas(true);
+    table.set('e1', 'waiting_for_input');
+    proxy!.hang();
+    const started = performance.now();
+    expect(statusOf(await b.read('e1', table.loader('B', 'e1')))).toBe('waiting_for_input');
+    expect(performance.now() - started).toBeLessThan(400);
+    await b.read('e1', table.loader('B', 'e1'));
+    expect(table.loads.B).toBe(2);
+  });
+
   it('a replica whose subscriber connection is lost serves no copy until it is back and a write could have ended', async () => {
     const { b, table } = await twoReplicas(true);
     table.set('e1', 'waiting_for_input');

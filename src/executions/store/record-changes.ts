@@ -10,6 +10,8 @@ import { COPY_MS, RecordCopies, WRITE_MS } from './record-copies';
 
 /** How long a write waits for its announcement to be taken before it goes on without it. */
 const ANNOUNCE_MS = 500;
+/** How long a read waits for its join of the record's audience before it goes on and keeps nothing. */
+const JOIN_MS = 250;
 /** Ids per notice of records gone (a notice stays far under the channel's bound). */
 const GONE_PER_NOTICE = 500;
 /** The longest record text a notice carries (a larger one is left out: it is only a starting point). */
@@ -116,7 +118,9 @@ export class RecordChanges {
    * of the record now is kept.
    */
   private async join(id: string): Promise<void> {
-    const since = await this.audience.join(id).catch(() => 0);
+    const joined = this.audience.join(id).catch(() => 0);
+    // A poll does not wait longer for Redis than for its PING (a partition): it keeps nothing instead.
+    const since = await settledWithin(joined, JOIN_MS, 0);
     if (since < WRITE_MS) this.copies.begin(id, TOLD_BEFORE_JOINING, WRITE_MS - since);
   }
 
