@@ -2,7 +2,9 @@
 // Bundles the compiled server (tsc's dist/, which keeps the decorator metadata) into one file,
 // dist/cli.js, so a start loads one script instead of ~1,700 modules through Node's CommonJS loader
 // (most of a start's time went to resolving and reading them). What stays outside the bundle:
-// - packages loaded only when a config uses them (kept lazy: bundling would parse them at every start);
+// - packages loaded only when a config or a face's first request uses them (kept lazy: bundling would
+//   parse them at every start, and the more a start parses, the more freed memory the process keeps:
+//   the MCP SDK and zod in the bundle, though never run at start, cost 24 MiB of idle RSS);
 // - native addons and packages that locate files of their own at run time;
 // - optional peers that Nest and its companions probe for with a `require` and do without.
 // The other files under dist/ stay as tsc wrote them (the calculator's worker thread, tools that import
@@ -14,7 +16,7 @@ const esbuild = require('esbuild');
 const ROOT = path.join(__dirname, '..');
 const DIST = path.join(ROOT, 'dist');
 
-/** Required lazily by our code (the config decides) or native: loaded from node_modules when used. */
+/** Required lazily by our code (the config or a first request decides) or native: loaded from node_modules when used. */
 const LAZY_OR_NATIVE = [
   'pg',
   'pg-native',
@@ -22,6 +24,9 @@ const LAZY_OR_NATIVE = [
   'ioredis',
   'bullmq',
   'jose',
+  '@modelcontextprotocol/sdk',
+  // body-parser's decoder: nearly all of it is charset tables, which it loads at the first body it reads.
+  'iconv-lite',
   'openai',
   'ajv',
   'ajv-formats',

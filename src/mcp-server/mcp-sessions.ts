@@ -1,21 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode as McpErrorCode,
-  isInitializeRequest,
-  ListToolsRequestSchema,
-  McpError,
-  type JSONRPCRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Request, Response } from 'express';
 import { ServerConfig } from '../config/server-config';
 import { ExecutionService } from '../executions/engine/execution.service';
 import { ExecutionUrls } from '../http-responders/execution-urls';
 import { authInfoOf, type CallContext } from './call-context';
 import { McpTools } from './mcp-tools';
+import { mcpServerSdk } from './mcp-sdk';
 import { MemoryEventStore } from './memory-event-store';
 import type { RedisEventStore } from './redis-event-store';
 import { resumeCall, resumesCall } from './stream-resume';
@@ -82,6 +76,7 @@ export class McpSessions implements OnModuleInit, OnApplicationShutdown {
   }
 
   async handle(req: Request, res: Response, context: CallContext): Promise<void> {
+    const { isInitializeRequest, McpErrorCode } = mcpServerSdk();
     const id = req.headers['mcp-session-id'];
     let session: Session | undefined;
     let body: unknown = req.body;
@@ -140,6 +135,8 @@ export class McpSessions implements OnModuleInit, OnApplicationShutdown {
    * this process's copy of another replica's (`id`).
    */
   private async open(owner: string | null, id?: string, initialize?: JSONRPCRequest): Promise<Session> {
+    const sdk = mcpServerSdk();
+    const { Server, WebStandardStreamableHTTPServerTransport, McpError, McpErrorCode } = sdk;
     const server = new Server(
       { name: 'interlude', version: process.env.npm_package_version ?? '0.1.0' },
       { capabilities: { tools: {} } },
@@ -156,10 +153,10 @@ export class McpSessions implements OnModuleInit, OnApplicationShutdown {
       onsessionclosed: (sessionId) => void this.sessions.delete(sessionId),
     });
     const session: Session = { transport, server, owner, lastUsed: Date.now(), open: 0, events };
-    server.setRequestHandler(ListToolsRequestSchema, () => ({
+    server.setRequestHandler(sdk.ListToolsRequestSchema, () => ({
       tools: this.tools.list().map((tool) => McpTools.describe(tool)),
     }));
-    server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    server.setRequestHandler(sdk.CallToolRequestSchema, (request, extra) => {
       const tool = this.tools.find(request.params.name);
       if (!tool) throw new McpError(McpErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
       return callTool(this.deps, server, tool, request.params.arguments ?? {}, extra);
