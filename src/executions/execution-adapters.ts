@@ -3,6 +3,7 @@ import { EventEmitterReadinessWatcher } from '@nestjs/event-emitter';
 import { pickAdapter } from '../core/adapters';
 import { ServerConfig } from '../config/server-config';
 import { BackingRedis } from '../redis/backing-redis';
+import { RedisAudience } from '../redis/redis-audience';
 import { Database } from '../db/database';
 import { EventLogBudget } from './event-log/event-log-budget';
 import { EventLogs } from './event-log/event-log';
@@ -35,15 +36,15 @@ export function postgresOf(database: Database): Database {
 export const executionAdapters: Provider[] = [
   {
     provide: ExecutionStore,
-    inject: [ServerConfig, Database, BackingRedis],
-    useFactory: (config: ServerConfig, database: Database, redis: BackingRedis) =>
+    inject: [ServerConfig, Database, BackingRedis, RedisAudience],
+    useFactory: (config: ServerConfig, database: Database, redis: BackingRedis, audience: RedisAudience) =>
       pickAdapter<ExecutionStore | Promise<ExecutionStore>>(STORE, config.general.executions.store, {
         memory: () => new MemoryExecutionStore(),
         // Status polls are served copies that every replica's writes invalidate (record-changes.ts).
         postgres: async () =>
           new PostgresExecutionStore(
             postgresOf(database).db,
-            redis.configured ? await RecordChanges.open(redis) : undefined,
+            redis.configured ? await RecordChanges.open(redis, audience) : undefined,
           ),
       }),
   },

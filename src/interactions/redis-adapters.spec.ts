@@ -2,9 +2,14 @@ import { requires } from '../../test/utils/requires';
 import { ReplicaServices, waitFor } from '../../test/utils/replica-services';
 import { TcpProxy } from '../../test/utils/tcp-proxy';
 import { interactionBrokerContract } from './interaction-broker.contract';
+import type { BackingRedis } from '../redis/backing-redis';
 import { RedisAudience } from '../redis/redis-audience';
 import { answerOf } from './interaction.broker';
 import { RedisInteractionBroker } from './redis-interaction.broker';
+
+/** A replica's broker, on its own audience of the executions (as the Redis module provides it). */
+const opened = (redis: BackingRedis) =>
+  RedisInteractionBroker.create(redis, new RedisAudience(redis, 'executions'));
 
 requires('redis')('Redis interaction broker', () => {
   const services = new ReplicaServices();
@@ -21,23 +26,24 @@ requires('redis')('Redis interaction broker', () => {
     'redis',
     async () => {
       prefix = services.newPrefix();
-      return RedisInteractionBroker.create(await services.redis(prefix));
+      return opened(await services.redis(prefix));
     },
-    async () => RedisInteractionBroker.create(await services.redis(prefix)),
+    async () => opened(await services.redis(prefix)),
   );
 
   it('a wake-up leaves after what the answering turn sends (its 204), and before what the client sends next', async () => {
     prefix = services.newPrefix();
     const redis = await services.redis(prefix);
-    const broker = await RedisInteractionBroker.create(redis);
+    const broker = await opened(redis);
     // Another process waiting on the execution: it hears its channel in the order Redis took the messages.
     const heard: string[] = [];
+    const waiting = new RedisAudience(await services.redis(prefix), 'executions');
     const options = { name: 'interaction-answers', maxChars: 1024, logger: console, what: 'wake-up' };
-    const waiting = await RedisAudience.open(await services.redis(prefix), options, (message) =>
+    await waiting.listen(options, (message) =>
       heard.push((message as { interactionId: string }).interactionId),
     );
     await waiting.join('e1');
-    const channel = `${prefix}interaction-answers:to:${waiting.me}`;
+    const channel = `${prefix}executions:interaction-answers:to:${waiting.me}`;
     // The answering turn: the answer is accepted, then its reply is written (here: a message of its own).
     await broker.deliver('e1', 'waits-elsewhere', { type: 'text', text: 'Ann' });
     await redis.client.publish(channel, JSON.stringify({ interactionId: 'reply in the same turn' }));
@@ -51,9 +57,9 @@ requires('redis')('Redis interaction broker', () => {
   it('an answer wakes only the replicas whose workflows wait on its execution; the replica answering does not join', async () => {
     prefix = services.newPrefix();
     const [a, b, c] = [
-      await RedisInteractionBroker.create(await services.redis(prefix)),
-      await RedisInteractionBroker.create(await services.redis(prefix)),
-      await RedisInteractionBroker.create(await services.redis(prefix)),
+      await opened(await services.redis(prefix)),
+      await opened(await services.redis(prefix)),
+      await opened(await services.redis(prefix)),
     ];
     const onA = answerOf(a, 'e1', 'i1');
     const onC = answerOf(c, 'e2', 'i2');
@@ -62,7 +68,7 @@ requires('redis')('Redis interaction broker', () => {
     await expect(onA.answer).resolves.toEqual({ type: 'text', text: 'Ann' });
     const redis = await services.redis(prefix);
     const members = async (executionId: string) =>
-      (await redis.client.hkeys(`${prefix}interaction-answers:audience:${executionId}`)).filter(
+      (await redis.client.hkeys(`${prefix}executions:audience:{${executionId}}`)).filter(
         (field) => field !== '@',
       );
     expect(await members('e1')).toHaveLength(1);
@@ -74,8 +80,8 @@ requires('redis')('Redis interaction broker', () => {
     prefix = services.newPrefix();
     const url = new URL(services.redisUrl);
     proxy = await TcpProxy.start(url.hostname, Number(url.port || 6379));
-    const a = await RedisInteractionBroker.create(await services.redis(prefix, proxy.via(services.redisUrl)));
-    const b = await RedisInteractionBroker.create(await services.redis(prefix));
+    const a = await opened(await services.redis(prefix, proxy.via(services.redisUrl)));
+    const b = await opened(await services.redis(prefix));
     const answer = { type: 'text' as const, text: 'Ann' };
     const record: { answer?: typeof answer } = {};
     proxy.delay(400);

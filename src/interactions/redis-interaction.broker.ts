@@ -53,16 +53,15 @@ export class RedisInteractionBroker extends InteractionBroker {
   }
 
   /**
-   * Listening before it is handed out. After Redis was away, what was published meanwhile is lost:
+   * Listening before it is handed out, on the executions' audiences (shared with their records' change
+   * notices: a replica that writes an execution's record is woken by its answers too). After Redis was away, what was published meanwhile is lost:
    * each answer recorded meanwhile is delivered from the record (the answer is in PostgreSQL before it
    * is acknowledged), once every waiter here has joined its execution's audience again, and the
    * wake-ups this replica could not send are sent again.
    */
-  static async create(redis: BackingRedis): Promise<RedisInteractionBroker> {
-    let received = (_value: unknown): void => undefined;
-    const audience = await RedisAudience.open(redis, CHANNEL, (value) => received(value));
+  static async create(redis: BackingRedis, audience: RedisAudience): Promise<RedisInteractionBroker> {
     const broker = new RedisInteractionBroker(audience, redis);
-    received = (value) => broker.received(value);
+    await audience.listen(CHANNEL, (value) => broker.received(value));
     redis.onResubscribed(() => void broker.recover());
     redis.onReconnected(() => void broker.recover());
     return broker;
@@ -88,7 +87,8 @@ export class RedisInteractionBroker extends InteractionBroker {
     try {
       // Not queued for the seconds ioredis would retry it: the answer is recorded, the 204 goes now.
       if (!this.redis.ready) throw new Error('Redis is not connected');
-      await this.audience.tell(executionId, { interactionId, answer } satisfies Wake, { join: false });
+      const wake: Wake = { interactionId, answer };
+      await this.audience.tell(executionId, CHANNEL.name, wake, { join: false });
     } catch (err) {
       if (this.unsent.size < MAX_UNSENT) this.unsent.set(interactionId, { executionId, answer });
       logger.warn(

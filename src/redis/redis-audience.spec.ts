@@ -18,9 +18,17 @@ requires('redis')('RedisAudience', () => {
     const open = async () => {
       const redis = await services.redis(prefix);
       const heard: unknown[] = [];
-      const options = { name: 'news', maxChars: 1024, logger: { warn: () => undefined }, what: 'item' };
-      const audience = await RedisAudience.open(redis, options, (value) => heard.push(value));
-      return { redis, audience, heard };
+      const gossip: unknown[] = [];
+      const audience = new RedisAudience(redis, 'things');
+      const options = (name: string) => ({
+        name,
+        maxChars: 1024,
+        logger: { warn: () => undefined },
+        what: 'item',
+      });
+      await audience.listen(options('news'), (value) => heard.push(value));
+      await audience.listen(options('gossip'), (value) => gossip.push(value));
+      return { redis, audience, heard, gossip };
     };
     const all = [];
     for (let i = 0; i < count; i++) all.push(await open());
@@ -38,27 +46,53 @@ requires('redis')('RedisAudience', () => {
     expect(await a.audience.join('k1')).toBe(Infinity);
     expect(a.audience.joined('k1')).toBe(true);
     expect(b.audience.joined('k1')).toBe(false);
-    await b.audience.tell('k1', { n: 1 });
+    await b.audience.tell('k1', 'news', { n: 1 });
     expect(b.audience.joined('k1')).toBe(true);
-    await a.audience.tell('k1', { n: 2 });
-    await b.audience.tell('k2', { n: 3 });
+    await a.audience.tell('k1', 'news', { n: 2 });
+    await b.audience.tell('k2', 'news', { n: 3 });
     await settled(a, b, c);
     expect(a.heard).toEqual([{ n: 1 }]);
     expect(b.heard).toEqual([{ n: 2 }]);
     expect(c.heard).toEqual([]);
   });
 
+  it('a message goes to the listener of its topic only; a teller that does not join is not told later messages', async () => {
+    const { all } = await replicas(3);
+    const [a, b, c] = all;
+    await a.audience.join('k1');
+    await b.audience.tell('k1', 'gossip', 'psst', { join: false });
+    expect(b.audience.joined('k1')).toBe(false);
+    await a.audience.tell('k1', 'news', 'to no one');
+    await c.audience.tell('k1', 'news', 'for a');
+    await settled(a, b, c);
+    expect(a.gossip).toEqual(['psst']);
+    expect(a.heard).toEqual(['for a']);
+    expect(b.heard).toEqual([]);
+    expect(c.heard).toEqual([]);
+  });
+
+  it('joins of a key asked for together make one round trip', async () => {
+    const { all } = await replicas(1);
+    const [a] = all;
+    const sent = jest.spyOn(a.redis.client, 'eval');
+    const [first, second] = await Promise.all([a.audience.join('k1'), a.audience.join('k1')]);
+    expect(first).toBe(second);
+    expect(sent).toHaveBeenCalledTimes(1);
+    await a.audience.join('k2');
+    expect(sent).toHaveBeenCalledTimes(2);
+  });
+
   it('a replica joining just after a message is told how long ago it was; the audience is kept an hour after its last use', async () => {
     const { prefix, all } = await replicas(2);
     const [a, b] = all;
-    await a.audience.tell('k1', { n: 1 });
+    await a.audience.tell('k1', 'news', { n: 1 });
     await new Promise((resolve) => setTimeout(resolve, 50));
     const since = await b.audience.join('k1');
     expect(since).toBeGreaterThanOrEqual(45);
     expect(since).toBeLessThan(1000);
     const client = new Redis(services.redisUrl);
     try {
-      const ttl = await client.pttl(`${prefix}news:audience:k1`);
+      const ttl = await client.pttl(`${prefix}things:audience:{k1}`);
       expect(ttl).toBeGreaterThan(59 * 60 * 1000);
       expect(ttl).toBeLessThanOrEqual(60 * 60 * 1000);
     } finally {
@@ -80,7 +114,7 @@ requires('redis')('RedisAudience', () => {
     );
     await waitFor('the subscriber to be back', async () => ((await a.redis.delivered()) ? true : undefined));
     await a.audience.join('k1');
-    await b.audience.tell('k1', 'again');
+    await b.audience.tell('k1', 'news', 'again');
     await settled(a);
     expect(a.heard).toEqual(['again']);
   });

@@ -45,46 +45,46 @@ if at then return now - tonumber(at) end
 return -1`;
 
 /**
- * Messages about one key (an execution record) for the replicas that take part in it, and for no
- * other: a replica joins a key's audience (`join`, or by telling it something), and from then on
- * receives what any other member `tell`s it, on a channel of its own. A replica that never read or
- * wrote a key is not woken by its changes, so what each replica receives does not grow with the number
- * of replicas. Telling is one script (read the members, publish to each, join the teller): one
- * command, as a broadcast was.
+ * Messages about one key (an execution) for the replicas that take part in it, and for no other: a
+ * replica joins a key's audience (`join`, or by telling it something), and from then on receives what
+ * any other member `tell`s it, on a channel of its own per topic (`listen`). A replica that never took
+ * part in a key is not woken by it, so what each replica receives does not grow with the number of
+ * replicas. Telling is one script (read the members, publish to each, join the teller): one command,
+ * as a broadcast was.
  *
  * Membership lives in Redis (a hash per key, kept `KEPT_MS` after its last use) and is remembered here.
  * When the subscriber connection is lost, or the command connection comes back (Redis may have
  * restarted empty), this replica remembers no membership and joins again on next use.
  */
 export class RedisAudience {
-  /** This replica, as a member: the name of its own channel. */
+  /** This replica, as a member: the name of its own channels. */
   readonly me = randomUUID();
   /** Keys joined, with until when (this process's clock) the membership surely holds. */
   private readonly joinedUntil = new Map<string, number>();
+  /** Joins asked for and not answered yet: a second join of the same key waits for the first. */
+  private readonly joining = new Map<string, Promise<number>>();
   /** Bumped each time memberships may have been lost: a join answered after that remembers nothing. */
   private epoch = 0;
-  private readonly channelPrefix: string;
 
-  private constructor(
+  constructor(
     private readonly redis: BackingRedis,
+    /** What the keys are (`executions`): audiences and channels are named under it. */
     private readonly name: string,
   ) {
-    this.channelPrefix = `${redis.prefix}${name}:to:`;
+    redis.onUnsubscribed(() => this.forgetAll());
+    redis.onReconnected(() => this.forgetAll());
   }
 
-  /** Listening on this replica's own channel before it is handed out: `onMessage` gets each message, parsed. */
-  static async open(
-    redis: BackingRedis,
-    options: RedisChannelOptions,
-    onMessage: (value: unknown) => void,
-  ): Promise<RedisAudience> {
-    const audience = new RedisAudience(redis, options.name);
-    const forget = () => audience.forgetAll();
-    redis.onUnsubscribed(forget);
-    redis.onReconnected(forget);
-    const own = new RedisChannel(redis, { ...options, name: `${options.name}:to:${audience.me}` });
-    await own.subscribe(onMessage);
-    return audience;
+  /**
+   * Hands each message told to this replica on the topic `options.name` to `onMessage`, parsed;
+   * resolves once subscribed.
+   */
+  listen(options: RedisChannelOptions, onMessage: (value: unknown) => void): Promise<void> {
+    const own = new RedisChannel(this.redis, {
+      ...options,
+      name: `${this.name}:${options.name}:to:${this.me}`,
+    });
+    return own.subscribe(onMessage);
   }
 
   /** Whether this replica is surely a member of `key`'s audience (it receives what is told). */
@@ -102,7 +102,16 @@ export class RedisAudience {
    * forgotten), which a message sent just before may concern; rejects when Redis cannot be asked (at
    * once while it is not connected).
    */
-  async join(key: string): Promise<number> {
+  join(key: string): Promise<number> {
+    let joining = this.joining.get(key);
+    if (!joining) {
+      joining = this.joinNow(key).finally(() => this.joining.delete(key));
+      this.joining.set(key, joining);
+    }
+    return joining;
+  }
+
+  private async joinNow(key: string): Promise<number> {
     const asked = this.asking();
     this.connected();
     const since = Number(await this.redis.client.eval(JOIN, 1, this.key(key), this.me, '', KEPT_MS));
@@ -111,15 +120,16 @@ export class RedisAudience {
   }
 
   /**
-   * Sends `message` (JSON) to every other member of `key`'s audience, and (unless `join` is false)
-   * joins it; rejects when Redis cannot be asked.
+   * Sends `message` (JSON) on `topic` to every other member of `key`'s audience, and (unless `join` is
+   * false) joins it; rejects when Redis cannot be asked.
    */
-  async tell(key: string, message: unknown, { join = true } = {}): Promise<void> {
+  async tell(key: string, topic: string, message: unknown, { join = true } = {}): Promise<void> {
     const asked = this.asking();
     this.connected();
     const text = JSON.stringify(message);
+    const channels = `${this.redis.prefix}${this.name}:${topic}:to:`;
     const joining = join ? '1' : '0';
-    await this.redis.client.eval(TELL, 1, this.key(key), this.me, text, KEPT_MS, this.channelPrefix, joining);
+    await this.redis.client.eval(TELL, 1, this.key(key), this.me, text, KEPT_MS, channels, joining);
     if (join) this.joinedAt(key, asked);
   }
 
@@ -128,8 +138,9 @@ export class RedisAudience {
     if (!this.redis.ready) throw new Error('Redis is not connected');
   }
 
+  /** The audience's hash, its key in braces (a hash tag, as the event logs' keys have). */
   private key(key: string): string {
-    return `${this.redis.prefix}${this.name}:audience:${key}`;
+    return `${this.redis.prefix}${this.name}:audience:{${key}}`;
   }
 
   private asking(): { at: number; epoch: number } {

@@ -5,6 +5,7 @@ import type { Database } from '../../db/database';
 import { executionStoreContract } from './execution-store.contract';
 import { PostgresExecutionStore } from './postgres-execution.store';
 import { RecordChanges } from './record-changes';
+import { RedisAudience } from '../../redis/redis-audience';
 import { WRITE_MS } from './record-copies';
 import { journalContract } from '../durability/journal.contract';
 import { PostgresJournal } from '../durability/postgres-journal';
@@ -40,7 +41,7 @@ requires('postgres')('Postgres execution store', () => {
       if (!changes) {
         changes = services
           .redis(prefix)
-          .then((redis) => RecordChanges.open(redis))
+          .then((redis) => RecordChanges.open(redis, new RedisAudience(redis, 'executions')))
           .then(async (opened) => {
             await new Promise((resolve) => setTimeout(resolve, WRITE_MS));
             return opened;

@@ -76,6 +76,7 @@ export class PostgresExecutionStore extends ExecutionStore {
     try {
       const text = toJson(record);
       await this.insert(record, text, durable);
+      this.changes?.created(record.id);
       this.written.set(record.id, text);
       written = structuredClone(record);
     } finally {

@@ -3,6 +3,8 @@ import { ReplicaServices } from '../../../test/utils/replica-services';
 import { TcpProxy } from '../../../test/utils/tcp-proxy';
 import type { ExecutionRecord } from '../model/execution-record';
 import { RecordChanges } from './record-changes';
+import { RedisAudience } from '../../redis/redis-audience';
+import type { BackingRedis } from '../../redis/backing-redis';
 import { COPY_MS, WRITE_MS } from './record-copies';
 
 /** What PostgreSQL holds, as each replica's `load` reads it, and how many times each read it. */
@@ -24,6 +26,9 @@ class Table {
 
 const statusOf = (record?: Readonly<ExecutionRecord>) => record?.status;
 
+/** A replica's RecordChanges, on its own audience of the executions (as the Redis module provides it). */
+const opened = (redis: BackingRedis) => RecordChanges.open(redis, new RedisAudience(redis, 'executions'));
+
 requires('redis')('RecordChanges: polls served from copies that every replica’s writes invalidate', () => {
   const services = new ReplicaServices();
   let proxy: TcpProxy | undefined;
@@ -43,8 +48,8 @@ requires('redis')('RecordChanges: polls served from copies that every replica’
       proxy = await TcpProxy.start(url.hostname, Number(url.port || 6379));
       bUrl = proxy.via(services.redisUrl);
     }
-    const a = await RecordChanges.open(await services.redis(prefix));
-    const b = await RecordChanges.open(await services.redis(prefix, bUrl));
+    const a = await opened(await services.redis(prefix));
+    const b = await opened(await services.redis(prefix, bUrl));
     // Nothing is kept for WRITE_MS after a replica starts listening (a write begun before may be under way).
     await new Promise((resolve) => setTimeout(resolve, WRITE_MS));
     return { a, b, prefix, table: new Table() };
@@ -155,7 +160,7 @@ requires('redis')('RecordChanges: polls served from copies that every replica’
   it('a replica that never read or wrote a record is not woken by its writes; one that read it is', async () => {
     const { a, b, prefix, table } = await twoReplicas();
     const redis = await services.redis(prefix);
-    const c = await RecordChanges.open(redis);
+    const c = await opened(redis);
     const received: string[] = [];
     const listener = await services.redis(prefix);
     await listener.subscribe(`${prefix}record-changes`, (message) => received.push(message));

@@ -77,19 +77,29 @@ export class RecordChanges {
     private readonly audience: RedisAudience,
   ) {}
 
-  /** Listening before it is handed out: no copy is kept from a read a notice could have missed. */
-  static async open(redis: BackingRedis): Promise<RecordChanges> {
-    // Nothing is told to this replica before it has joined an audience, so none is received before this is set.
-    let received = (_value: unknown): void => undefined;
-    const audience = await RedisAudience.open(redis, NOTICES, (value) => received(value));
+  /**
+   * Listening before it is handed out: no copy is kept from a read a notice could have missed. The
+   * audience is the executions' (shared with the wake-ups of their answers).
+   */
+  static async open(redis: BackingRedis, audience: RedisAudience): Promise<RecordChanges> {
     const everyone = new RedisChannel(redis, NOTICES);
     const changes = new RecordChanges(redis, everyone, audience);
-    received = (value) => changes.received(noticeOf(value));
+    const received = (value: unknown) => changes.received(noticeOf(value));
     redis.onUnsubscribed(() => changes.copies.lost());
     redis.onResubscribed(() => changes.copies.heard());
+    await audience.listen(NOTICES, received);
     await everyone.subscribe(received);
     changes.copies.heard();
     return changes;
+  }
+
+  /**
+   * Record `id` was just created here: this replica joins its audience, so that it hears of the next
+   * write elsewhere (its next write starts from that text). Not awaited: nobody else can write the
+   * record before they learn of it, and a join that fails only costs that write a second try.
+   */
+  created(id: string): void {
+    if (!this.audience.joined(id)) void this.audience.join(id).catch(() => undefined);
   }
 
   /** The record as a status poll may see it: a copy when one is good, else what `load` reads. */
@@ -181,7 +191,7 @@ export class RecordChanges {
 
   /** Whether Redis took the notice (every member listening then has it, or will before its next poll). */
   private announce(notice: Notice & { id: string }): Promise<boolean> {
-    return this.taken(() => this.audience.tell(notice.id, notice));
+    return this.taken(() => this.audience.tell(notice.id, NOTICES.name, notice));
   }
 
   private async taken(send: () => Promise<void>): Promise<boolean> {

@@ -1,11 +1,12 @@
 import { sql, type Kysely, type KyselyPlugin } from 'kysely';
 import { requires } from '../../../test/utils/requires';
-import { ReplicaServices } from '../../../test/utils/replica-services';
+import { ReplicaServices, waitFor } from '../../../test/utils/replica-services';
 import { anExecutionRecord, aPrompt } from '../../../test/utils/builders';
 import type { Tables } from '../../db/tables';
 import type { ExecutionTransition } from '../model/execution-state';
 import { PostgresExecutionStore } from './postgres-execution.store';
 import { RecordChanges } from './record-changes';
+import { RedisAudience } from '../../redis/redis-audience';
 import { WRITE_MS } from './record-copies';
 
 /** The kinds of statement a store sends (SelectQueryNode, UpdateQueryNode, …), in order. */
@@ -46,8 +47,10 @@ requires('postgres')('Where a replica’s writes of a record start (written-text
       const [a, b] = await Promise.all(
         ['A', 'B'].map(async () => {
           const { db } = await services.database();
-          const changes = await RecordChanges.open(await services.redis(prefix));
-          return { ...counted(db), changes };
+          const redis = await services.redis(prefix);
+          const audience = new RedisAudience(redis, 'executions');
+          const changes = await RecordChanges.open(redis, audience);
+          return { ...counted(db), changes, audience };
         }),
       );
       await new Promise((resolve) => setTimeout(resolve, WRITE_MS));
@@ -83,6 +86,20 @@ requires('postgres')('Where a replica’s writes of a record start (written-text
         result: 'Hello Ann',
         interactions: { i1: { status: 'resolved', answer: { type: 'text', text: 'Ann' } } },
       });
+    });
+
+    it('the replica that created a record hears of the first write of it elsewhere, and starts its next write from it', async () => {
+      const { a, b } = await twoReplicas();
+      await a.store.create(aRecord('w-3'));
+      await waitFor('A to join the record’s audience', async () =>
+        a.audience.joined('w-3') ? true : undefined,
+      );
+      const hearing = heard(a, 'w-3');
+      expect(await b.store.apply('w-3', opened, await b.store.get('w-3'))).toBe('applied');
+      await hearing;
+      a.sent.length = 0;
+      expect(await a.store.apply('w-3', answered)).toBe('applied');
+      expect(a.sent).toEqual(['UpdateQueryNode']);
     });
 
     it('a text out of date (a change it did not hear of) costs a read and a second try, never the change', async () => {
