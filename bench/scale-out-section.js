@@ -2,9 +2,10 @@
 /**
  * The "Scale-out on the shared store" section of bench/RESULTS.md, from what bench/scale-out.js
  * measured: how it was measured, the paced table (with the independent servers' baseline and the
- * client-code shares) and the saturated one.
+ * client-code shares), the saturated one and the bystander's (bench/bystander.js).
  */
 const { fmt, mean, median, table } = require('./lib/report');
+const { bystanderText } = require('./bystander');
 
 const HEADING = '## Scale-out on the shared store';
 
@@ -72,7 +73,8 @@ function scaleOutSection(env, r, { quick = false, pin = '' } = {}) {
   saturating load (warm-up, then measured: the second table; it also brings the JIT to its steady
   state) and ${S.warmup} s of the paced load; then ${S.rounds} rounds of a ${S.seconds} s paced window on each, in turns (which one
   goes first alternates), then one more on the replicas under the profiler.
-- CPU µs per request: the process's /proc user + system time over a paced window, divided by the
+- CPU µs per request: the process's time on a core over a paced window (the scheduler's count,
+  /proc/<pid>/task/*/schedstat: /proc/<pid>/stat's user + system time comes in 10 ms ticks), divided by the
   requests it served (a round trip counts once, for the replica's share of the trips: 1/n of them);
   the median over the rounds.
 - Baseline, in the same run: n independent memory-store servers (each its own config, sharing nothing
@@ -128,7 +130,7 @@ ${table(
   ],
   satRows,
 )}
-`;
+${bystanderText(r.bystander)}`;
   return { text, passed: 0, total: 0 };
 }
 

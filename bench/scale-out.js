@@ -13,15 +13,16 @@
  *  1. on each set, the old saturating load (autocannon at full speed; round trips 16 at a time), after
  *     a warm-up of the same: it also brings the JIT to its steady state, which a paced load takes
  *     minutes to reach;
- *  2. rounds of the paced load, on the two sets in turns: CPU µs per request per process (/proc user +
- *     system), and per round the replicas' mean over the memory servers' (the section reports its
- *     median against 1 replica's: the growth beyond independent servers);
+ *  2. rounds of the paced load, on the two sets in turns: CPU µs per request per process (its threads'
+ *     time on a core, /proc schedstat), and per round the replicas' mean over the memory servers' (the
+ *     section reports its median against 1 replica's: the growth beyond independent servers);
  *  3. the same paced load again on the replicas under V8's CPU profiler (bench/lib/profile-on-signal.js):
  *     the share of busy samples in PostgreSQL and Redis client code; a separate window, as the
  *     profiler's threads cost CPU of their own. The profiles stay in bench/profiles/scaleout-*.cpuprofile.
  *
  * Workloads: `POST /v1/workflow` echo (what never waits), and a person's round trip (start → 202
- * waiting → answer on the next replica → completed), which writes to the shared store.
+ * waiting → answer on the next replica → completed), which writes to the shared store. Then what a
+ * replica pays for round trips it takes no part in (bench/bystander.js).
  *
  * Run by `node bench/run.js --only scaleout` (needs DATABASE_URL and REDIS_URL); the section's text is
  * bench/scale-out-section.js.
@@ -34,6 +35,7 @@ const { nowMs, paced, send } = require('./lib/clients');
 const { fmt, mean, median } = require('./lib/report');
 const { startReplica } = require('./lib/replica-servers');
 const { analyse } = require('./profile-summary');
+const { measureBystander } = require('./bystander');
 const { deployment, load, stopAll, WORKFLOWS } = require('./shared-store');
 
 /** Where the profiled windows are left, for `node bench/profile-summary.js <file>` (µs per request). */
@@ -50,7 +52,7 @@ function settings(quick) {
   return {
     warmup: quick ? 1 : 3,
     seconds: quick ? 2 : 5,
-    rounds: quick ? 1 : 3,
+    rounds: quick ? 1 : 5,
     // Per replica, the same for 1, 2 and 3 replicas. A paced echo costs ~800 µs of CPU, a round trip
     // ~12 ms (more than at saturation: no batching per event-loop turn), so 3 replicas use about half
     // the core.
@@ -260,7 +262,7 @@ async function measureScaleOut({ quick = false } = {}) {
   try {
     for (const n of [1, 2, 3])
       for (const kind of ['echo', 'hitl']) rows.push(...(await measure(n, kind, S, dir)));
-    return { settings: S, rows };
+    return { settings: S, rows, bystander: await measureBystander(S, dir) };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

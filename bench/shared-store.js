@@ -274,7 +274,7 @@ function sharedSection(env, r, { quick = false, pin = '' } = {}) {
   ${S.roundSeconds} s per server taken in turns after a ${S.warmup} s warm-up; req/s over all rounds, latency the
   median of the rounds' percentiles; "vs memory" is the median over the rounds of the ratio to the memory
   store's round taken next to it (the load of this shared machine moves between rounds); CPU is the
-  server process's user + system time over its rounds (/proc).
+  server process's time on a core over its rounds (/proc/<pid>/task/*/schedstat).
 - Targets: the shared store at ≥ 0.8× the memory store's requests/s (met: ${passed}/${total}).
 
 ${table(['what', 'req/s', 'p50 / p99 ms', 'server CPU µs/request', 'vs memory', 'p99 vs memory'], rows)}
