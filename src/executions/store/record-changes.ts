@@ -49,7 +49,7 @@ const NOTICES: RedisChannelOptions = {
 
 /**
  * What lets a status poll on the shared store be answered from memory: every write of a record is
- * announced before it commits to the replicas that read or wrote that record (its audience,
+ * announced before it commits to the replicas that created, read or wait on that record (its audience,
  * redis-audience.ts; until the write has surely ended, nothing read of the record is kept there), and a
  * replica serves the copy it read last (record-copies.ts) once every notice published before the poll
  * arrived has reached it (`BackingRedis.delivered`). A client that saw a change anywhere, from its
@@ -189,9 +189,14 @@ export class RecordChanges {
     }
   }
 
-  /** Whether Redis took the notice (every member listening then has it, or will before its next poll). */
+  /**
+   * Whether Redis took the notice (every member listening then has it, or will before its next poll).
+   * Writing does not make a replica a member: the ones that answer or cancel a run another replica
+   * runs are not told of its next writes (a later write of theirs starts from an older text and tries
+   * twice). Members created, read or wait on the record.
+   */
   private announce(notice: Notice & { id: string }): Promise<boolean> {
-    return this.taken(() => this.audience.tell(notice.id, NOTICES.name, notice));
+    return this.taken(() => this.audience.tell(notice.id, NOTICES.name, notice, { join: false }));
   }
 
   private async taken(send: () => Promise<void>): Promise<boolean> {
