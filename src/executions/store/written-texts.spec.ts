@@ -67,6 +67,24 @@ requires('postgres')('Where a replica’s writes of a record start (written-text
       );
     }
 
+    type Replica = Awaited<ReturnType<typeof twoReplicas>>['a'];
+
+    /** B writes `theirs` from what it reads; once A has heard of it, A writes `mine`: what A sent for it. */
+    async function afterHearing(
+      a: Replica,
+      b: Replica,
+      id: string,
+      theirs: ExecutionTransition,
+      mine: ExecutionTransition,
+    ) {
+      const hearing = heard(a, id);
+      expect(await b.store.apply(id, theirs, await b.store.get(id))).toBe('applied');
+      await hearing;
+      a.sent.length = 0;
+      expect(await a.store.apply(id, mine)).toBe('applied');
+      return a.sent;
+    }
+
     it('the replica running a run writes its record in one statement, also after another replica answered it', async () => {
       const { a, b } = await twoReplicas();
       await a.store.create(aRecord('w-1'));
@@ -75,12 +93,7 @@ requires('postgres')('Where a replica’s writes of a record start (written-text
       expect(a.sent).toEqual(['UpdateQueryNode']);
 
       // B answers from what it read; A hears of it with the text B wrote, and starts from that.
-      const hearing = heard(a, 'w-1');
-      expect(await b.store.apply('w-1', answered, await b.store.get('w-1'))).toBe('applied');
-      await hearing;
-      a.sent.length = 0;
-      expect(await a.store.apply('w-1', completed)).toBe('applied');
-      expect(a.sent).toEqual(['UpdateQueryNode']);
+      expect(await afterHearing(a, b, 'w-1', answered, completed)).toEqual(['UpdateQueryNode']);
       expect(await b.store.get('w-1')).toMatchObject({
         status: 'completed',
         result: 'Hello Ann',
@@ -94,12 +107,7 @@ requires('postgres')('Where a replica’s writes of a record start (written-text
       await waitFor('A to join the record’s audience', async () =>
         a.audience.joined('w-3') ? true : undefined,
       );
-      const hearing = heard(a, 'w-3');
-      expect(await b.store.apply('w-3', opened, await b.store.get('w-3'))).toBe('applied');
-      await hearing;
-      a.sent.length = 0;
-      expect(await a.store.apply('w-3', answered)).toBe('applied');
-      expect(a.sent).toEqual(['UpdateQueryNode']);
+      expect(await afterHearing(a, b, 'w-3', opened, answered)).toEqual(['UpdateQueryNode']);
     });
 
     it('a text out of date (a change it did not hear of) costs a read and a second try, never the change', async () => {
