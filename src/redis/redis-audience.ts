@@ -17,30 +17,29 @@ const TOLD_AT = '@';
 
 /** Redis's clock, in ms, as a script sees it. */
 const NOW = `local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000)`;
-const KEEP = `if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end`;
 
 /**
- * KEYS[1] the audience; ARGV: the teller, the message, KEPT_MS, the channels' prefix, '1' when the
+ * KEYS[1] the audience; ARGV: the teller, KEPT_MS, the message, the channels' prefix, '1' when the
  * teller joins. Publishes the message to every member but the teller. Returns how many were told.
  */
 const TELL = `${NOW}
 local told = 0
 for _, member in ipairs(redis.call('HKEYS', KEYS[1])) do
   if member ~= '${TOLD_AT}' and member ~= ARGV[1] then
-    redis.call('PUBLISH', ARGV[4] .. member, ARGV[2])
+    redis.call('PUBLISH', ARGV[4] .. member, ARGV[3])
     told = told + 1
   end
 end
-redis.call('HSET', KEYS[1], '${TOLD_AT}', now)
-if ARGV[5] == '1' then redis.call('HSET', KEYS[1], ARGV[1], 1) end
-${KEEP}
+if ARGV[5] == '1' then redis.call('HSET', KEYS[1], '${TOLD_AT}', now, ARGV[1], 1)
+else redis.call('HSET', KEYS[1], '${TOLD_AT}', now) end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return told`;
 
-/** KEYS[1] the audience; ARGV: the member, unused, KEPT_MS. Returns the ms since it was last told something, or -1. */
+/** KEYS[1] the audience; ARGV: the member, KEPT_MS. Returns the ms since it was last told something, or -1. */
 const JOIN = `${NOW}
 local at = redis.call('HGET', KEYS[1], '${TOLD_AT}')
 redis.call('HSET', KEYS[1], ARGV[1], 1)
-${KEEP}
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
 if at then return now - tonumber(at) end
 return -1`;
 
@@ -114,7 +113,7 @@ export class RedisAudience {
   private async joinNow(key: string): Promise<number> {
     const asked = this.asking();
     this.connected();
-    const since = Number(await this.redis.client.eval(JOIN, 1, this.key(key), this.me, '', KEPT_MS));
+    const since = Number(await this.redis.client.eval(JOIN, 1, this.key(key), this.me, KEPT_MS));
     this.joinedAt(key, asked);
     return since < 0 ? Infinity : since;
   }
@@ -129,7 +128,7 @@ export class RedisAudience {
     const text = JSON.stringify(message);
     const channels = `${this.redis.prefix}${this.name}:${topic}:to:`;
     const joining = join ? '1' : '0';
-    await this.redis.client.eval(TELL, 1, this.key(key), this.me, text, KEPT_MS, channels, joining);
+    await this.redis.client.eval(TELL, 1, this.key(key), this.me, KEPT_MS, text, channels, joining);
     if (join) this.joinedAt(key, asked);
   }
 

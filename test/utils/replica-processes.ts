@@ -162,7 +162,10 @@ export class ReplicaProcesses {
           incoming.on('error', reject);
         },
       );
-      req.on('error', reject);
+      // A refused or reset connection says which replica, and what the replicas printed (one that died).
+      req.on('error', (err) =>
+        reject(new Error(`${method} ${path} on replica ${replica}: ${err.message}\n${this.output()}`)),
+      );
       req.end(payload);
     });
     let json: Record<string, unknown> = {};
