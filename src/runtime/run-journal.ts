@@ -58,6 +58,8 @@ export class RunJournal {
   private readonly root: Scope = { journal: undefined, key: '', children: 0 };
   private live: boolean;
   private closed = false;
+  /** Entries were replayed or written: the journal may hold some of this run's (see `holdsEntries`). */
+  private touched: boolean;
 
   constructor(
     entries: readonly JournalEntry[],
@@ -68,6 +70,16 @@ export class RunJournal {
       this.pending.add(entry.point);
     }
     this.live = entries.length === 0;
+    this.touched = entries.length > 0;
+  }
+
+  /**
+   * Whether the journal may hold entries of this run: it was given some to replay, or wrote one. A run
+   * that did neither (one that only asked people: prompts are journaled in its record) has nothing to
+   * delete at its end.
+   */
+  get holdsEntries(): boolean {
+    return this.touched;
   }
 
   /** Closed: the run was handed over (or fenced); nothing more is journaled here. */
@@ -111,6 +123,7 @@ export class RunJournal {
       recorded: entry && { value: entry.value },
       record: async (value) => {
         if (this.closed) throw new HandedOver();
+        this.touched = true;
         return this.write({ point: key, kind, value });
       },
     };

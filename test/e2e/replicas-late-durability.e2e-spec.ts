@@ -34,16 +34,20 @@ requires('postgres')('A run made durable late', () => {
     const hits = new Map<string, number>();
     let replicas: ReplicaProcesses;
 
-    /** The execution records of the deployment, each with how many journal entries it has. */
+    /**
+     * The execution records of the deployment, each with how many journal entries it has; journal
+     * entries left without a record come as rows of their own (status null).
+     */
     async function rows(): Promise<Row[]> {
       const client = new Client({ connectionString: process.env.DATABASE_URL });
       await client.connect();
       try {
         const schema = replicas.services.schema;
         const { rows } = await client.query<Row>(
-          `select r.id, r.status, r.replica,
-                  (select count(*)::int from ${schema}.execution_journal j where j.execution_id = r.id) as journal
-             from ${schema}.execution_record r`,
+          `select coalesce(r.id, j.execution_id) as id, r.status, r.replica, count(j.execution_id)::int as journal
+             from ${schema}.execution_record r
+             full join ${schema}.execution_journal j on j.execution_id = r.id
+            group by 1, 2, 3`,
         );
         return rows;
       } finally {
@@ -141,6 +145,29 @@ requires('postgres')('A run made durable late', () => {
         await new Promise((r) => setTimeout(r, 100));
       }
       expect(hits.get('late')).toBe(1);
+      // The journal the survivor replayed goes once the end is recorded.
+      await eventually(async () =>
+        expect((await rows()).find((r) => r.id === written.id)).toMatchObject({ journal: 0 }),
+      );
+    }, 60_000);
+
+    it('runs to its end past durable_after_seconds: what it wrote late, journal included, is gone with it', async () => {
+      const before = new Set((await rows()).map((r) => r.id));
+      const fresh = async () => (await rows()).filter((r) => !before.has(r.id));
+      const request = replicas.request('POST', '/v1/workflow', {
+        body: { input_message: 'whole' },
+        headers: asUser('whole'),
+        to: 0,
+      });
+      await eventually(
+        async () =>
+          expect(await fresh()).toEqual([expect.objectContaining({ status: 'running', journal: 1 })]),
+        10_000,
+      );
+      const res = await request;
+      expect(res.status).toBe(200);
+      expect(res.json).toEqual({ value: 'done fine whole' });
+      await eventually(async () => expect(await fresh()).toEqual([]));
     }, 60_000);
 
     it('stopped with SIGTERM before durable_after_seconds: the run is handed over and the waiting request gets its result', async () => {

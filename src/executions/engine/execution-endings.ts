@@ -153,7 +153,7 @@ export class ExecutionEndings {
         unsent = undefined;
       }
       // After the end is recorded: until then a replica taking over still needs it.
-      if (journal && entry.journal && wasStored(entry))
+      if (journal && entry.journal?.holdsEntries && wasStored(entry))
         await retried('The journal', () => journal.delete(id));
     } catch (err) {
       this.logger.error(`Could not record the end of execution ${id}: ${(err as Error).message}`);
