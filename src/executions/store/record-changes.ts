@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import type { BackingRedis } from '../../redis/backing-redis';
@@ -64,8 +63,6 @@ const NOTICES: RedisChannelOptions = {
  */
 export class RecordChanges {
   private readonly copies = new RecordCopies();
-  /** This replica, as a writer: its own notices are known here already. */
-  private readonly me = randomUUID();
   private writes = 0;
   private readonly changedElsewhere: ChangeListener[] = [];
 
@@ -120,6 +117,11 @@ export class RecordChanges {
     } finally {
       this.copies.kept(ticket, record);
     }
+  }
+
+  /** This replica, as a writer (its audience member id): its own notices are known here already. */
+  private get me(): string {
+    return this.audience.me;
   }
 
   /**
