@@ -2,10 +2,12 @@
 /**
  * The "Scale-out on the shared store" section of bench/RESULTS.md, from what bench/scale-out.js
  * measured: how it was measured, the paced table (with the independent servers' baseline and the
- * client-code shares), the saturated one and the bystander's (bench/bystander.js).
+ * client-code shares), the saturated one, the crossing one (bench/crossing.js) and the bystander's
+ * (bench/bystander.js).
  */
 const { fmt, mean, median, table } = require('./lib/report');
 const { bystanderText } = require('./bystander');
+const { crossingText } = require('./crossing');
 
 const HEADING = '## Scale-out on the shared store';
 
@@ -130,7 +132,7 @@ ${table(
   ],
   satRows,
 )}
-${bystanderText(r.bystander)}`;
+${crossingText(r.crossing)}${bystanderText(r.bystander)}`;
   return { text, passed: 0, total: 0 };
 }
 

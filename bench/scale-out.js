@@ -22,7 +22,8 @@
  *
  * Workloads: `POST /v1/workflow` echo (what never waits), and a person's round trip (start → 202
  * waiting → answer on the next replica → completed), which writes to the shared store. Then what a
- * replica pays for round trips it takes no part in (bench/bystander.js).
+ * replica pays for round trips it takes no part in (bench/bystander.js), and what a round trip pays for
+ * crossing replicas (bench/crossing.js).
  *
  * Run by `node bench/run.js --only scaleout` (needs DATABASE_URL and REDIS_URL); the section's text is
  * bench/scale-out-section.js.
@@ -36,6 +37,7 @@ const { fmt, mean, median } = require('./lib/report');
 const { startReplica } = require('./lib/replica-servers');
 const { analyse } = require('./profile-summary');
 const { measureBystander } = require('./bystander');
+const { measureCrossing } = require('./crossing');
 const { deployment, load, stopAll, WORKFLOWS } = require('./shared-store');
 
 /** Where the profiled windows are left, for `node bench/profile-summary.js <file>` (µs per request). */
@@ -262,7 +264,8 @@ async function measureScaleOut({ quick = false } = {}) {
   try {
     for (const n of [1, 2, 3])
       for (const kind of ['echo', 'hitl']) rows.push(...(await measure(n, kind, S, dir)));
-    return { settings: S, rows, bystander: await measureBystander(S, dir) };
+    const crossing = await measureCrossing(S, dir);
+    return { settings: S, rows, crossing, bystander: await measureBystander(S, dir) };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -56,6 +56,8 @@ async function startReplica(file, name, { profile } = {}) {
     port,
     /** CPU time the process used so far, µs (procCpuMicros; taskset execs node in place). */
     cpuMicros: () => procCpuMicros(child.pid),
+    /** How many times the process's threads gave up a core to wait so far (each wait ends in a wake-up). */
+    wakeUps: () => procWakeUps(child.pid),
     ...(profile && {
       profileStart: () => signalled(child, `${profile}.started`),
       profileStop: async () => {
@@ -103,6 +105,26 @@ function procCpuMicros(pid) {
     }
   }
   return ns / 1000;
+}
+
+/** The voluntary context switches of the process's threads so far (/proc/<pid>/task/<tid>/status). */
+function procWakeUps(pid) {
+  let tids;
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return NaN;
+  }
+  let count = 0;
+  for (const tid of tids) {
+    try {
+      const status = fs.readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+      count += Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+    } catch {
+      // The thread ended between the two reads.
+    }
+  }
+  return count;
 }
 
 async function pgBytes(schema) {
