@@ -12,6 +12,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const esbuild = require('esbuild');
+const { preparsedModuleWrappers } = require('./module-wrappers');
 
 const ROOT = path.join(__dirname, '..');
 const DIST = path.join(ROOT, 'dist');
@@ -141,6 +142,8 @@ async function buildServer({ entry = path.join(DIST, 'cli.js'), outfile = entry,
     logLevel: 'warning',
     logOverride: { 'empty-import-meta': 'silent' },
   });
+  const wrappers = preparsedModuleWrappers(outfile);
+  if (wrappers.rewritten === 0) throw new Error(`${outfile}: no module wrapper found to rewrite`);
   asciiOnly(outfile);
   return result;
 }

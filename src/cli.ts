@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './core/gc-start-up';
 import 'reflect-metadata';
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -11,7 +12,7 @@ import { resultText } from './runtime/chat-completion';
 import { isLogLevel, LOG_LEVELS } from './core/logging/http-logging';
 import { createApp } from './main';
 import { startupTimings } from './core/logging/startup-timings';
-import { servingFromNow } from './core/gc-tuning';
+import { servingFromNow, workingFromNow } from './core/gc-tuning';
 import { createWorker } from './jobs/worker';
 import { ShutdownReport } from './monitoring/shutdown-report';
 import { checkListen, listenAddress, listenFailure, parsePort, type ListenAddress } from './listen';
@@ -184,6 +185,7 @@ withConfigOptions(
     const config = load(opts, command);
     const workflow = config.workflow;
     const input = workflow.fromChat({ messages: [{ role: 'user', content: opts.input }] });
+    workingFromNow();
     const controller = new AbortController();
     process.once('SIGINT', () => controller.abort(new Error('interrupted')));
     try {
