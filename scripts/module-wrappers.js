@@ -14,6 +14,7 @@
 // plain functions, so for every other wrapper the two are the same.
 const fs = require('node:fs');
 const acorn = require('acorn');
+const { decode, encode } = require('@jridgewell/sourcemap-codec');
 
 /** Nodes an arrow's own `this`/`arguments` can be read in: not inside a nested non-arrow function. */
 function readsOwnBinding(node) {
@@ -60,61 +61,16 @@ function wrapperArrows(ast, min) {
     .sort((a, b) => a.start - b.start);
 }
 
-const VLQ = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-
-function decodeSegment(text) {
-  const values = [];
-  let value = 0;
-  let shift = 0;
-  for (const c of text) {
-    const digit = VLQ.indexOf(c);
-    value += (digit & 31) << shift;
-    if (digit & 32) shift += 5;
-    else {
-      values.push(value & 1 ? -(value >>> 1) : value >>> 1);
-      value = 0;
-      shift = 0;
-    }
-  }
-  return values;
-}
-
-function encodeSegment(values) {
-  let out = '';
-  for (const v of values) {
-    let rest = v < 0 ? (-v << 1) | 1 : v << 1;
-    do {
-      let digit = rest & 31;
-      rest >>>= 5;
-      if (rest) digit |= 32;
-      out += VLQ[digit];
-    } while (rest);
-  }
-  return out;
-}
-
 /** Moves the generated columns of `mappings` by the edits: per line, [column, delta] in column order. */
 function shiftColumns(mappings, editsByLine) {
-  return mappings
-    .split(';')
-    .map((line, index) => {
-      const edits = editsByLine.get(index);
-      if (!edits || line === '') return line;
-      let column = 0;
-      let previousShifted = 0;
-      return line
-        .split(',')
-        .map((segment) => {
-          const values = decodeSegment(segment);
-          column += values[0];
-          const shift = edits.reduce((sum, [at, delta]) => (column > at ? sum + delta : sum), 0);
-          values[0] = column + shift - previousShifted;
-          previousShifted = column + shift;
-          return encodeSegment(values);
-        })
-        .join(',');
-    })
-    .join(';');
+  const lines = decode(mappings);
+  for (const [index, edits] of editsByLine) {
+    for (const segment of lines[index] ?? []) {
+      const column = segment[0];
+      segment[0] += edits.reduce((sum, [at, delta]) => (column > at ? sum + delta : sum), 0);
+    }
+  }
+  return encode(lines);
 }
 
 /**
