@@ -6,7 +6,7 @@
 // arrow functions of a script's own top level: inside a function, an arrow function's body is parsed in
 // full (the AST of every module at once) and thrown away, to be parsed again when the module is first
 // required. A `function(e,t){…}` wrapper is preparsed like any inner function. Measured on the 3.5 MB
-// bundle: V8's peak compiler memory at start-up 27.9 -> 9.7 MB; glibc kept that freed memory whenever a
+// bundle: V8's peak compiler memory at start-up 27.9 -> 6.7 MB; glibc kept that freed memory whenever a
 // later allocation landed above it, 20 MiB of idle RSS in one start out of two (config/default.yml).
 //
 // A wrapper whose own body uses `this`, `arguments`, `super` or `new.target` stays an arrow function (an

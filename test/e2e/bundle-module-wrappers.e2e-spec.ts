@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LEAST_UPPER_BOUND, originalPositionFor, TraceMap } from '@jridgewell/trace-mapping';
 
 // scripts/build-server.js rewrites the bundle's module wrappers to function expressions so V8 preparses
 // them at start-up (scripts/module-wrappers.js): the bundle must run as before and its source map must
@@ -12,33 +13,11 @@ const { preparsedModuleWrappers } = require('../../scripts/module-wrappers') as 
   preparsedModuleWrappers: (file: string) => { rewritten: number; kept: number };
 };
 
-const VLQ = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-
-/** The original [line, column] of the first mapping at or after a generated line and column. */
+/** The original [line, column] (0-based) of the first mapping at or after a generated line and column. */
 function originalAt(mapFile: string, line: number, column: number): [number, number] | undefined {
-  const { mappings } = JSON.parse(readFileSync(mapFile, 'utf8')) as { mappings: string };
-  let [origLine, origColumn] = [0, 0];
-  const lines = mappings.split(';');
-  for (let l = 0; l < lines.length; l++) {
-    let generated = 0;
-    for (const segment of lines[l].split(',').filter(Boolean)) {
-      const values: number[] = [];
-      let [value, shift] = [0, 0];
-      for (const c of segment) {
-        const digit = VLQ.indexOf(c);
-        value += (digit & 31) << shift;
-        if (digit & 32) shift += 5;
-        else {
-          values.push(value & 1 ? -(value >>> 1) : value >>> 1);
-          [value, shift] = [0, 0];
-        }
-      }
-      generated += values[0];
-      if (values.length >= 4) [origLine, origColumn] = [origLine + values[2], origColumn + values[3]];
-      if (l === line && generated >= column) return [origLine, origColumn];
-    }
-  }
-  return undefined;
+  const map = new TraceMap(readFileSync(mapFile, 'utf8'));
+  const found = originalPositionFor(map, { line: line + 1, column, bias: LEAST_UPPER_BOUND });
+  return found.line === null ? undefined : [found.line - 1, found.column];
 }
 
 /** Line and column (0-based) of `needle` in `text`. */
