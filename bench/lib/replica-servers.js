@@ -84,47 +84,42 @@ async function signalled(child, file) {
 }
 
 /**
- * CPU time the process's threads spent on a core so far, µs: the scheduler's own count in ns
- * (/proc/<pid>/task/<tid>/schedstat), not /proc/<pid>/stat's user + system time, which this kernel
- * keeps in 10 ms ticks charged to whoever runs when a tick falls (a replica using 500 ms over a window
- * reads ±10 % from one window to the next). Threads that ended before the read are not counted.
+ * The sum over the process's threads of `valueOf(/proc/<pid>/task/<tid>/<file>)`; NaN once the process
+ * is gone. Threads that ended before the read are not counted.
  */
-function procCpuMicros(pid) {
+function overThreads(pid, file, valueOf) {
   let tids;
   try {
     tids = fs.readdirSync(`/proc/${pid}/task`);
   } catch {
     return NaN;
   }
-  let ns = 0;
+  let sum = 0;
   for (const tid of tids) {
     try {
-      ns += Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      sum += valueOf(fs.readFileSync(`/proc/${pid}/task/${tid}/${file}`, 'utf8'));
     } catch {
       // The thread ended between the two reads.
     }
   }
-  return ns / 1000;
+  return sum;
 }
 
-/** The voluntary context switches of the process's threads so far (/proc/<pid>/task/<tid>/status). */
+/**
+ * CPU time the process's threads spent on a core so far, µs: the scheduler's own count in ns
+ * (schedstat), not /proc/<pid>/stat's user + system time, which this kernel keeps in 10 ms ticks
+ * charged to whoever runs when a tick falls (a replica using 500 ms over a window reads ±10 % from one
+ * window to the next).
+ */
+function procCpuMicros(pid) {
+  return overThreads(pid, 'schedstat', (text) => Number(text.split(' ')[0])) / 1000;
+}
+
+/** The voluntary context switches of the process's threads so far (each wait ends in a wake-up). */
 function procWakeUps(pid) {
-  let tids;
-  try {
-    tids = fs.readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return NaN;
-  }
-  let count = 0;
-  for (const tid of tids) {
-    try {
-      const status = fs.readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
-      count += Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
-    } catch {
-      // The thread ended between the two reads.
-    }
-  }
-  return count;
+  return overThreads(pid, 'status', (text) =>
+    Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(text)?.[1] ?? 0),
+  );
 }
 
 async function pgBytes(schema) {
