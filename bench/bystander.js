@@ -10,24 +10,12 @@
  * Part of `node bench/run.js --only scaleout` (bench/scale-out.js); reported in its section.
  */
 const http = require('node:http');
-const { nowMs, paced, send } = require('./lib/clients');
+const { nowMs, paced } = require('./lib/clients');
 const { fmt, median, table } = require('./lib/report');
 const { startReplica } = require('./lib/replica-servers');
-const { deployment, stopAll } = require('./shared-store');
+const { deployment, roundTrip, stopAll } = require('./shared-store');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The k-th round trip: started on R1 or R2 in turns, answered on the other. */
-function roundTrip(ports, agent) {
-  return async (k) => {
-    const [on, answer] = k % 2 === 0 ? ports : [ports[1], ports[0]];
-    const start = await send(agent, on, 'POST', '/v1/workflow', { input_message: 'x' });
-    if (start.status !== 202) throw new Error(`start answered ${start.status} ${start.body}`);
-    const { response_url } = JSON.parse(start.body);
-    const r = await send(agent, answer, 'POST', response_url, { response: { type: 'text', text: 'Ann' } });
-    if (r.status !== 204) throw new Error(`answer answered ${r.status} ${r.body}`);
-  };
-}
 
 /** R3's CPU µs per second over `seconds`, with round trips at `rate`/s between R1 and R2 or none. */
 async function bystanderWindow(replicas, fire, rate, seconds) {
@@ -45,9 +33,10 @@ async function measureBystander(S, dir) {
   const agent = new http.Agent({ keepAlive: true, scheduling: 'fifo', maxSockets: 32 });
   try {
     for (const name of ['R1', 'R2', 'R3']) set.replicas.push(await startReplica(dep.file, name));
+    // Started on R1 and R2 in turns, answered on the other.
     const fire = roundTrip(
-      set.replicas.slice(0, 2).map((r) => r.port),
       agent,
+      set.replicas.slice(0, 2).map((r) => r.port),
     );
     // Round trips between R1 and R2 at the rate the scale-out part offers two replicas of three.
     const rate = 2 * S.rate.hitl;

@@ -14,23 +14,10 @@
  * Part of `node bench/run.js --only scaleout` (bench/scale-out.js); reported in its section.
  */
 const http = require('node:http');
-const { paced, send } = require('./lib/clients');
+const { paced } = require('./lib/clients');
 const { fmt, median, table } = require('./lib/report');
 const { startReplica } = require('./lib/replica-servers');
-const { deployment, stopAll } = require('./shared-store');
-
-/** The k-th round trip: started on R1 or R2 in turns, answered there or (`across`) on the other. */
-function roundTrip(ports, agent, across) {
-  return async (k) => {
-    const on = ports[k % 2];
-    const start = await send(agent, on, 'POST', '/v1/workflow', { input_message: 'x' });
-    if (start.status !== 202) throw new Error(`start answered ${start.status} ${start.body}`);
-    const { response_url } = JSON.parse(start.body);
-    const answer = across ? ports[(k + 1) % 2] : on;
-    const r = await send(agent, answer, 'POST', response_url, { response: { type: 'text', text: 'Ann' } });
-    if (r.status !== 204) throw new Error(`answer answered ${r.status} ${r.body}`);
-  };
-}
+const { deployment, roundTrip, stopAll } = require('./shared-store');
 
 /** Totals the servers keep: Redis commands run (scripts' own calls included), PostgreSQL commits. */
 async function serverCounts(redis, pg) {
@@ -70,7 +57,7 @@ async function measureCrossing(S, dir) {
     await pg.connect();
     for (const name of ['R1', 'R2']) set.replicas.push(await startReplica(dep.file, name));
     const ports = set.replicas.map((r) => r.port);
-    const fires = { same: roundTrip(ports, agent, false), across: roundTrip(ports, agent, true) };
+    const fires = { same: roundTrip(agent, ports, false), across: roundTrip(agent, ports, true) };
     // The rate the scale-out part offers each of two replicas.
     const rate = 2 * S.rate.hitl;
     for (const fire of Object.values(fires)) await paced({ rate: 4 * rate, seconds: S.warmup, fire });

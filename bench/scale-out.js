@@ -38,7 +38,7 @@ const { startReplica } = require('./lib/replica-servers');
 const { analyse } = require('./profile-summary');
 const { measureBystander } = require('./bystander');
 const { measureCrossing } = require('./crossing');
-const { deployment, load, stopAll, WORKFLOWS } = require('./shared-store');
+const { deployment, load, roundTrip, stopAll, WORKFLOWS } = require('./shared-store');
 
 /** Where the profiled windows are left, for `node bench/profile-summary.js <file>` (µs per request). */
 const PROFILES = path.join(__dirname, 'profiles');
@@ -82,14 +82,7 @@ function requester(kind, ports, agent, across = true) {
       if (r.status !== 200) throw new Error(`echo answered ${r.status} ${r.body}`);
     };
   }
-  return async (k) => {
-    const start = await send(agent, ports[k % ports.length], 'POST', '/v1/workflow', { input_message: 'x' });
-    if (start.status !== 202) throw new Error(`start answered ${start.status} ${start.body}`);
-    const { response_url } = JSON.parse(start.body);
-    const answer = { response: { type: 'text', text: 'Ann' } };
-    const r = await send(agent, ports[(k + (across ? 1 : 0)) % ports.length], 'POST', response_url, answer);
-    if (r.status !== 204) throw new Error(`answer answered ${r.status} ${r.body}`);
-  };
+  return roundTrip(agent, ports, across);
 }
 
 /** One paced window: achieved requests/s (all replicas), CPU µs per request of each replica. */

@@ -92,6 +92,21 @@ function deployment(store, workflow, dir, extra = '') {
   };
 }
 
+/**
+ * A person's round trip on the `hitl` workflow: the k-th is started on `ports[k mod n]` (POST
+ * /v1/workflow → 202) and answered (→ 204) on the next port, or (`across` false) on the same one.
+ */
+function roundTrip(agent, ports, across = true) {
+  return async (k) => {
+    const start = await send(agent, ports[k % ports.length], 'POST', '/v1/workflow', { input_message: 'x' });
+    if (start.status !== 202) throw new Error(`start answered ${start.status} ${start.body}`);
+    const { response_url } = JSON.parse(start.body);
+    const answer = { response: { type: 'text', text: 'Ann' } };
+    const r = await send(agent, ports[(k + (across ? 1 : 0)) % ports.length], 'POST', response_url, answer);
+    if (r.status !== 204) throw new Error(`answer answered ${r.status} ${r.body}`);
+  };
+}
+
 /** One autocannon run against `port`; `paths` (cycled) for GETs, else POST /v1/workflow with `body`. */
 function load({ port, body, paths, connections, duration }) {
   let next = 0;
@@ -282,4 +297,4 @@ ${table(['what', 'req/s', 'p50 / p99 ms', 'server CPU µs/request', 'vs memory',
   return { text, passed, total };
 }
 
-module.exports = { measureShared, sharedSection, HEADING, deployment, WORKFLOWS, load, stopAll };
+module.exports = { measureShared, sharedSection, HEADING, deployment, WORKFLOWS, load, roundTrip, stopAll };
