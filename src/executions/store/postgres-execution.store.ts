@@ -1,3 +1,4 @@
+import type { OnModuleDestroy } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../db/tables';
 import { ExecutionStore, type DurableRun, type OwnerExecutionsQuery } from './execution.store';
@@ -8,12 +9,13 @@ import {
   type ExecutionTransition,
   type TransitionOutcome,
 } from '../model/execution-state';
-import { fromJson, toJson } from '../../db/json-columns';
+import { toJson } from '../../db/json-columns';
 import { journalRow } from './journal-row';
 import { storedSpec } from '../model/run-spec';
 import { addressKey, ownerKey, WaitingCounts } from './waiting-counts';
 import { OwnRecords } from './own-records';
 import type { RecordChanges } from './record-changes';
+import { RecordReads } from './record-reads';
 import { WrittenTexts } from './written-texts';
 
 function columns(record: ExecutionRecord, text = toJson(record)) {
@@ -36,13 +38,15 @@ const NOT_WAITING = { status: 'running' } as ExecutionRecord;
  * machine and writes the result only over what it read (`transition`), so two replicas closing the
  * same interaction are serialized and exactly one of them is told `applied`.
  */
-export class PostgresExecutionStore extends ExecutionStore {
+export class PostgresExecutionStore extends ExecutionStore implements OnModuleDestroy {
   /** The counts the capacity limits read on each start, read here at most once a second (waiting-counts.ts). */
   private readonly counts = new WaitingCounts();
   /** The records this replica wrote last that nobody else can change (own-records.ts). */
   private readonly own = new OwnRecords();
   /** Where this replica's next write of a record starts (written-texts.ts). */
   private readonly written = new WrittenTexts();
+  /** The queries that only read records. */
+  private readonly reads: RecordReads;
 
   constructor(
     private readonly db: Kysely<Tables>,
@@ -50,7 +54,13 @@ export class PostgresExecutionStore extends ExecutionStore {
     private readonly changes?: RecordChanges,
   ) {
     super();
+    this.reads = new RecordReads(db);
     changes?.onChangedElsewhere((id, text) => this.written.changedElsewhere(id, text));
+    changes?.renewCopies((ids) => this.reads.versions(ids));
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.changes?.close() ?? Promise.resolve();
   }
 
   override recent(id: string): Readonly<ExecutionRecord> | undefined {
@@ -59,7 +69,7 @@ export class PostgresExecutionStore extends ExecutionStore {
   }
 
   override peek(id: string): Promise<Readonly<ExecutionRecord> | undefined> {
-    return this.changes ? this.changes.read(id, () => this.get(id)) : this.get(id);
+    return this.changes ? this.changes.read(id, () => this.reads.versioned(id)) : this.get(id);
   }
 
   override held(id: string): Readonly<ExecutionRecord> | undefined {
@@ -101,13 +111,8 @@ export class PostgresExecutionStore extends ExecutionStore {
     }
   }
 
-  async get(id: string): Promise<ExecutionRecord | undefined> {
-    const row = await this.db
-      .selectFrom('execution_record')
-      .select('record')
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return row && fromJson<ExecutionRecord>(row.record);
+  get(id: string): Promise<ExecutionRecord | undefined> {
+    return this.reads.get(id);
   }
 
   apply(
@@ -163,13 +168,8 @@ export class PostgresExecutionStore extends ExecutionStore {
     let text = seen ? toJson(seen) : this.written.get(id);
     for (let fromSeen = text !== undefined; ; fromSeen = false) {
       if (!fromSeen) {
-        const row = await this.db
-          .selectFrom('execution_record')
-          .select(sql<string>`record::text`.as('text'))
-          .where('id', '=', id)
-          .executeTakeFirst();
-        if (!row) return { outcome: 'not_found' };
-        text = row.text;
+        text = await this.reads.text(id);
+        if (text === undefined) return { outcome: 'not_found' };
       }
       const before = JSON.parse(text!) as ExecutionRecord;
       const { outcome, record } = applyTransition(before, transition, Date.now());
@@ -223,57 +223,16 @@ export class PostgresExecutionStore extends ExecutionStore {
   }
 
   countWaiting(ownerId?: string | null, cachedBelow?: number): Promise<number> {
-    return this.counts.get(ownerKey(ownerId), () => this.readWaiting(ownerId), cachedBelow);
+    return this.counts.get(ownerKey(ownerId), () => this.reads.countWaiting(ownerId), cachedBelow);
   }
 
   countWaitingFrom(clientAddress: string, cachedBelow?: number): Promise<number> {
-    const read = () => this.readWaitingFrom(clientAddress);
+    const read = () => this.reads.countWaitingFrom(clientAddress);
     return this.counts.get(addressKey(clientAddress), read, cachedBelow);
   }
 
-  private async readWaiting(ownerId?: string | null): Promise<number> {
-    let query = this.db
-      .selectFrom('execution_record')
-      .select((eb) => eb.fn.countAll<string | number>().as('n'))
-      .where('waiting', '=', true);
-    if (ownerId === null) query = query.where('owner_id', 'is', null);
-    else if (ownerId !== undefined) query = query.where('owner_id', '=', ownerId);
-    const row = await query.executeTakeFirstOrThrow();
-    return Number(row.n);
-  }
-
-  private async readWaitingFrom(clientAddress: string): Promise<number> {
-    const row = await this.db
-      .selectFrom('execution_record')
-      .select((eb) => eb.fn.countAll<string | number>().as('n'))
-      .where('waiting', '=', true)
-      .where('client_address', '=', clientAddress)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  }
-
-  async listOwned(ownerId: string, query: OwnerExecutionsQuery): Promise<ExecutionRecord[]> {
-    if (query.statuses.length === 0) return [];
-    let select = this.db
-      .selectFrom('execution_record')
-      .select('record')
-      .where('owner_id', '=', ownerId)
-      .where('status', 'in', query.statuses);
-    const { after } = query;
-    if (after) {
-      select = select.where((eb) =>
-        eb.or([
-          eb('created_at', '<', after.createdAt),
-          eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
-        ]),
-      );
-    }
-    const rows = await select
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(query.limit)
-      .execute();
-    return rows.map((r) => fromJson<ExecutionRecord>(r.record));
+  listOwned(ownerId: string, query: OwnerExecutionsQuery): Promise<ExecutionRecord[]> {
+    return this.reads.listOwned(ownerId, query);
   }
 
   async evictExpired(now: number): Promise<string[]> {

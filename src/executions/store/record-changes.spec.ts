@@ -11,15 +11,20 @@ import { COPY_MS, WRITE_MS } from './record-copies';
 class Table {
   readonly rows = new Map<string, ExecutionRecord>();
   readonly loads: Record<string, number> = {};
+  /** Each row's version, which every write of it changes (PostgreSQL's xmin). */
+  private readonly written = new Map<string, number>();
+  private writes = 0;
 
   set(id: string, status: string): void {
     this.rows.set(id, { id, status } as unknown as ExecutionRecord);
+    this.written.set(id, ++this.writes);
   }
 
   loader(on: string, id: string) {
     return async () => {
       this.loads[on] = (this.loads[on] ?? 0) + 1;
-      return structuredClone(this.rows.get(id));
+      const record = this.rows.get(id);
+      return record && { record: structuredClone(record), version: String(this.written.get(id)) };
     };
   }
 }

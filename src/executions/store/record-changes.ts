@@ -5,7 +5,8 @@ import { RedisAudience } from '../../redis/redis-audience';
 import { RedisChannel, type RedisChannelOptions } from '../../redis/redis-channel';
 import { settledWithin } from '../../core/settled-within';
 import type { ExecutionRecord } from '../model/execution-record';
-import { COPY_MS, RecordCopies, WRITE_MS } from './record-copies';
+import { CopyRenewal, type ReadVersions } from './copy-renewal';
+import { COPY_MS, RecordCopies, WRITE_MS, type VersionedRecord } from './record-copies';
 
 /** How long a write waits for its announcement to be taken before it goes on without it. */
 const ANNOUNCE_MS = 500;
@@ -50,8 +51,9 @@ const NOTICES: RedisChannelOptions = {
  * What lets a status poll on the shared store be answered from memory: every write of a record is
  * announced before it commits to the replicas that created, read or wait on that record (its audience,
  * redis-audience.ts; until the write has surely ended, nothing read of the record is kept there), and a
- * replica serves the copy it read last (record-copies.ts) once every notice published before the poll
- * arrived has reached it (`BackingRedis.delivered`). A client that saw a change anywhere, from its
+ * replica serves the copy it read last (record-copies.ts; renewed while it is polled from its row's
+ * version, copy-renewal.ts) once every notice published before the poll arrived has reached it
+ * (`BackingRedis.delivered`). A client that saw a change anywhere, from its
  * writer's answer or from a read of PostgreSQL after the commit, is served the change (or something
  * newer) here. A replica joins a record's audience as it first reads it (alongside the read); a write
  * announced just before it joined counts as under way from then on, for what is left of WRITE_MS.
@@ -63,6 +65,7 @@ const NOTICES: RedisChannelOptions = {
  */
 export class RecordChanges {
   private readonly copies = new RecordCopies();
+  private renewal?: CopyRenewal;
   private writes = 0;
   private readonly changedElsewhere: ChangeListener[] = [];
 
@@ -99,24 +102,44 @@ export class RecordChanges {
     if (!this.audience.joined(id)) void this.audience.join(id).catch(() => undefined);
   }
 
-  /** The record as a status poll may see it: a copy when one is good, else what `load` reads. */
+  /**
+   * The record as a status poll may see it: a copy when one is good, else what `load` reads (the
+   * record with its version, kept as the copy).
+   */
   async read(
     id: string,
-    load: () => Promise<ExecutionRecord | undefined>,
+    load: () => Promise<VersionedRecord | undefined>,
   ): Promise<Readonly<ExecutionRecord> | undefined> {
     const copy = this.copies.copy(id);
     // The notices sent before this poll arrived are in: the copy is still good if none was of it.
-    if (copy && (await this.redis.delivered()) && this.copies.copy(id) === copy) return copy;
+    if (copy && (await this.redis.delivered()) && this.copies.copy(id) === copy) {
+      this.copies.served(id);
+      return copy;
+    }
     const ticket = this.copies.reading(id);
-    let record: ExecutionRecord | undefined;
+    let read: VersionedRecord | undefined;
     try {
       const joining = this.audience.joined(id) ? undefined : this.join(id);
-      record = await load();
+      read = await load();
       await joining;
-      return record;
+      return read?.record;
     } finally {
-      this.copies.kept(ticket, record);
+      this.copies.kept(ticket, read);
     }
+  }
+
+  /**
+   * Copies served to polls are renewed from `versions` (the version each record has now) rather than
+   * read again once COPY_MS has passed (copy-renewal.ts), until `close`.
+   */
+  renewCopies(versions: ReadVersions): void {
+    this.renewal ??= new CopyRenewal(this.copies, versions);
+    this.renewal.start();
+  }
+
+  /** Stops renewing copies (they expire). */
+  close(): Promise<void> {
+    return this.renewal?.stop() ?? Promise.resolve();
   }
 
   /** This replica, as a writer (its audience member id): its own notices are known here already. */

@@ -1,7 +1,9 @@
 import type { ExecutionRecord } from '../model/execution-record';
-import { COPY_MS, RecordCopies, WRITE_MS } from './record-copies';
+import { COPY_MS, RecordCopies, RENEW_AFTER_MS, WRITE_MS } from './record-copies';
 
 const aRecord = (id: string, status = 'waiting_for_input') => ({ id, status }) as unknown as ExecutionRecord;
+/** As the store reads it: the record, and its row's version. */
+const versioned = (record: ExecutionRecord, version = 'v1') => ({ record, version });
 
 describe('RecordCopies', () => {
   let now: number;
@@ -16,7 +18,7 @@ describe('RecordCopies', () => {
 
   /** A read of `id` that returned `record`, begun and ended now. */
   function read(id: string, record = aRecord(id)) {
-    copies.kept(copies.reading(id), record);
+    copies.kept(copies.reading(id), versioned(record));
     return record;
   }
 
@@ -49,7 +51,7 @@ describe('RecordCopies', () => {
     const ticket = copies.reading('e1');
     copies.begin('e1', 'w1');
     copies.end('e1', 'w1');
-    copies.kept(ticket, aRecord('e1'));
+    copies.kept(ticket, versioned(aRecord('e1')));
     expect(copies.copy('e1')).toBeUndefined();
   });
 
@@ -87,7 +89,7 @@ describe('RecordCopies', () => {
     const inFlight = copies.reading('e2');
     copies.lost();
     expect(copies.copy('e1')).toBeUndefined();
-    copies.kept(inFlight, aRecord('e2'));
+    copies.kept(inFlight, versioned(aRecord('e2')));
     expect(copies.copy('e2')).toBeUndefined();
     read('e1');
     expect(copies.copy('e1')).toBeUndefined();
@@ -110,7 +112,7 @@ describe('RecordCopies', () => {
 
   it('nothing is kept before notices are first heard', () => {
     const deaf = new RecordCopies(() => now);
-    deaf.kept(deaf.reading('e1'), aRecord('e1'));
+    deaf.kept(deaf.reading('e1'), versioned(aRecord('e1')));
     expect(deaf.copy('e1')).toBeUndefined();
   });
 
@@ -119,5 +121,53 @@ describe('RecordCopies', () => {
     expect(copies.copy('e0')).toBeUndefined();
     expect(copies.copy('e1')).toBeDefined();
     expect(copies.copy('e10000')).toBeDefined();
+  });
+
+  describe('renewal: a read of the version alone', () => {
+    it('a copy served since its read comes due at RENEW_AFTER_MS; the same version serves it COPY_MS from the renewal', () => {
+      const record = read('e1');
+      now += RENEW_AFTER_MS;
+      expect(copies.due()).toEqual([]);
+      expect(copies.copy('e1')).toBe(record);
+      copies.served('e1');
+      const [renewal, ...more] = copies.due();
+      expect(more).toEqual([]);
+      expect(renewal).toMatchObject({ record, version: 'v1', ticket: { id: 'e1' } });
+      now += 10;
+      copies.renewed(renewal, 'v1');
+      now += COPY_MS - 11;
+      expect(copies.copy('e1')).toBe(record);
+      now += 1;
+      expect(copies.copy('e1')).toBeUndefined();
+    });
+
+    it('another version, or none (the record is gone, or the read failed), drops the copy', () => {
+      for (const found of ['v2', undefined]) {
+        read('e1');
+        copies.served('e1');
+        now += RENEW_AFTER_MS;
+        const [renewal] = copies.due();
+        copies.renewed(renewal, found);
+        expect(copies.copy('e1')).toBeUndefined();
+        expect(copies.tracked).toBe(0);
+      }
+    });
+
+    it('a change heard of while the version is read keeps nothing, whatever the version read', () => {
+      read('e1');
+      copies.served('e1');
+      now += RENEW_AFTER_MS;
+      const [renewal] = copies.due();
+      copies.begin('e1', 'w1');
+      copies.end('e1', 'w1');
+      copies.renewed(renewal, 'v1');
+      expect(copies.copy('e1')).toBeUndefined();
+    });
+
+    it('a copy nobody was served since its read is left to expire', () => {
+      read('e1');
+      now += COPY_MS - 1;
+      expect(copies.due()).toEqual([]);
+    });
   });
 });

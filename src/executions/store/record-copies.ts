@@ -10,13 +10,22 @@ export const COPY_MS = 2000;
  * when it took longer than half of this (then before its writer answers).
  */
 export const WRITE_MS = 2000;
+/** A copy served since it was read is renewed once it is this old (`due`), well before it expires. */
+export const RENEW_AFTER_MS = COPY_MS / 2;
 /** Copies kept at most; past it the oldest goes (a copy is only ever a shortcut). */
 const MAX_COPIES = 10_000;
 
-interface Copy {
+/** A record as read, with the version the store gave it (a write of the record changes it). */
+export interface VersionedRecord {
   record: Readonly<ExecutionRecord>;
+  version: string;
+}
+
+interface Copy extends VersionedRecord {
   /** When the read that made it began (it is at least as new as PostgreSQL was then). */
   readAt: number;
+  /** Whether a poll was served it since that read: only those are renewed. */
+  served: boolean;
 }
 
 /** What this replica knows of one record: its copy, the writes of it under way, the reads in flight. */
@@ -39,9 +48,15 @@ export interface Ticket {
   keepable: boolean;
 }
 
+/** A copy to renew: its record as kept, and a read of its version begun (`renewed` ends it). */
+export interface Renewal extends VersionedRecord {
+  ticket: Ticket;
+}
+
 /**
  * Copies of execution records read from PostgreSQL, each kept until a change of it is announced
- * (record-changes.ts). A write is announced before it commits; until it ends (a notice of its end, or
+ * (record-changes.ts), and for COPY_MS at most unless renewed: a read of its version alone that finds
+ * it unchanged counts as a read of the record begun then (`due`, `renewed`). A write is announced before it commits; until it ends (a notice of its end, or
  * WRITE_MS after its start was heard of, by when it has committed) nothing of that record is kept, and
  * a read begun before a change keeps nothing, so a copy is never older than what PostgreSQL held since
  * the last change this replica heard of. Whether every change was heard of is the transport's part: it
@@ -82,17 +97,50 @@ export class RecordCopies {
     return { id, clock: this.clock, epoch: this.epoch, readAt: now, keepable };
   }
 
-  /** The read of the ticket ended: its record is kept when nothing changed since it began. */
-  kept(ticket: Ticket, record?: ExecutionRecord): void {
+  /** A poll was served the copy of `id`: it is renewed when it comes due. */
+  served(id: string): void {
+    const copy = this.known.get(id)?.copy;
+    if (copy) copy.served = true;
+  }
+
+  /** The read of the ticket ended: what it read is kept when nothing changed since it began. */
+  kept(ticket: Ticket, read?: VersionedRecord): void {
     const known = this.known.get(ticket.id);
     if (!known) return;
     known.reads--;
     const unchanged = known.changedAt <= ticket.clock && ticket.epoch === this.epoch;
-    if (record && ticket.keepable && unchanged) {
+    if (read && ticket.keepable && unchanged) {
       if (!known.copy && ++this.copies > MAX_COPIES) this.dropOldest();
-      known.copy = { record, readAt: ticket.readAt };
+      known.copy = { record: read.record, version: read.version, readAt: ticket.readAt, served: false };
     }
     this.tidy(ticket.id, known);
+  }
+
+  /**
+   * The copies served since they were read and older than RENEW_AFTER_MS, each with a read begun now:
+   * `renewed` must follow each, with the version the store holds now.
+   */
+  due(): Renewal[] {
+    const now = this.now();
+    const due: Renewal[] = [];
+    for (const [id, { copy }] of this.known) {
+      if (copy?.served && now - copy.readAt >= RENEW_AFTER_MS) {
+        due.push({ record: copy.record, version: copy.version, ticket: this.reading(id) });
+      }
+    }
+    return due;
+  }
+
+  /**
+   * The version of a copy due was read (undefined: the record is gone, or the read failed): the same
+   * version renews the copy as a read begun with the renewal; another drops it.
+   */
+  renewed(renewal: Renewal, version?: string): void {
+    const { ticket } = renewal;
+    if (version === renewal.version) return this.kept(ticket, renewal);
+    const copy = this.known.get(ticket.id)?.copy;
+    this.kept(ticket);
+    if (copy?.version === renewal.version) this.drop(ticket.id);
   }
 
   /**
