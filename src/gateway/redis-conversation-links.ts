@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { BackingRedis } from '../redis/backing-redis';
+import type { BackingRedis, LuaScript } from '../redis/backing-redis';
 import {
   ConversationLinks,
   LINK_TTL_MS,
@@ -8,22 +8,35 @@ import {
 } from './conversation-links';
 
 /** Writes the fields (ARGV[3..]) only while the link still names the execution ARGV[1]. */
-const UPDATE = `
+const UPDATE: LuaScript = {
+  name: 'conversationLinkUpdate',
+  keys: 1,
+  lua: `
 if redis.call('HGET', KEYS[1], 'executionId') ~= ARGV[1] then return 0 end
 for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 1`;
+return 1`,
+};
 
 /** Writes the link (ARGV[2..], field and value pairs) unless the key holds one. */
-const RESTORE = `
+const RESTORE: LuaScript = {
+  name: 'conversationLinkRestore',
+  keys: 1,
+  lua: `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 for i = 2, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
-return 1`;
+return 1`,
+};
 
-const REMOVE = `
+/** Removes the link while it still names the execution ARGV[1]. */
+const REMOVE: LuaScript = {
+  name: 'conversationLinkRemove',
+  keys: 1,
+  lua: `
 if redis.call('HGET', KEYS[1], 'executionId') ~= ARGV[1] then return 0 end
-return redis.call('DEL', KEYS[1])`;
+return redis.call('DEL', KEYS[1])`,
+};
 
 /**
  * Conversation links in Redis, for replicas. Redis rather than Postgres: a link is only of use while
@@ -68,17 +81,17 @@ export class RedisConversationLinks extends ConversationLinks {
   ): Promise<void> {
     const fields = Object.entries(progress).flatMap(([f, v]) => [f, String(v)]);
     const k = this.key(userId, conversationId);
-    await this.redis.client.eval(UPDATE, 1, k, executionId, LINK_TTL_MS, ...fields);
+    await this.redis.runScript(UPDATE, k, executionId, LINK_TTL_MS, ...fields);
   }
 
   async remove(userId: string, conversationId: string, executionId: string): Promise<void> {
-    await this.redis.client.eval(REMOVE, 1, this.key(userId, conversationId), executionId);
+    await this.redis.runScript(REMOVE, this.key(userId, conversationId), executionId);
   }
 
   async restore(userId: string, conversationId: string, link: ConversationLink): Promise<boolean> {
     const fields = Object.entries(link).flatMap(([f, v]) => [f, String(v)]);
     const k = this.key(userId, conversationId);
-    return (await this.redis.client.eval(RESTORE, 1, k, LINK_TTL_MS, ...fields)) === 1;
+    return (await this.redis.runScript(RESTORE, k, LINK_TTL_MS, ...fields)) === 1;
   }
 
   /** Redis keeps nothing on disk here: back after a lost connection, it may have restarted empty. */

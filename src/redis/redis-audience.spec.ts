@@ -74,7 +74,7 @@ requires('redis')('RedisAudience', () => {
   it('joins of a key asked for together make one round trip', async () => {
     const { all } = await replicas(1);
     const [a] = all;
-    const sent = jest.spyOn(a.redis.client, 'eval');
+    const sent = jest.spyOn(a.redis, 'runScript');
     const [first, second] = await Promise.all([a.audience.join('k1'), a.audience.join('k1')]);
     expect(first).toBe(second);
     expect(sent).toHaveBeenCalledTimes(1);

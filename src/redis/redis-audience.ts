@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { BackingRedis } from './backing-redis';
+import type { BackingRedis, LuaScript } from './backing-redis';
 import { RedisChannel, type RedisChannelOptions } from './redis-channel';
 
 /**
@@ -22,7 +22,7 @@ const NOW = `local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t
  * KEYS[1] the audience; ARGV: the teller, KEPT_MS, the message, the channels' prefix, '1' when the
  * teller joins. Publishes the message to every member but the teller. Returns how many were told.
  */
-const TELL = `${NOW}
+const TELL_LUA = `${NOW}
 local told = 0
 for _, member in ipairs(redis.call('HKEYS', KEYS[1])) do
   if member ~= '${TOLD_AT}' and member ~= ARGV[1] then
@@ -34,14 +34,16 @@ if ARGV[5] == '1' then redis.call('HSET', KEYS[1], '${TOLD_AT}', now, ARGV[1], 1
 else redis.call('HSET', KEYS[1], '${TOLD_AT}', now) end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return told`;
+const TELL: LuaScript = { name: 'audienceTell', lua: TELL_LUA, keys: 1 };
 
 /** KEYS[1] the audience; ARGV: the member, KEPT_MS. Returns the ms since it was last told something, or -1. */
-const JOIN = `${NOW}
+const JOIN_LUA = `${NOW}
 local at = redis.call('HGET', KEYS[1], '${TOLD_AT}')
 redis.call('HSET', KEYS[1], ARGV[1], 1)
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 if at then return now - tonumber(at) end
 return -1`;
+const JOIN: LuaScript = { name: 'audienceJoin', lua: JOIN_LUA, keys: 1 };
 
 /**
  * Messages about one key (an execution) for the replicas that take part in it, and for no other: a
@@ -113,7 +115,7 @@ export class RedisAudience {
   private async joinNow(key: string): Promise<number> {
     const asked = this.asking();
     this.connected();
-    const since = Number(await this.redis.client.eval(JOIN, 1, this.key(key), this.me, KEPT_MS));
+    const since = Number(await this.redis.runScript(JOIN, this.key(key), this.me, KEPT_MS));
     this.joinedAt(key, asked);
     return since < 0 ? Infinity : since;
   }
@@ -128,7 +130,7 @@ export class RedisAudience {
     const text = JSON.stringify(message);
     const channels = `${this.redis.prefix}${this.name}:${topic}:to:`;
     const joining = join ? '1' : '0';
-    await this.redis.client.eval(TELL, 1, this.key(key), this.me, KEPT_MS, text, channels, joining);
+    await this.redis.runScript(TELL, this.key(key), this.me, KEPT_MS, text, channels, joining);
     if (join) this.joinedAt(key, asked);
   }
 
