@@ -534,10 +534,10 @@ function hitlSection(env, r, { quick = false, pin = '' } = {}) {
 - Answer → next event: ${fmt(l.count)} of the waiting executions, one at a time: re-attach to
   \`GET /executions/{id}/stream\` to learn the \`id:\` of its \`interaction_required\` frame, re-attach again with
   that id as \`Last-Event-ID\` (nothing replayed), \`POST\` the answer to its \`response_url\` (204), and take the
-  arrival of the next frame (\`data: {"value":"hi "}\`) on the stream. ${fmt(l.beforeResponse)} of ${fmt(l.count)} next frames arrived
-  *before* the 204 (negative "204 → next frame" times): the workflow resumes and writes its frame while the answer
-  is still being answered, so a client has nothing left to wait for once it has the 204. "Answer sent → next
-  frame" is the whole round trip.
+  arrival of the next frame (\`data: {"value":"hi "}\`) on the stream. The 204 is written first: the workflow
+  resumes once the turn of the event loop that accepted the answer is over. ${fmt(l.beforeResponse)} of ${fmt(l.count)} next frames
+  still arrived *before* the 204 (negative "204 → next frame" times: the two come on different connections).
+  "Answer sent → next frame" is the whole round trip.
 - Then the other ${fmt(S.waiting - l.count)} were answered (${S.concurrency} in flight, ${fmt(r.answerPerSec)}/s) and a sample of ${S.check + 2}
   checked to have completed with \`result\` \`${HITL_RESULT}\`.
 

@@ -34,6 +34,18 @@ export function interactionBrokerContract(
       await expect(second.answer).resolves.toEqual({ type: 'text', text: 'two' });
     });
 
+    it('wakes a waiter in this process once the turn that delivered the answer is over: its acknowledgement goes first', async () => {
+      const seen: string[] = [];
+      const wait = await waiting(broker, 'e-i1', 'i1');
+      const woken = wait.answer.then(() => seen.push('workflow resumed'));
+      await broker.deliver('e-i1', 'i1', { type: 'text', text: 'one' });
+      // What the rest of this turn does (the 204 written after the answer was accepted).
+      for (let i = 0; i < 20; i++) await Promise.resolve();
+      seen.push('acknowledged');
+      await woken;
+      expect(seen).toEqual(['acknowledged', 'workflow resumed']);
+    });
+
     it('rejects an abandoned wait with the reason given, and ignores an answer after it', async () => {
       const wait = await waiting(broker, 'e-i1', 'i1');
       broker.abandon('i1', new Error('timed out'));

@@ -42,10 +42,18 @@ export class InProcessInteractionBroker extends InteractionBroker {
     this.waiters.set(interactionId, waiter);
   }
 
+  /**
+   * Hands the answer to its waiter once this turn of the event loop is over, as a wake-up from another
+   * replica would: whoever accepted the answer acknowledges it first (the answer's 204 is written in
+   * this turn), and the workflow resumes after, rather than run to its next wait before the 204 goes.
+   * Anything the client does after seeing the acknowledgement is read in a later turn, so it still
+   * comes after the workflow resumed.
+   */
   async deliver(_executionId: string, interactionId: string, answer: PromptAnswer): Promise<void> {
     const waiter = this.waiters.get(interactionId);
+    if (!waiter) return;
     this.waiters.delete(interactionId);
-    waiter?.answered(answer);
+    setImmediate(() => waiter.answered(answer));
   }
 
   abandon(interactionId: string, reason: unknown): void {
