@@ -11,7 +11,8 @@
  *     waiting ids, each request to the next replica.
  *  3. Answer → resume: one at a time, re-attach GET /executions/{id}/stream on B for an execution
  *     started on A, wait for its replayed `interaction_required`, POST the answer on B, and time the
- *     204 and the end of the stream (the `completed` execution, as B's client sees it).
+ *     204, the stream's next frame (the workflow resumed on A, as B's client sees it) and the end of
+ *     the stream (the `completed` execution).
  *  4. SIGKILL → claimed (needs leases): `orphans` more executions parked on A; A gets SIGKILL; the time
  *     until the store names A as running none of its executions any more (see `ownedCount`).
  *
@@ -127,9 +128,12 @@ function answerAndWatch(port, paused) {
       let text = '';
       let t0;
       let answered;
+      let resumed;
       res.setEncoding('utf8');
       res.on('data', (chunk) => {
         text += chunk;
+        // The first frame after the answer: the resumed workflow's next event, relayed by B.
+        if (t0 !== undefined && resumed === undefined) resumed = nowMs() - t0;
         if (t0 === undefined && text.includes('event: interaction_required')) {
           t0 = nowMs();
           send(undefined, port, 'POST', paused.response_url, {
@@ -144,7 +148,8 @@ function answerAndWatch(port, paused) {
         if (t0 === undefined) return reject(new Error(`stream ended before its prompt: ${text}`));
         if (!text.includes('Hello Ann')) return reject(new Error(`stream ended without the output: ${text}`));
         const completed = nowMs() - t0;
-        const done = () => (answered === undefined ? setTimeout(done, 1) : resolve({ completed, answered }));
+        const done = () =>
+          answered === undefined ? setTimeout(done, 1) : resolve({ resumed, completed, answered });
         done();
       });
     });
@@ -153,11 +158,13 @@ function answerAndWatch(port, paused) {
 }
 
 async function resumes(ports, paused, count) {
+  const resumed = [];
   const completed = [];
   const answered = [];
   for (let i = 0; i < count; i++) {
     // Started on ports[i % n] (see park): answered and watched on the next replica.
     const r = await answerAndWatch(ports[(i + 1) % ports.length], paused[i]);
+    resumed.push(r.resumed);
     completed.push(r.completed);
     answered.push(r.answered);
   }
@@ -165,7 +172,7 @@ async function resumes(ports, paused, count) {
     xs.sort((a, b) => a - b);
     return { p50: percentile(xs, 0.5), p99: percentile(xs, 0.99), max: xs[xs.length - 1] };
   };
-  return { completed: stats(completed), answered: stats(answered) };
+  return { resumed: stats(resumed), completed: stats(completed), answered: stats(answered) };
 }
 
 /** How many unended executions the store says `owner` runs (`execution_record.replica`). */
@@ -310,6 +317,7 @@ function replicasSection(env, r, { quick = false, pin = '' } = {}) {
     fmt(x.poll.rps),
     `${ms(x.poll.p50)} / ${ms(x.poll.p99)}`,
     ratio(x.poll.rps, memory.poll.rps),
+    `${ms(x.resume.resumed.p50)} / ${ms(x.resume.resumed.p99)}`,
     `${ms(x.resume.completed.p50)} / ${ms(x.resume.completed.p99)}`,
     `${ms(x.resume.answered.p50)} / ${ms(x.resume.answered.p99)}`,
   ]);
@@ -355,9 +363,10 @@ function replicasSection(env, r, { quick = false, pin = '' } = {}) {
   100 run to the end.
 - Polls: ${S.pollConnections} keep-alive clients, GET /executions/{id} back to back for ${S.pollMs / 1000} s, cycling through the
   waiting ids, each request to the next replica.
-- Answer → completed: ${fmt(S.resumes)} executions one at a time, each started on A: re-attach
-  \`GET /executions/{id}/stream\` on B, wait for its replayed \`interaction_required\`, POST the answer on B, time
-  the end of the stream (its \`completed\` frame written by A, read back by B) and B's 204.
+- Answer → resumed, completed and 204: ${fmt(S.resumes)} executions one at a time, each started on A:
+  re-attach \`GET /executions/{id}/stream\` on B, wait for its replayed \`interaction_required\`, POST the answer
+  on B, time the stream's next frame (the resumed workflow's first event, written by A, read back by B),
+  the end of the stream (its \`completed\` frame, written by A once the run's end is committed) and B's 204.
 ${takeover}${r.skipped.map((s) => `- Not measured: ${s}\n`).join('')}
 ${table(
   [
@@ -366,6 +375,7 @@ ${table(
     'polls/s',
     'poll p50 / p99 ms',
     'polls vs memory',
+    'answer → resumed p50 / p99 ms',
     'answer → completed p50 / p99 ms',
     'answer → 204 p50 / p99 ms',
   ],
