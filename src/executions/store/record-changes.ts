@@ -53,10 +53,10 @@ const NOTICES: RedisChannelOptions = {
  * redis-audience.ts; until the write has surely ended, nothing read of the record is kept there), and a
  * replica serves the copy it read last (record-copies.ts; renewed while it is polled from its row's
  * version, copy-renewal.ts) once every notice published before the poll arrived has reached it
- * (`BackingRedis.delivered`). A client that saw a change anywhere, from its
- * writer's answer or from a read of PostgreSQL after the commit, is served the change (or something
- * newer) here. A replica joins a record's audience as it first reads it (alongside the read); a write
- * announced just before it joined counts as under way from then on, for what is left of WRITE_MS.
+ * (`BackingRedis.delivered`). A client that saw a change anywhere, from its writer's answer or from a
+ * read of PostgreSQL after the commit, is served the change (or something newer) here. A replica joins
+ * a record's audience as it first reads it (alongside the read); a write announced just before it
+ * joined counts as under way from then on, for what is left of WRITE_MS.
  * Records deleted (expired) are announced to every replica, in batches.
  *
  * A write whose announcement Redis does not take (it is away, or this replica cannot reach it) still

@@ -56,10 +56,11 @@ export interface Renewal extends VersionedRecord {
 /**
  * Copies of execution records read from PostgreSQL, each kept until a change of it is announced
  * (record-changes.ts), and for COPY_MS at most unless renewed: a read of its version alone that finds
- * it unchanged counts as a read of the record begun then (`due`, `renewed`). A write is announced before it commits; until it ends (a notice of its end, or
- * WRITE_MS after its start was heard of, by when it has committed) nothing of that record is kept, and
- * a read begun before a change keeps nothing, so a copy is never older than what PostgreSQL held since
- * the last change this replica heard of. Whether every change was heard of is the transport's part: it
+ * it unchanged counts as a read of the record begun then (`due`, `renewed`). A write is announced
+ * before it commits; until it ends (a notice of its end, or WRITE_MS after its start was heard of, by
+ * when it has committed) nothing of that record is kept, and a read begun before a change keeps
+ * nothing, so a copy is never older than what PostgreSQL held since the last change this replica
+ * heard of. Whether every change was heard of is the transport's part: it
  * calls `lost` when notices may have been missed (no copy is served from then on) and `heard` once
  * they arrive again.
  */
