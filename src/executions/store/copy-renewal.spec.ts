@@ -10,6 +10,8 @@ describe('CopyRenewal', () => {
   /** The rows' versions as the store holds them, and the queries that read them. */
   let versions: Map<string, string>;
   let queries: string[][];
+  /** The records whose audience this replica is surely in. */
+  let told: Set<string>;
   let renewal: CopyRenewal;
   beforeEach(() => {
     now = 1_000;
@@ -18,15 +20,21 @@ describe('CopyRenewal', () => {
     now += WRITE_MS;
     versions = new Map();
     queries = [];
-    renewal = new CopyRenewal(copies, async (ids) => {
-      queries.push(ids);
-      return new Map(ids.filter((id) => versions.has(id)).map((id) => [id, versions.get(id)!]));
-    });
+    told = new Set();
+    renewal = new CopyRenewal(
+      copies,
+      async (ids) => {
+        queries.push(ids);
+        return new Map(ids.filter((id) => versions.has(id)).map((id) => [id, versions.get(id)!]));
+      },
+      (id) => told.has(id),
+    );
   });
 
   /** `id` read at version v1, then served to a poll. */
   function polled(id: string) {
     versions.set(id, 'v1');
+    told.add(id);
     copies.kept(copies.reading(id), { record: aRecord(id), version: 'v1' });
     copies.served(id);
   }
@@ -46,6 +54,17 @@ describe('CopyRenewal', () => {
     expect(copies.copy('unpolled')).toBeUndefined();
   });
 
+  it('a copy of a record whose writes this replica may no longer be told of goes unasked: the next poll reads it and joins again', async () => {
+    polled('still-told');
+    polled('lapsed');
+    told.delete('lapsed');
+    now += RENEW_AFTER_MS;
+    await renewal.renew();
+    expect(queries).toEqual([['still-told']]);
+    expect(copies.copy('still-told')).toEqual(aRecord('still-told'));
+    expect(copies.copy('lapsed')).toBeUndefined();
+  });
+
   it('asks for at most 1,000 records per query', async () => {
     for (let i = 0; i < 2_500; i++) polled(`e${i}`);
     now += RENEW_AFTER_MS;
@@ -55,7 +74,11 @@ describe('CopyRenewal', () => {
 
   it('a failed query renews nothing: polls read the records again', async () => {
     polled('e1');
-    const failing = new CopyRenewal(copies, () => Promise.reject(new Error('connection terminated')));
+    const failing = new CopyRenewal(
+      copies,
+      () => Promise.reject(new Error('connection terminated')),
+      () => true,
+    );
     now += RENEW_AFTER_MS;
     await failing.renew();
     expect(copies.copy('e1')).toBeUndefined();
@@ -73,7 +96,11 @@ describe('CopyRenewal', () => {
   it('runs every COPY_MS / 4 once started, until stopped', async () => {
     jest.useFakeTimers();
     try {
-      const timed = new CopyRenewal(copies, async (ids) => (queries.push(ids), new Map()));
+      const timed = new CopyRenewal(
+        copies,
+        async (ids) => (queries.push(ids), new Map()),
+        () => true,
+      );
       polled('e1');
       now += RENEW_AFTER_MS;
       timed.start();

@@ -133,7 +133,7 @@ export class RecordChanges {
    * read again once COPY_MS has passed (copy-renewal.ts), until `close`.
    */
   renewCopies(versions: ReadVersions): void {
-    this.renewal ??= new CopyRenewal(this.copies, versions);
+    this.renewal ??= new CopyRenewal(this.copies, versions, (id) => this.audience.joined(id));
     this.renewal.start();
   }
 

@@ -22,6 +22,16 @@ export class RecordReads {
     return row && fromJson<ExecutionRecord>(row.record);
   }
 
+  /** The record's text as stored (what a compare-and-set of it matches), if it is there. */
+  async text(id: string): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('execution_record')
+      .select(sql<string>`record::text`.as('text'))
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row?.text;
+  }
+
   /**
    * The record with its row's version: `xmin`, the transaction that wrote the row as it is, which
    * every write of the row changes (a copy is renewed while its version stays the same).
@@ -88,15 +98,5 @@ export class RecordReads {
       .limit(query.limit)
       .execute();
     return rows.map((r) => fromJson<ExecutionRecord>(r.record));
-  }
-
-  /** The record's text as stored (what a compare-and-set of it matches), if it is there. */
-  async text(id: string): Promise<string | undefined> {
-    const row = await this.db
-      .selectFrom('execution_record')
-      .select(sql<string>`record::text`.as('text'))
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return row?.text;
   }
 }
