@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { sql, type KyselyPlugin } from 'kysely';
+import { sql } from 'kysely';
 import { requires } from '../../../test/utils/requires';
 import { ReplicaServices } from '../../../test/utils/replica-services';
 import type { Database } from '../../db/database';
@@ -7,7 +6,7 @@ import { executionStoreContract } from './execution-store.contract';
 import { PostgresExecutionStore } from './postgres-execution.store';
 import { RecordChanges } from './record-changes';
 import { RedisAudience } from '../../redis/redis-audience';
-import { COPY_MS, WRITE_MS } from './record-copies';
+import { WRITE_MS } from './record-copies';
 import { journalContract } from '../durability/journal.contract';
 import { PostgresJournal } from '../durability/postgres-journal';
 import { PostgresExecutionClaims } from '../durability/postgres-execution-claims';
@@ -60,53 +59,6 @@ requires('postgres')('Postgres execution store', () => {
       },
       async () => new PostgresExecutionStore((await services.database()).db, await changesOf('B')),
     );
-
-    /** Counts the queries that read a record's text (a renewal reads only ids and versions). */
-    const recordReads = (count: { reads: number }): KyselyPlugin => ({
-      transformQuery: ({ node }) => {
-        if (node.kind === 'SelectQueryNode' && JSON.stringify(node).includes('"name":"record"'))
-          count.reads++;
-        return node;
-      },
-      transformResult: async ({ result }) => result,
-    });
-
-    it(`a record polled all along is read once, its copy renewed from its row's version past ${COPY_MS} ms; any write of the row, announced or not, is seen within ${COPY_MS} ms`, async () => {
-      const { db } = await shared();
-      const count = { reads: 0 };
-      const store = new PostgresExecutionStore(db.withPlugin(recordReads(count)), await changesOf('C'));
-      const now = Date.now();
-      const id = `renewed-${now}`;
-      const waiting = { id, traceId: 't', ownerId: null, workflow: 'w', interactive: true, interactions: {} };
-      await store.create({ ...waiting, status: 'interaction_required', createdAt: now, updatedAt: now });
-      const pollFor = async (ms: number) => {
-        const statuses = new Set<string | undefined>();
-        for (const until = performance.now() + ms; performance.now() < until; await sleep(100)) {
-          statuses.add((await store.peek(id))?.status);
-        }
-        return [...statuses];
-      };
-      expect(await pollFor(COPY_MS * 1.5)).toEqual(['interaction_required']);
-      expect(count.reads).toBe(1);
-
-      // Written behind the replicas' backs (a write whose announcement Redis did not take), with the
-      // very same text: its row's version is new, so the copy goes and the next poll reads the record.
-      await sql`update execution_record set record = record where id = ${id}`.execute(db);
-      await pollFor(COPY_MS);
-      expect(count.reads).toBe(2);
-      const ended = JSON.stringify({
-        ...waiting,
-        status: 'completed',
-        createdAt: now,
-        updatedAt: Date.now(),
-      });
-      await sql`update execution_record set record = ${ended}, status = 'completed' where id = ${id}`.execute(
-        db,
-      );
-      const changed = performance.now();
-      while ((await store.peek(id))?.status !== 'completed') await sleep(50);
-      expect(performance.now() - changed).toBeLessThan(COPY_MS);
-    });
   });
 
   journalContract(
