@@ -69,6 +69,30 @@ requires('redis')('BackingRedis after a lost connection', () => {
     expect(after.id).not.toBe(before.id);
   });
 
+  it('readers given back are handed out again, at most 16 kept open; one that lost its connection is not', async () => {
+    const prefix = services.newPrefix();
+    const redis = await services.redis(prefix);
+    const open = async () => (await connectionsNamed(services.redisUrl, `${prefix}reader`)).length;
+    const readers = Array.from({ length: 20 }, () => redis.reader());
+    await Promise.all(readers.map((reader) => reader.ping()));
+    expect(await open()).toBe(20);
+    readers.forEach((reader) => redis.returned(reader));
+    await waitFor('the readers past 16 closed', async () => ((await open()) === 16 ? true : undefined));
+    const again = Array.from({ length: 16 }, () => redis.reader());
+    expect(new Set(again)).toEqual(new Set(readers.slice(0, 16)));
+    await Promise.all(again.map((reader) => reader.ping()));
+    expect(await open()).toBe(16);
+
+    // One given back while its connection is down is closed, not handed out.
+    const [lost] = again;
+    lost.disconnect();
+    redis.returned(lost);
+    again.slice(1).forEach((reader) => redis.returned(reader));
+    const next = redis.reader();
+    expect(next).not.toBe(lost);
+    expect(again).toContain(next);
+  });
+
   it('a script is sent by its SHA1 (EVALSHA), whole again only once Redis has forgotten it', async () => {
     const redis = await services.redis(services.newPrefix());
     const script = { name: 'testDouble', keys: 1, lua: `return KEYS[1] .. ':' .. (ARGV[1] * 2)` };

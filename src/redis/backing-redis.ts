@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { Redis, RedisOptions } from 'ioredis';
 import { checkRedisUrl, redactRedisUrl } from './redis-url';
 import { DeliveryBarrier } from './delivery-barrier';
+import { ReaderPool } from './reader-pool';
 
 /**
  * How every connection behaves. ioredis reconnects by itself after a lost connection (every
@@ -65,6 +66,11 @@ async function connected(client: Redis): Promise<void> {
 export class BackingRedis {
   private static readonly logger = new Logger('Redis');
   private readonly extra = new Set<Redis>();
+  /** Blocking readers whose reads ended, for the next (`reader`, `returned`). */
+  private readonly readers = new ReaderPool(
+    () => this.connection('reader'),
+    (client) => this.release(client),
+  );
   private subscriber?: Redis;
   private subscriberOpened?: Promise<void>;
   private readonly channels = new Map<string, (message: string) => void>();
@@ -200,6 +206,19 @@ export class BackingRedis {
     return client;
   }
 
+  /**
+   * A connection for blocking reads (XREAD BLOCK), one given back earlier if any (reader-pool.ts): give
+   * it back with `returned` once none of its commands is under way, or close it with `release`.
+   */
+  reader(): Redis {
+    return this.readers.take();
+  }
+
+  /** A reader none of whose commands is under way: kept for the next `reader`, or closed. */
+  returned(client: Redis): void {
+    this.readers.give(client, this.extra.has(client));
+  }
+
   /** Receives what is published on `channel`, over the one subscriber connection of this process. */
   async subscribe(channel: string, onMessage: (message: string) => void): Promise<void> {
     if (!this.subscriber) {
@@ -261,12 +280,14 @@ export class BackingRedis {
   release(client: Redis): void {
     client.disconnect();
     this.extra.delete(client);
+    this.readers.forget(client);
   }
 
   /** Closes every connection; the shared one after what was sent on it is answered (or 2 s). */
   async close(): Promise<void> {
     for (const client of this.extra) client.disconnect();
     this.extra.clear();
+    this.readers.clear();
     this.subscriber = undefined;
     const shared = this.shared;
     if (!shared) return;

@@ -31,6 +31,16 @@ const logger = new Logger('RedisEventFollower');
 
 type Entry = [id: string, fields: string[]];
 
+/**
+ * A subscriber's connection, what each of its commands goes through (`ask`: a stop closes the
+ * connection while one is under way, and lets it go to the next reader otherwise) and whether it stopped.
+ */
+interface Reader {
+  connection: Redis;
+  ask: <T>(command: Promise<T>) => Promise<T>;
+  stopped: () => boolean;
+}
+
 /** A stand-in read back as the event it stands for (its bulk read from the execution's record). */
 export type Restore = (event: StoredEvent) => Promise<ExecutionEvent>;
 /** The prompt the execution waits on, from its record (the system of record), without its seq. */
@@ -106,18 +116,32 @@ export class RedisEventFollower extends EventLog {
 
   subscribe(listener: EventListener, afterSeq = 0): () => void {
     if (this.final && this.final.seq <= afterSeq) return () => undefined;
-    const connection = this.redis.connection();
+    const connection = this.redis.reader();
     let stopped = false;
+    let asking = 0;
     const stop = () => {
       if (stopped) return;
       stopped = true;
       this.stops.delete(stop);
-      this.redis.release(connection);
+      // A read under way would block for up to BLOCK_MS: closing its connection ends it now.
+      if (asking > 0) this.redis.release(connection);
+    };
+    const ask = async <T>(command: Promise<T>): Promise<T> => {
+      asking++;
+      try {
+        return await command;
+      } finally {
+        asking--;
+      }
     };
     this.stops.add(stop);
-    this.follow(connection, listener, afterSeq, () => stopped)
+    this.follow({ connection, ask, stopped: () => stopped }, listener, afterSeq)
       .catch((err: Error) => logger.warn(`${this.keys.events}: following stopped: ${err.message}`))
-      .finally(stop);
+      .finally(() => {
+        stop();
+        // Nothing of this follower's is under way on it any more: the next reader may use it.
+        this.redis.returned(connection);
+      });
     return stop;
   }
 
@@ -125,12 +149,8 @@ export class RedisEventFollower extends EventLog {
     for (const stop of [...this.stops]) stop();
   }
 
-  private async follow(
-    connection: Redis,
-    listener: EventListener,
-    afterSeq: number,
-    stopped: () => boolean,
-  ): Promise<void> {
+  private async follow(reader: Reader, listener: EventListener, afterSeq: number): Promise<void> {
+    const { connection, ask, stopped } = reader;
     let last = afterSeq;
     let seen = this.lastSeq > 0;
     let failures = 0;
@@ -145,14 +165,8 @@ export class RedisEventFollower extends EventLog {
         try {
           // A connection lost under this read is opened again and the read sent again by ioredis, so
           // it still asks for what follows `last`.
-          reply = await connection.xread(
-            'COUNT',
-            BATCH,
-            'BLOCK',
-            BLOCK_MS,
-            'STREAMS',
-            this.keys.events,
-            `${last}-0`,
+          reply = await ask(
+            connection.xread('COUNT', BATCH, 'BLOCK', BLOCK_MS, 'STREAMS', this.keys.events, `${last}-0`),
           );
           failures = 0;
         } catch (err) {
@@ -164,7 +178,7 @@ export class RedisEventFollower extends EventLog {
         }
         if (reply === null) {
           // Nothing new for a while: a log that expired or was deleted has nothing more to give.
-          if (seen && (await connection.exists(this.keys.events)) === 0) return;
+          if (seen && (await ask(connection.exists(this.keys.events))) === 0) return;
           continue;
         }
         seen = true;
@@ -174,7 +188,7 @@ export class RedisEventFollower extends EventLog {
           const stored = decode(entry);
           if (!stored || stored.seq <= last || stopped()) continue;
           const first = stored.from ?? stored.seq;
-          if (first > last + 1) await this.replayTrimmed(connection, missed, last, first);
+          if (first > last + 1) await this.replayTrimmed(reader, missed, last, first);
           if (stored.kind === 'events_dropped') {
             missed.add(stored.count, stored.seq);
             last = stored.seq;
@@ -201,8 +215,13 @@ export class RedisEventFollower extends EventLog {
   }
 
   /** Events between `last` and `next` were trimmed: count them, and replay the prompts among them. */
-  private async replayTrimmed(connection: Redis, missed: Missed, last: number, next: number): Promise<void> {
-    const range = await connection.zrangebyscore(this.keys.pins, last + 1, next - 1, 'WITHSCORES');
+  private async replayTrimmed(
+    { connection, ask }: Reader,
+    missed: Missed,
+    last: number,
+    next: number,
+  ): Promise<void> {
+    const range = await ask(connection.zrangebyscore(this.keys.pins, last + 1, next - 1, 'WITHSCORES'));
     const pins: ExecutionEvent[] = [];
     for (let i = 0; i < range.length; i += 2) {
       const pin = decode([`${range[i + 1]}-0`, ['e', range[i]]]);
