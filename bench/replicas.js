@@ -29,6 +29,7 @@ const { ROOT } = require('./lib/servers');
 const { fmt, ratio, table } = require('./lib/report');
 const { CLI, cleanup, pgBytes, redisBytes, startReplica } = require('./lib/replica-servers');
 const { measureLargeRequests, largeRequestsTable } = require('./replicas-large');
+const { measureAnswerFloor } = require('./answer-floor');
 
 const HEADING = '## Several replicas';
 const GIB = 1024 ** 3;
@@ -168,11 +169,12 @@ async function resumes(ports, paused, count) {
     completed.push(r.completed);
     answered.push(r.answered);
   }
-  const stats = (xs) => {
-    xs.sort((a, b) => a - b);
-    return { p50: percentile(xs, 0.5), p99: percentile(xs, 0.99), max: xs[xs.length - 1] };
-  };
   return { resumed: stats(resumed), completed: stats(completed), answered: stats(answered) };
+}
+
+function stats(xs) {
+  xs.sort((a, b) => a - b);
+  return { p50: percentile(xs, 0.5), p99: percentile(xs, 0.99), max: xs[xs.length - 1] };
 }
 
 /** How many unended executions the store says `owner` runs (`execution_record.replica`). */
@@ -253,9 +255,16 @@ async function measureStore(store, S, dir) {
     }
     const poll = await polls(ports, parked.paused, S.pollConnections, S.pollMs);
     const resume = await resumes(ports, parked.paused, S.resumes);
+    let floor;
     let takeover;
-    if (store === 'postgres') takeover = await sigkillTakeover(agent, replicas, schema, S);
-    return { store, replicas: replicas.length, park: parked.perSecond, bytes, poll, resume, takeover };
+    if (store === 'postgres') {
+      // Copies of as many records of executions still waiting: answered by bare processes.
+      const ids = parked.paused.slice(S.resumes, 2 * S.resumes).map((p) => p.execution_id);
+      const timings = await measureAnswerFloor(schema, prefix, ids);
+      floor = { resumed: stats(timings.resumed), answered: stats(timings.answered) };
+      takeover = await sigkillTakeover(agent, replicas, schema, S);
+    }
+    return { store, replicas: replicas.length, park: parked.perSecond, bytes, poll, resume, floor, takeover };
   } finally {
     agent.destroy();
     await Promise.all(replicas.map((r) => r.kill('SIGKILL')));
@@ -306,6 +315,8 @@ const LABEL = {
   postgres: 'PostgreSQL + Redis, two replicas',
 };
 
+const FLOOR_LABEL = 'the same hops, bare processes';
+
 const ms = (x) => fmt(x, 2);
 
 function replicasSection(env, r, { quick = false, pin = '' } = {}) {
@@ -321,6 +332,19 @@ function replicasSection(env, r, { quick = false, pin = '' } = {}) {
     `${ms(x.resume.completed.p50)} / ${ms(x.resume.completed.p99)}`,
     `${ms(x.resume.answered.p50)} / ${ms(x.resume.answered.p99)}`,
   ]);
+  const floor = r.rows.find((x) => x.floor)?.floor;
+  if (floor) {
+    rows.push([
+      FLOOR_LABEL,
+      '',
+      '',
+      '',
+      '',
+      `${ms(floor.resumed.p50)} / ${ms(floor.resumed.p99)}`,
+      '',
+      `${ms(floor.answered.p50)} / ${ms(floor.answered.p99)}`,
+    ]);
+  }
   const shared = r.rows.find((x) => x.store === 'postgres');
   const perGib = (bytes) => (bytes > 0 ? fmt(GIB / bytes) : 'n/a');
   const storeTable = shared?.bytes
@@ -367,6 +391,12 @@ function replicasSection(env, r, { quick = false, pin = '' } = {}) {
   re-attach \`GET /executions/{id}/stream\` on B, wait for its replayed \`interaction_required\`, POST the answer
   on B, time the stream's next frame (the resumed workflow's first event, written by A, read back by B),
   the end of the stream (its \`completed\` frame, written by A once the run's end is committed) and B's 204.
+- ${FLOOR_LABEL} (\`bench/answer-floor.js\`): the floor of those answer figures on this machine. The
+  same answers, timed the same way, to two bare processes (\`pg\`, \`ioredis\`, \`node:http\`, pinned like
+  the replicas) that make only the network hops of an answer across replicas: the record read on
+  re-attach, the write's notice (PUBLISH), the UPDATE compared with the text read, the 204, the
+  wake-up (PUBLISH), the resumed event appended by the other (XADD) and relayed (XREAD BLOCK), on a
+  copy of ${fmt(S.resumes)} more waiting executions' records, right after the replicas' answers.
 ${takeover}${r.skipped.map((s) => `- Not measured: ${s}\n`).join('')}
 ${table(
   [
