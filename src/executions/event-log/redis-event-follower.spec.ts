@@ -6,7 +6,7 @@ import { RedisEventLogs, type RedisEventLogOptions } from './redis-event-logs';
 
 const MiB = 1024 * 1024;
 
-requires('redis')("Following another replica's runs: the reader connections", () => {
+requires('redis')("Following another replica's runs: reads and their connections", () => {
   const services = new ReplicaServices();
   afterAll(() => services.cleanup());
   const options: RedisEventLogOptions = {
@@ -20,10 +20,12 @@ requires('redis')("Following another replica's runs: the reader connections", ()
   /** A writer (one replica) and a reader of its logs (another), under a prefix of their own. */
   async function replicas() {
     const prefix = services.newPrefix();
-    const writer = new RedisEventLogs(await services.redis(prefix), options);
-    const reader = new RedisEventLogs(await services.redis(prefix), options);
+    const writerRedis = await services.redis(prefix);
+    const readerRedis = await services.redis(prefix);
+    const writer = new RedisEventLogs(writerRedis, options);
+    const reader = new RedisEventLogs(readerRedis, options);
     const readers = () => connectionsNamed(services.redisUrl, `${prefix}reader`);
-    return { writer, reader, readers };
+    return { writer, reader, readers, writerRedis, readerRedis };
   }
 
   /** Follows run `id` on `reader` from the start; what it got, once it got the end. */
@@ -61,6 +63,65 @@ requires('redis')("Following another replica's runs: the reader connections", ()
       ]);
     }
     expect(new Set(ids).size).toBe(1);
+  });
+
+  it("events written in one turn reach a follower in one read: a resumed workflow's burst costs it no second read", async () => {
+    const { writer, reader, readers, readerRedis } = await replicas();
+    // The reads sent on the connection the follower is given (a new one may send its first twice: ioredis
+    // queues it until connected), counted from when it waits for the burst.
+    let reads = 0;
+    const handOut = readerRedis.reader.bind(readerRedis);
+    jest.spyOn(readerRedis, 'reader').mockImplementation(() => {
+      const connection = handOut();
+      const send = connection.sendCommand.bind(connection);
+      jest.spyOn(connection, 'sendCommand').mockImplementation((command, stream) => {
+        if ((command as { name: string }).name === 'xread') reads++;
+        return send(command, stream);
+      });
+      return connection;
+    });
+    const blocked = () => readers().then((c) => c.find((r) => r.blocked && r.cmd === 'xread'));
+    const log = writer.open('burst');
+    log.append({
+      kind: 'interaction_required',
+      interactionId: 'i1',
+      prompt: { input_type: 'text' },
+    } as never);
+    const seen: ExecutionEvent[] = [];
+    (await reader.attach('burst', true))!.subscribe((event) => seen.push(event));
+    await waitFor('the follower waiting after the prompt', async () =>
+      seen.length === 1 ? blocked() : undefined,
+    );
+    const before = reads;
+
+    // A resumed workflow, in one turn: the answer, then what it streams.
+    log.append({
+      kind: 'interaction_resolved',
+      interactionId: 'i1',
+      response: { type: 'text', text: 'Ann' },
+    });
+    for (const value of ['hi ', 'Ann', '!']) log.append({ kind: 'output', value });
+    await waitFor('the follower waiting after the burst', async () =>
+      seen.length === 5 ? blocked() : undefined,
+    );
+    expect(reads - before).toBe(1);
+    expect(seen.map((e) => e.kind)).toEqual([
+      'interaction_required',
+      'interaction_resolved',
+      'output',
+      'output',
+      'output',
+    ]);
+  });
+
+  it('a log disposed in the turn that wrote it leaves nothing in Redis', async () => {
+    const { writer, writerRedis } = await replicas();
+    const log = writer.open('brief');
+    log.append({ kind: 'output', value: 'a' });
+    log.append({ kind: 'completed', result: 'r', streamed: true });
+    log.dispose();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await writerRedis.client.keys(`${writerRedis.prefix}*`)).toEqual([]);
   });
 
   it('a follower stopped while its read waits closes that connection; the next follower gets every event of its own run, none of the old', async () => {

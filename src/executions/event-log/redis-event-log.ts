@@ -63,6 +63,8 @@ export class RedisEventLog extends EventLog implements SheddableLog {
   private readonly segmentChars: number;
   private expiresSetAt = 0;
   private failed = false;
+  /** This turn's commands, sent once the turn of the event loop is over (`turnCommands`). */
+  private turn?: ChainableCommander;
 
   constructor(
     private readonly redis: BackingRedis,
@@ -130,7 +132,8 @@ export class RedisEventLog extends EventLog implements SheddableLog {
     this.window.clear();
     this.run = undefined;
     clearTimeout(this.runTimer);
-    if (!this.held) this.send(this.redis.client.del(this.keys.events, this.keys.pins));
+    // After what this turn wrote, which would otherwise make the Stream again.
+    if (!this.held) this.turnCommands().del(this.keys.events, this.keys.pins);
   }
 
   private write(event: ExecutionEvent, merged?: MergedRun, batch?: ChainableCommander): void {
@@ -180,7 +183,7 @@ export class RedisEventLog extends EventLog implements SheddableLog {
       bytes = Buffer.byteLength(data) + ENTRY_BYTES;
     }
     // One connection sends commands in order, so the stream gets the events in their order.
-    const commands = batch ?? this.redis.client.pipeline();
+    const commands = batch ?? this.turnCommands();
     commands.xadd(events, `${event.seq}-0`, 'e', data);
     const pinned = isPrompt(event);
     const now = Date.now();
@@ -197,7 +200,23 @@ export class RedisEventLog extends EventLog implements SheddableLog {
     }
     // A prompt is where a run waits, often long: its Stream then holds no slack (stream-compaction.ts).
     if (pinned && this.window.bytes <= COMPACT_UP_TO_BYTES) compactStream(commands, events);
-    if (!batch) this.exec(commands);
+  }
+
+  /**
+   * Where this turn's commands go: one transaction (MULTI/EXEC), sent once the turn of the event loop
+   * is over, so that a replica following the log (XREAD BLOCK) gets a turn's events in one reply, as a
+   * resumed workflow writes them (an answer's `interaction_resolved`, then what it streams), rather
+   * than the first alone and the rest a read later; and this replica writes them in one go.
+   */
+  private turnCommands(): ChainableCommander {
+    if (!this.turn) {
+      const turn = (this.turn = this.redis.client.multi());
+      setImmediate(() => {
+        this.turn = undefined;
+        this.exec(turn);
+      });
+    }
+    return this.turn;
   }
 
   /** Trims the oldest entries (never the last) to at most `bytes` and `count`; returns the bytes freed. */
@@ -206,7 +225,7 @@ export class RedisEventLog extends EventLog implements SheddableLog {
     const prompts: (string | number)[] = [];
     const oldest = this.window.dropUntil(bytes, count, (seq, json) => prompts.push(seq, json));
     if (oldest === undefined) return 0;
-    const commands = batch ?? this.redis.client.pipeline();
+    const commands = batch ?? this.turnCommands();
     const { pins, events } = this.keys;
     if (prompts.length > 0) {
       // Before the trim: a follower that finds the gap finds the prompts in it.
@@ -216,7 +235,6 @@ export class RedisEventLog extends EventLog implements SheddableLog {
     }
     // Exact, not `~`: Redis would otherwise keep whole nodes of entries past the bound.
     commands.xtrim(events, 'MINID', `${oldest}-0`);
-    if (!batch) this.exec(commands);
     const freed = before - this.window.bytes;
     this.options.shared.budget?.credit(this, freed);
     return freed;
