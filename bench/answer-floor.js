@@ -7,10 +7,9 @@
  * replicas add to it is Interlude's own work; the floor itself is this machine's.
  */
 const { spawn } = require('node:child_process');
-const http = require('node:http');
 const path = require('node:path');
 const { Client } = require('pg');
-const { nowMs, send } = require('./lib/clients');
+const { answerAndWatch } = require('./lib/answer-watch');
 const { SERVER_CORE, TASKSET, freePort } = require('./lib/servers');
 
 const FLOOR_REPLICA = path.join(__dirname, 'lib', 'floor-replica.js');
@@ -30,37 +29,6 @@ async function startFloorReplica(role, table, prefix) {
   return { port, stop: () => child.kill('SIGKILL') };
 }
 
-/** Re-attach to `id`'s stream on B, answer at its prompt frame; the 204 and the next frame, timed. */
-function answerAndWatch(port, id) {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path: `/stream/${id}` });
-    req.on('error', reject);
-    req.on('response', (res) => {
-      let text = '';
-      let t0;
-      let answered;
-      let resumed;
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => {
-        text += chunk;
-        if (t0 !== undefined && resumed === undefined) resumed = nowMs() - t0;
-        if (t0 === undefined && text.includes('event: interaction_required')) {
-          t0 = nowMs();
-          send(undefined, port, 'POST', `/answer/${id}`).then((r) => {
-            if (r.status !== 204) reject(new Error(`floor answer: ${r.status} ${r.body}`));
-            answered = nowMs() - t0;
-          }, reject);
-        }
-      });
-      res.on('end', () => {
-        const done = () => (answered === undefined ? setTimeout(done, 1) : resolve({ resumed, answered }));
-        done();
-      });
-    });
-    req.end();
-  });
-}
-
 /**
  * `ids`: records of waiting executions in `schema` (copied, not touched). Returns the answers' timings
  * in the shape bench/replicas.js reports: `{ resumed, answered }`, each a list of ms.
@@ -78,7 +46,11 @@ async function measureAnswerFloor(schema, prefix, ids) {
     const b = replicas[1];
     const timings = { resumed: [], answered: [] };
     for (const id of ids) {
-      const r = await answerAndWatch(b.port, id);
+      const r = await answerAndWatch({
+        port: b.port,
+        streamPath: `/stream/${id}`,
+        answerPath: `/answer/${id}`,
+      });
       timings.resumed.push(r.resumed);
       timings.answered.push(r.answered);
     }

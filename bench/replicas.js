@@ -30,6 +30,7 @@ const { fmt, ratio, table } = require('./lib/report');
 const { CLI, cleanup, pgBytes, redisBytes, startReplica } = require('./lib/replica-servers');
 const { measureLargeRequests, largeRequestsTable } = require('./replicas-large');
 const { measureAnswerFloor } = require('./answer-floor');
+const { answerAndWatch } = require('./lib/answer-watch');
 
 const HEADING = '## Several replicas';
 const GIB = 1024 ** 3;
@@ -111,51 +112,16 @@ async function polls(ports, paused, connections, ms) {
   };
 }
 
-/**
- * On `port`: re-attach to the execution's stream, wait for its `interaction_required` frame, answer,
- * and time the 204 and the end of the stream (the execution completed, as this client sees it).
- */
-function answerAndWatch(port, paused) {
-  return new Promise((resolve, reject) => {
-    const req = http.request({
-      host: '127.0.0.1',
-      port,
-      method: 'GET',
-      path: `/executions/${paused.execution_id}/stream`,
-    });
-    req.on('error', reject);
-    req.on('response', (res) => {
-      if (res.statusCode !== 200) return reject(new Error(`stream: ${res.statusCode}`));
-      let text = '';
-      let t0;
-      let answered;
-      let resumed;
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => {
-        text += chunk;
-        // The first frame after the answer: the resumed workflow's next event, relayed by B.
-        if (t0 !== undefined && resumed === undefined) resumed = nowMs() - t0;
-        if (t0 === undefined && text.includes('event: interaction_required')) {
-          t0 = nowMs();
-          send(undefined, port, 'POST', paused.response_url, {
-            response: { type: 'text', text: 'Ann' },
-          }).then((r) => {
-            if (r.status !== 204) reject(new Error(`answer: ${r.status} ${r.body}`));
-            answered = nowMs() - t0;
-          }, reject);
-        }
-      });
-      res.on('end', () => {
-        if (t0 === undefined) return reject(new Error(`stream ended before its prompt: ${text}`));
-        if (!text.includes('Hello Ann')) return reject(new Error(`stream ended without the output: ${text}`));
-        const completed = nowMs() - t0;
-        const done = () =>
-          answered === undefined ? setTimeout(done, 1) : resolve({ resumed, completed, answered });
-        done();
-      });
-    });
-    req.end();
+/** On `port`: re-attach to a paused execution's stream, answer its prompt; the timings (answer-watch.js). */
+async function answerOn(port, paused) {
+  const r = await answerAndWatch({
+    port,
+    streamPath: `/executions/${paused.execution_id}/stream`,
+    answerPath: paused.response_url,
+    body: { response: { type: 'text', text: 'Ann' } },
   });
+  if (!r.text.includes('Hello Ann')) throw new Error(`stream ended without the output: ${r.text}`);
+  return r;
 }
 
 async function resumes(ports, paused, count) {
@@ -164,7 +130,7 @@ async function resumes(ports, paused, count) {
   const answered = [];
   for (let i = 0; i < count; i++) {
     // Started on ports[i % n] (see park): answered and watched on the next replica.
-    const r = await answerAndWatch(ports[(i + 1) % ports.length], paused[i]);
+    const r = await answerOn(ports[(i + 1) % ports.length], paused[i]);
     resumed.push(r.resumed);
     completed.push(r.completed);
     answered.push(r.answered);
