@@ -66,7 +66,14 @@ requires('redis')("Following another replica's runs: reads and their connections
   });
 
   it("events written in one turn reach a follower in one read: a resumed workflow's burst costs it no second read", async () => {
-    const { writer, reader, readers, readerRedis } = await replicas();
+    const { writer, reader, readers, readerRedis, writerRedis } = await replicas();
+    // What the writing replica sends, by command name.
+    const written: string[] = [];
+    const sendWritten = writerRedis.client.sendCommand.bind(writerRedis.client);
+    jest.spyOn(writerRedis.client, 'sendCommand').mockImplementation((command, stream) => {
+      written.push((command as { name: string }).name);
+      return sendWritten(command, stream);
+    });
     // The reads sent on the connection the follower is given (a new one may send its first twice: ioredis
     // queues it until connected), counted from when it waits for the burst.
     let reads = 0;
@@ -93,6 +100,9 @@ requires('redis')("Following another replica's runs: reads and their connections
       seen.length === 1 ? blocked() : undefined,
     );
     const before = reads;
+    // One entry in a turn goes with no transaction around it.
+    expect(written).not.toContain('multi');
+    written.length = 0;
 
     // A resumed workflow, in one turn: the answer, then what it streams.
     log.append({
@@ -105,6 +115,7 @@ requires('redis')("Following another replica's runs: reads and their connections
       seen.length === 5 ? blocked() : undefined,
     );
     expect(reads - before).toBe(1);
+    expect(written).toEqual(['multi', 'xadd', 'xadd', 'xadd', 'xadd', 'exec']);
     expect(seen.map((e) => e.kind)).toEqual([
       'interaction_required',
       'interaction_resolved',

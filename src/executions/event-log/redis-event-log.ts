@@ -1,5 +1,4 @@
 import { Logger } from '@nestjs/common';
-import type { ChainableCommander } from 'ioredis';
 import type { BackingRedis } from '../../redis/backing-redis';
 import type { ExecutionEvent, ExecutionEventBody, TerminalEvent } from '../../runtime/execution-event';
 import type { SheddableLog } from './event-log-budget';
@@ -14,6 +13,7 @@ import type { StreamKeys } from './redis-event-follower';
 import { isPrompt, serialize, standIn, type RecordReader, type StoredEvent } from './redis-log-entry';
 import { StreamWindow } from './stream-window';
 import { COMPACT_UP_TO_BYTES, compactStream } from './stream-compaction';
+import { LogWrites } from './log-writes';
 
 export interface RedisEventLogOptions {
   /** Entries kept per execution. */
@@ -63,8 +63,8 @@ export class RedisEventLog extends EventLog implements SheddableLog {
   private readonly segmentChars: number;
   private expiresSetAt = 0;
   private failed = false;
-  /** This turn's commands, sent once the turn of the event loop is over (`turnCommands`). */
-  private turn?: ChainableCommander;
+  /** This turn's commands, sent once the turn of the event loop is over (`turnWrites`). */
+  private turn?: LogWrites;
 
   constructor(
     private readonly redis: BackingRedis,
@@ -90,7 +90,7 @@ export class RedisEventLog extends EventLog implements SheddableLog {
   override publish(): void {
     if (!this.held) return;
     this.held = false;
-    const batch = this.redis.client.pipeline();
+    const batch = new LogWrites();
     this.local.replayKept((event, run) => this.write(event, run, batch));
     if (batch.length > 0) this.exec(batch);
   }
@@ -133,10 +133,10 @@ export class RedisEventLog extends EventLog implements SheddableLog {
     this.run = undefined;
     clearTimeout(this.runTimer);
     // After what this turn wrote, which would otherwise make the Stream again.
-    if (!this.held) this.turnCommands().del(this.keys.events, this.keys.pins);
+    if (!this.held) this.turnWrites().del(this.keys.events, this.keys.pins);
   }
 
-  private write(event: ExecutionEvent, merged?: MergedRun, batch?: ChainableCommander): void {
+  private write(event: ExecutionEvent, merged?: MergedRun, batch?: LogWrites): void {
     if (merged) {
       this.flushRun(batch);
       return this.add(runEvent(merged), batch);
@@ -163,7 +163,7 @@ export class RedisEventLog extends EventLog implements SheddableLog {
     this.runTimer.unref();
   }
 
-  private flushRun(batch?: ChainableCommander): void {
+  private flushRun(batch?: LogWrites): void {
     const run = this.run;
     if (!run) return;
     this.run = undefined;
@@ -172,7 +172,7 @@ export class RedisEventLog extends EventLog implements SheddableLog {
   }
 
   /** Writes one entry: its commands in `batch`, or in a pipeline of their own. */
-  private add(event: StoredEvent, batch?: ChainableCommander): void {
+  private add(event: StoredEvent, batch?: LogWrites): void {
     const { events, pins } = this.keys;
     const { shared, maxEvents, retentionSeconds: ttl } = this.options;
     let data = serialize(event);
@@ -183,7 +183,7 @@ export class RedisEventLog extends EventLog implements SheddableLog {
       bytes = Buffer.byteLength(data) + ENTRY_BYTES;
     }
     // One connection sends commands in order, so the stream gets the events in their order.
-    const commands = batch ?? this.turnCommands();
+    const commands = batch ?? this.turnWrites();
     commands.xadd(events, `${event.seq}-0`, 'e', data);
     const pinned = isPrompt(event);
     const now = Date.now();
@@ -203,14 +203,14 @@ export class RedisEventLog extends EventLog implements SheddableLog {
   }
 
   /**
-   * Where this turn's commands go: one transaction (MULTI/EXEC), sent once the turn of the event loop
-   * is over, so that a replica following the log (XREAD BLOCK) gets a turn's events in one reply, as a
-   * resumed workflow writes them (an answer's `interaction_resolved`, then what it streams), rather
-   * than the first alone and the rest a read later; and this replica writes them in one go.
+   * Where this turn's commands go, sent together once the turn of the event loop is over (log-writes.ts):
+   * a replica following the log gets a turn's events in one reply, as a resumed workflow writes them
+   * (an answer's `interaction_resolved`, then what it streams), not the first alone and the rest a
+   * read later; and this replica writes them in one go.
    */
-  private turnCommands(): ChainableCommander {
+  private turnWrites(): LogWrites {
     if (!this.turn) {
-      const turn = (this.turn = this.redis.client.multi());
+      const turn = (this.turn = new LogWrites());
       setImmediate(() => {
         this.turn = undefined;
         this.exec(turn);
@@ -220,12 +220,12 @@ export class RedisEventLog extends EventLog implements SheddableLog {
   }
 
   /** Trims the oldest entries (never the last) to at most `bytes` and `count`; returns the bytes freed. */
-  private trim(bytes: number, count: number, batch?: ChainableCommander): number {
+  private trim(bytes: number, count: number, batch?: LogWrites): number {
     const before = this.window.bytes;
     const prompts: (string | number)[] = [];
     const oldest = this.window.dropUntil(bytes, count, (seq, json) => prompts.push(seq, json));
     if (oldest === undefined) return 0;
-    const commands = batch ?? this.turnCommands();
+    const commands = batch ?? this.turnWrites();
     const { pins, events } = this.keys;
     if (prompts.length > 0) {
       // Before the trim: a follower that finds the gap finds the prompts in it.
@@ -241,12 +241,15 @@ export class RedisEventLog extends EventLog implements SheddableLog {
   }
 
   /** Sends a pipeline nobody awaits; a command it refused counts as a failed write. */
-  private exec(commands: ChainableCommander): void {
+  private exec(writes: LogWrites): void {
     this.send(
-      commands.exec().then((replies) => {
-        const refused = replies?.find(([err]) => err);
-        if (refused) throw refused[0] as Error;
-      }),
+      writes
+        .on(this.redis.client)
+        .exec()
+        .then((replies) => {
+          const refused = replies?.find(([err]) => err);
+          if (refused) throw refused[0] as Error;
+        }),
     );
   }
 

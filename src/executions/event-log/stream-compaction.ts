@@ -1,4 +1,4 @@
-import type { ChainableCommander } from 'ioredis';
+import type { LogWrites } from './log-writes';
 
 /**
  * Redis 7 gives a new Stream node its whole 4 KiB up front (`stream-node-max-bytes`, at most 4096),
@@ -21,6 +21,6 @@ return 1`;
 export const COMPACT_UP_TO_BYTES = 64 * 1024;
 
 /** Rewrites the Stream at `key` without its node's unused bytes (after the commands before it). */
-export function compactStream(commands: ChainableCommander, key: string): void {
+export function compactStream(commands: LogWrites, key: string): void {
   commands.eval(COMPACT, 1, key);
 }
