@@ -13,8 +13,17 @@ const QUERY_TIMED_OUT = 'Query read timeout';
  * `onHung` hears it (PostgreSQL counts as down until a new connection opens).
  */
 export function closingHungConnections(pool: Pool, onHung: (err: Error) => void): PostgresPool {
+  // One guard per connection, for as long as it lives: Kysely keeps its own object for each client
+  // `connect` returns (in a WeakMap keyed by it), so a new guard at each checkout would cost a new
+  // Kysely connection and map entry per query, kept until a full collection.
+  const guards = new WeakMap<PoolClient, PostgresPoolClient>();
   return {
-    connect: async () => guard(await pool.connect(), onHung),
+    connect: async () => {
+      const client = await pool.connect();
+      let guarded = guards.get(client);
+      if (!guarded) guards.set(client, (guarded = guard(client, onHung)));
+      return guarded;
+    },
     end: () => pool.end(),
   };
 }
