@@ -35,6 +35,9 @@ export interface LuaScript {
   keys: number;
 }
 
+/** A script defined on a connection, as ioredis adds it: called with its keys, then its arguments. */
+type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
+
 /** ioredis, loaded when a config names a Redis: the memory adapters never load it. */
 function ioredis(): typeof Redis {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -167,23 +170,26 @@ export class BackingRedis {
     return this.shared?.status === 'ready';
   }
 
-  /**
-   * Runs `script` on the command connection with `args` (its keys first): sent by its SHA1 (EVALSHA,
-   * through ioredis's `defineCommand`), whole only when Redis does not hold it yet (a restart, a
-   * SCRIPT FLUSH), rather than whole on every call as EVAL sends it.
-   */
+  /** Runs `script` on the command connection with `args` (its keys first), by its SHA1 (`script`). */
   runScript(script: LuaScript, ...args: (string | number)[]): Promise<unknown> {
-    const client = this.client;
+    const client = this.client as unknown as Record<string, ScriptCall>;
+    return client[this.script(script)](...args);
+  }
+
+  /**
+   * `script` as a command of the command connection and its pipelines; returns its name. It is sent by
+   * its SHA1 (EVALSHA, through ioredis's `defineCommand`), whole only when Redis does not hold it yet
+   * (a new connection, a SCRIPT FLUSH), rather than whole on every call as EVAL sends it.
+   */
+  script(script: LuaScript): string {
     const defined = this.scripts.get(script.name);
     if (defined === undefined) {
-      client.defineCommand(script.name, { numberOfKeys: script.keys, lua: script.lua });
+      this.client.defineCommand(script.name, { numberOfKeys: script.keys, lua: script.lua });
       this.scripts.set(script.name, script.lua);
     } else if (defined !== script.lua) {
       throw new Error(`Two Redis scripts are named ${script.name}`);
     }
-    return (client as unknown as Record<string, (...args: (string | number)[]) => Promise<unknown>>)[
-      script.name
-    ](...args);
+    return script.name;
   }
 
   /** The shared command connection. */

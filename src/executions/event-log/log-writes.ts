@@ -38,8 +38,9 @@ export class LogWrites {
     this.commands.push(['xtrim', key, ...args]);
   }
 
-  eval(script: string, keys: number, ...args: (string | number)[]): void {
-    this.commands.push(['eval', script, keys, ...args]);
+  /** A script defined on the connection these go out on (`BackingRedis.script`), by its name. */
+  script(name: string, ...args: (string | number)[]): void {
+    this.commands.push([name, ...args]);
   }
 
   del(...keys: string[]): void {

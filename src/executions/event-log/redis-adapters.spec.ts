@@ -220,6 +220,39 @@ requires('redis')('Redis event logs', () => {
     await waitFor('every event', async () => (seen.length === 3 ? seen : undefined));
   });
 
+  it("a prompt costs Redis its entry, the Stream's expiry and the compaction, sent by its SHA1 once Redis holds it", async () => {
+    const prefix = services.newPrefix();
+    const redis = await services.redis(prefix);
+    // What the writer sent, as it went out (ioredis sends a script whole the first time on a connection).
+    const sent: string[] = [];
+    const send = redis.client.sendCommand.bind(redis.client);
+    jest.spyOn(redis.client, 'sendCommand').mockImplementation((command, stream) => {
+      const reply = send(command, stream);
+      const { name, args } = command as unknown as { name: string; args: unknown[] };
+      sent.push(name === 'expire' ? `expire ${String(args[0]).slice(prefix.length)}` : name);
+      return reply;
+    });
+    const writer = new RedisEventLogs(redis, options).open('asks');
+    const key = `${prefix}events:{asks}`;
+    const look = (await services.redis(prefix)).client;
+    const entries = (n: number) => async () => ((await look.xlen(key)) === n ? true : undefined);
+    writer.append({ kind: 'interaction_required', interactionId: 'i1', prompt: { text: 'Name?' } } as never);
+    await waitFor('the first prompt', entries(1));
+    expect(sent).toEqual(['xadd', 'expire events:{asks}', 'eval']);
+    sent.length = 0;
+
+    writer.append({
+      kind: 'interaction_resolved',
+      interactionId: 'i1',
+      response: { type: 'text', text: 'A' },
+    });
+    writer.append({ kind: 'interaction_required', interactionId: 'i2', prompt: { text: 'Age?' } } as never);
+    await waitFor('the second prompt', entries(3));
+    expect(sent).toEqual(['multi', 'xadd', 'xadd', 'expire events:{asks}', 'evalsha', 'exec']);
+    expect(await look.keys(`${prefix}*`)).toEqual([key]);
+    expect(await look.ttl(key)).toBeGreaterThan(500);
+  });
+
   it('a prompt in a log taken over is kept aside once the new writer trims it: a late re-attacher still gets it', async () => {
     const prefix = services.newPrefix();
     const first = new RedisEventLogs(await services.redis(prefix), options).open('taken');
@@ -242,6 +275,8 @@ requires('redis')('Redis event logs', () => {
     await waitFor('the end, replayed', async () => (seen.at(-1)?.kind === 'completed' ? seen : undefined));
     expect(seen[0]).toMatchObject({ kind: 'events_dropped' });
     expect(seen[1]).toMatchObject({ kind: 'interaction_required', seq: 2, interactionId: 'i1' });
+    // Kept aside as long as the Stream is kept.
+    expect(await redis.client.ttl(`${key}:pinned`)).toBeGreaterThan(500);
   });
 
   it('a held log never published leaves nothing in Redis, also once disposed', async () => {

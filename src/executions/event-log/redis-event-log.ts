@@ -62,6 +62,12 @@ export class RedisEventLog extends EventLog implements SheddableLog {
   private runTimer?: NodeJS.Timeout;
   private readonly segmentChars: number;
   private expiresSetAt = 0;
+  /**
+   * Whether prompts may be kept aside (the sorted set), whose expiry then follows the Stream's: once
+   * this log trimmed one away, and from the start for a log taken over. Until then the set does not
+   * exist, and its expiry would be a command per write for nothing.
+   */
+  private pinsKept: boolean;
   private failed = false;
   /** This turn's commands, sent once the turn of the event loop is over (`turnWrites`). */
   private turn?: LogWrites;
@@ -75,6 +81,7 @@ export class RedisEventLog extends EventLog implements SheddableLog {
     private held = false,
   ) {
     super();
+    this.pinsKept = afterSeq > 0;
     this.local = new ExecutionEventLog(options.local);
     this.local.continueAfter(afterSeq);
     this.segmentChars = segmentCharsOf(options.shared.maxBytes);
@@ -190,7 +197,7 @@ export class RedisEventLog extends EventLog implements SheddableLog {
     if (pinned || this.local.terminal || now - this.expiresSetAt > (ttl * 1000) / 10) {
       this.expiresSetAt = now;
       commands.expire(events, ttl);
-      commands.expire(pins, ttl);
+      if (this.pinsKept) commands.expire(pins, ttl);
     }
     // A prompt is kept aside (the sorted set) only once a trim drops it from the Stream.
     this.window.push(event.seq, bytes, pinned ? data : undefined);
@@ -199,7 +206,7 @@ export class RedisEventLog extends EventLog implements SheddableLog {
       this.trim(Math.floor(shared.maxBytes * TRIM_TO), Math.floor(maxEvents * TRIM_TO), commands);
     }
     // A prompt is where a run waits, often long: its Stream then holds no slack (stream-compaction.ts).
-    if (pinned && this.window.bytes <= COMPACT_UP_TO_BYTES) compactStream(commands, events);
+    if (pinned && this.window.bytes <= COMPACT_UP_TO_BYTES) compactStream(commands, this.redis, events);
   }
 
   /**
@@ -228,6 +235,7 @@ export class RedisEventLog extends EventLog implements SheddableLog {
     const commands = batch ?? this.turnWrites();
     const { pins, events } = this.keys;
     if (prompts.length > 0) {
+      this.pinsKept = true;
       // Before the trim: a follower that finds the gap finds the prompts in it.
       commands.zadd(pins, ...prompts);
       commands.zremrangebyrank(pins, 0, -(MAX_PINS + 1));
