@@ -13,10 +13,6 @@ export class LogWrites {
   private readonly commands: Command[] = [];
   private entries = 0;
 
-  get length(): number {
-    return this.commands.length;
-  }
-
   xadd(key: string, id: string, field: string, value: string): void {
     this.entries++;
     this.commands.push(['xadd', key, id, field, value]);

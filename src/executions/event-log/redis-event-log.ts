@@ -93,13 +93,16 @@ export class RedisEventLog extends EventLog implements SheddableLog {
     return event;
   }
 
-  /** What it kept goes out in one pipeline (a run made durable late: everything before that point). */
+  /**
+   * What it kept goes out in one pipeline (a run made durable late: everything before that point), sent
+   * at once rather than at the turn's end: before the record is written, so whoever finds the record can
+   * follow the log from the start.
+   */
   override publish(): void {
     if (!this.held) return;
     this.held = false;
-    const batch = new LogWrites();
-    this.local.replayKept((event, run) => this.write(event, run, batch));
-    if (batch.length > 0) this.exec(batch);
+    this.local.replayKept((event, run) => this.write(event, run));
+    this.sendTurn();
   }
 
   subscribe(listener: EventListener, afterSeq?: number): () => void {
@@ -143,17 +146,17 @@ export class RedisEventLog extends EventLog implements SheddableLog {
     if (!this.held) this.turnWrites().del(this.keys.events, this.keys.pins);
   }
 
-  private write(event: ExecutionEvent, merged?: MergedRun, batch?: LogWrites): void {
+  private write(event: ExecutionEvent, merged?: MergedRun): void {
     if (merged) {
-      this.flushRun(batch);
-      return this.add(runEvent(merged), batch);
+      this.flushRun();
+      return this.add(runEvent(merged));
     }
     const text = event.kind === 'output' && typeof event.value === 'string' ? event.value : undefined;
     if (text !== undefined && text.length <= this.segmentChars && this.window.count >= MERGE_PAST) {
       return this.gather(event.seq, text);
     }
-    this.flushRun(batch);
-    this.add(event, batch);
+    this.flushRun();
+    this.add(event);
   }
 
   private gather(seq: number, text: string): void {
@@ -170,16 +173,16 @@ export class RedisEventLog extends EventLog implements SheddableLog {
     this.runTimer.unref();
   }
 
-  private flushRun(batch?: LogWrites): void {
+  private flushRun(): void {
     const run = this.run;
     if (!run) return;
     this.run = undefined;
     clearTimeout(this.runTimer);
-    this.add(runEvent(run), batch);
+    this.add(runEvent(run));
   }
 
-  /** Writes one entry: its commands in `batch`, or in a pipeline of their own. */
-  private add(event: StoredEvent, batch?: LogWrites): void {
+  /** Writes one entry: its commands go with this turn's (`turnWrites`). */
+  private add(event: StoredEvent): void {
     const { events, pins } = this.keys;
     const { shared, maxEvents, retentionSeconds: ttl } = this.options;
     let data = serialize(event);
@@ -190,7 +193,7 @@ export class RedisEventLog extends EventLog implements SheddableLog {
       bytes = Buffer.byteLength(data) + ENTRY_BYTES;
     }
     // One connection sends commands in order, so the stream gets the events in their order.
-    const commands = batch ?? this.turnWrites();
+    const commands = this.turnWrites();
     commands.xadd(events, `${event.seq}-0`, 'e', data);
     const pinned = isPrompt(event);
     const now = Date.now();
@@ -203,7 +206,7 @@ export class RedisEventLog extends EventLog implements SheddableLog {
     this.window.push(event.seq, bytes, pinned ? data : undefined);
     shared.budget?.charge(this, bytes);
     if (this.window.bytes > shared.maxBytes || this.window.count > maxEvents) {
-      this.trim(Math.floor(shared.maxBytes * TRIM_TO), Math.floor(maxEvents * TRIM_TO), commands);
+      this.trim(Math.floor(shared.maxBytes * TRIM_TO), Math.floor(maxEvents * TRIM_TO));
     }
     // A prompt is where a run waits, often long: its Stream then holds no slack (stream-compaction.ts).
     if (pinned && this.window.bytes <= COMPACT_UP_TO_BYTES) compactStream(commands, this.redis, events);
@@ -217,22 +220,26 @@ export class RedisEventLog extends EventLog implements SheddableLog {
    */
   private turnWrites(): LogWrites {
     if (!this.turn) {
-      const turn = (this.turn = new LogWrites());
-      setImmediate(() => {
-        this.turn = undefined;
-        this.exec(turn);
-      });
+      this.turn = new LogWrites();
+      setImmediate(() => this.sendTurn());
     }
     return this.turn;
   }
 
+  /** Sends this turn's commands, if it has any left to send (`publish` sends them before the turn ends). */
+  private sendTurn(): void {
+    const turn = this.turn;
+    this.turn = undefined;
+    if (turn) this.exec(turn);
+  }
+
   /** Trims the oldest entries (never the last) to at most `bytes` and `count`; returns the bytes freed. */
-  private trim(bytes: number, count: number, batch?: LogWrites): number {
+  private trim(bytes: number, count: number): number {
     const before = this.window.bytes;
     const prompts: (string | number)[] = [];
     const oldest = this.window.dropUntil(bytes, count, (seq, json) => prompts.push(seq, json));
     if (oldest === undefined) return 0;
-    const commands = batch ?? this.turnWrites();
+    const commands = this.turnWrites();
     const { pins, events } = this.keys;
     if (prompts.length > 0) {
       this.pinsKept = true;
