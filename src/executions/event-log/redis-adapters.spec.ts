@@ -10,8 +10,6 @@ import { eventLogContract, type LogBounds } from './event-log.contract';
 import { EventLogBudget } from './event-log-budget';
 import { RedisEventLogs, type RedisEventLogOptions } from './redis-event-logs';
 import type { RecordedParts } from './redis-log-entry';
-import { RedisExecutionCancels } from '../engine/execution-cancels';
-import { ReleasedExecutions } from '../durability/released-executions';
 
 const MiB = 1024 * 1024;
 
@@ -289,43 +287,5 @@ requires('redis')('Redis event logs', () => {
     writer.dispose();
     await redis.client.ping();
     expect(await redis.client.keys(`${prefix}*`)).toEqual([]);
-  });
-});
-
-requires('redis')('Redis cancel requests', () => {
-  const services = new ReplicaServices();
-  afterAll(() => services.cleanup());
-
-  it('a cancel asked on one process reaches every other, with its reason', async () => {
-    const prefix = services.newPrefix();
-    const heard: string[][] = [];
-    let bothHeard!: () => void;
-    const both = new Promise<void>((resolve) => (bothHeard = resolve));
-    for (const name of ['a', 'c']) {
-      const cancels = new RedisExecutionCancels(await services.redis(prefix));
-      await cancels.listen((id, reason) => {
-        if (heard.push([name, id, reason]) === 2) bothHeard();
-      });
-    }
-    const b = new RedisExecutionCancels(await services.redis(prefix));
-    expect(await b.request('e1', 'cancelled by client')).toBe(true);
-    await both;
-    expect(heard.sort()).toEqual([
-      ['a', 'e1', 'cancelled by client'],
-      ['c', 'e1', 'cancelled by client'],
-    ]);
-  });
-});
-
-requires('redis')('Released executions over Redis', () => {
-  const services = new ReplicaServices();
-  afterAll(() => services.cleanup());
-
-  it('a stopping replica tells the others at once that it released executions', async () => {
-    const redis = await services.redis(services.newPrefix());
-    const released: string[] = [];
-    await new ReleasedExecutions(redis).onReleased(() => released.push('told'));
-    await new ReleasedExecutions(redis).tell('b');
-    await waitFor('the release to be told', async () => (released.length ? true : undefined));
   });
 });
