@@ -1,4 +1,4 @@
-import { IsIn, IsInt, IsString, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsString, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { IfPresent } from '../core/validation/if-present.decorator';
 
 /** Where the engine keeps what a second process would need to see. */
@@ -55,6 +55,12 @@ export class ExecutionsConfig {
    * database, however loaded.
    */
   @IfPresent() @IsInt() @Min(1) @Max(3600) postgres_query_timeout_seconds = 10;
+  /**
+   * The hottest queries of PostgreSQL (`general.db_url`, any store) run as named prepared statements,
+   * parsed and planned once per connection. Set false behind a pooler in transaction mode that does
+   * not keep them per client (PgBouncer before 1.21, or with `max_prepared_statements = 0`).
+   */
+  @IfPresent() @IsBoolean() postgres_prepared_statements = true;
   /**
    * How long a Redis command may wait for its answer (also while queued during a reconnect) before it
    * fails and its request is answered 503 with `Retry-After` (seconds). Blocking reads (a stream

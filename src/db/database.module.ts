@@ -11,6 +11,7 @@ import { Database } from './database';
       useFactory: (config: ServerConfig) =>
         Database.open(config.general.db_url, {
           queryTimeoutMs: config.general.executions.postgres_query_timeout_seconds * 1000,
+          preparedStatements: config.general.executions.postgres_prepared_statements,
         }),
     },
   ],

@@ -51,6 +51,11 @@ export interface DatabaseOptions {
    * 503): a connection that hangs (a partition) is never reported by the server or by TCP in time.
    */
   queryTimeoutMs?: number;
+  /**
+   * The hottest queries (prepared-query.ts) run as named prepared statements, parsed and planned once
+   * per connection. Off behind a pooler that hands one client's statements to another's session.
+   */
+  preparedStatements?: boolean;
 }
 
 function postgresDialect(
@@ -58,7 +63,7 @@ function postgresDialect(
   schema: string | undefined,
   where: string,
   health: DependencyHealth,
-  queryTimeoutMs: number | undefined,
+  { queryTimeoutMs, preparedStatements = true }: DatabaseOptions,
 ): Dialect {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const pg = require('pg') as { Pool: typeof Pool };
@@ -73,7 +78,7 @@ function postgresDialect(
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   const lost = watchOutages(pool, where, health);
-  return new OwnSchemaPostgresDialect({ pool: closingHungConnections(pool, lost) });
+  return new OwnSchemaPostgresDialect({ pool: closingHungConnections(pool, lost, preparedStatements) });
 }
 
 /**
@@ -124,11 +129,11 @@ export class Database {
     const health: DependencyHealth = { up: true, reconnects: 0 };
     try {
       const where = redactDatabaseUrl(url);
-      const dialect = (queryTimeoutMs?: number) =>
+      const dialect = (bounds: DatabaseOptions) =>
         target.dialect === 'sqlite'
           ? sqliteDialect(target.file)
-          : postgresDialect(target.connectionString, target.schema, where, health, queryTimeoutMs);
-      db = new Kysely<Tables>({ dialect: dialect(options.queryTimeoutMs) });
+          : postgresDialect(target.connectionString, target.schema, where, health, bounds);
+      db = new Kysely<Tables>({ dialect: dialect(options) });
       const database = new Database(db, target.dialect, health);
       const throwaway = target.dialect === 'sqlite' && target.file === SQLITE_MEMORY;
       if (throwaway) {
@@ -137,7 +142,7 @@ export class Database {
       // A migration may rightly take longer than any query of a running server (an index on a large
       // table): on PostgreSQL with a query timeout, it runs on a pool of its own without one.
       const unbounded = target.dialect === 'postgres' && options.queryTimeoutMs !== undefined;
-      if (unbounded) migrating = new Kysely<Tables>({ dialect: dialect() });
+      if (unbounded) migrating = new Kysely<Tables>({ dialect: dialect({ preparedStatements: false }) });
       const applied = await database.migrate(
         migrating ?? db,
         target.dialect === 'postgres' ? target.schema : undefined,

@@ -1,11 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sql, type KyselyPlugin } from 'kysely';
+import { sql, type CompiledQuery } from 'kysely';
 import { requires } from '../../../test/utils/requires';
 import { ReplicaServices } from '../../../test/utils/replica-services';
 import { RedisAudience } from '../../redis/redis-audience';
 import { PostgresExecutionStore } from './postgres-execution.store';
 import { RecordChanges } from './record-changes';
 import { COPY_MS, WRITE_MS } from './record-copies';
+import { executedQueries } from '../../../test/utils/executed-queries';
 
 requires('postgres')('Postgres execution store', () => {
   requires('redis')('copies renewed from their rows’ versions (copy-renewal.ts)', () => {
@@ -21,19 +22,17 @@ requires('postgres')('Postgres execution store', () => {
     }
 
     /** Counts the queries that read a record's text (a renewal reads only ids and versions). */
-    const recordReads = (count: { reads: number }): KyselyPlugin => ({
-      transformQuery: ({ node }) => {
-        if (node.kind === 'SelectQueryNode' && JSON.stringify(node).includes('"name":"record"'))
+    const recordReads =
+      (count: { reads: number }) =>
+      ({ query }: CompiledQuery) => {
+        if (query.kind === 'SelectQueryNode' && JSON.stringify(query).includes('"name":"record"'))
           count.reads++;
-        return node;
-      },
-      transformResult: async ({ result }) => result,
-    });
+      };
 
     it(`a record polled all along is read once, its copy renewed from its row's version past ${COPY_MS} ms; any write of the row, announced or not, is seen within ${COPY_MS} ms`, async () => {
       const { db } = await services.database();
       const count = { reads: 0 };
-      const store = new PostgresExecutionStore(db.withPlugin(recordReads(count)), await opened());
+      const store = new PostgresExecutionStore(executedQueries(db, recordReads(count)), await opened());
       const now = Date.now();
       const id = `renewed-${now}`;
       const waiting = { id, traceId: 't', ownerId: null, workflow: 'w', interactive: true, interactions: {} };

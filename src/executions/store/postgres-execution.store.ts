@@ -10,6 +10,7 @@ import {
   type TransitionOutcome,
 } from '../model/execution-state';
 import { toJson } from '../../db/json-columns';
+import { PreparedQuery } from '../../db/prepared-query';
 import { journalRow } from './journal-row';
 import { storedSpec } from '../model/run-spec';
 import { addressKey, ownerKey, WaitingCounts } from './waiting-counts';
@@ -17,6 +18,8 @@ import { OwnRecords } from './own-records';
 import type { RecordChanges } from './record-changes';
 import { RecordReads } from './record-reads';
 import { WrittenTexts } from './written-texts';
+
+type Columns = ReturnType<typeof columns>;
 
 function columns(record: ExecutionRecord, text = toJson(record)) {
   return {
@@ -29,6 +32,41 @@ function columns(record: ExecutionRecord, text = toJson(record)) {
     record: text,
   };
 }
+
+/** Each of the `columns`, a parameter of a prepared query. */
+function columnParams(param: (name: keyof Columns) => never): Record<keyof Columns, never> {
+  return {
+    owner_id: param('owner_id'),
+    client_address: param('client_address'),
+    status: param('status'),
+    waiting: param('waiting'),
+    expires_at: param('expires_at'),
+    created_at: param('created_at'),
+    record: param('record'),
+  };
+}
+
+/** A record written over the text it was read as (a compare-and-set): one row updated, or none. */
+const UPDATE_OVER = new PreparedQuery<Tables, keyof Columns | 'id' | 'before'>((db, param) =>
+  db
+    .updateTable('execution_record')
+    .set(columnParams(param))
+    .where('id', '=', param('id'))
+    .where(sql`record::text`, '=', param('before')),
+);
+
+/** A new record, and (a durable run's) the replica that runs it and what it runs. */
+const INSERT = new PreparedQuery<Tables, keyof Columns | 'id'>((db, param) =>
+  db.insertInto('execution_record').values({ id: param('id'), ...columnParams(param) }),
+);
+const INSERT_RUN = new PreparedQuery<Tables, keyof Columns | 'id' | 'replica' | 'run_spec'>((db, param) =>
+  db.insertInto('execution_record').values({
+    id: param('id'),
+    ...columnParams(param),
+    replica: param('replica'),
+    run_spec: param('run_spec'),
+  }),
+);
 
 /** What `changed` compares with for a record that is new or gone. */
 const NOT_WAITING = { status: 'running' } as ExecutionRecord;
@@ -100,7 +138,7 @@ export class PostgresExecutionStore extends ExecutionStore implements OnModuleDe
     const row = { id: record.id, ...columns(record, text), ...run };
     const journal = durable?.journal;
     if (!journal?.length) {
-      await this.db.insertInto('execution_record').values(row).execute();
+      await (run ? INSERT_RUN.run(this.db, { ...row, ...run }) : INSERT.run(this.db, row));
     } else {
       // One statement: the record and what the run journaled before it, or neither.
       await this.db
@@ -182,13 +220,8 @@ export class PostgresExecutionStore extends ExecutionStore implements OnModuleDe
       // A change made for a client from its own read (an answer) tells the replica running the run what
       // it wrote; the run's own writes need not (no other replica writes the record next).
       await announce(seen ? after : undefined);
-      const updated = await this.db
-        .updateTable('execution_record')
-        .set(columns(record, after))
-        .where('id', '=', id)
-        .where(sql`record::text`, '=', text!)
-        .executeTakeFirst();
-      if (updated.numUpdatedRows === 1n) {
+      const updated = await UPDATE_OVER.run(this.db, { ...columns(record, after), id, before: text! });
+      if (updated.numAffectedRows === 1n) {
         this.written.set(id, after);
         this.counts.changed(before, record);
         return { outcome, record };

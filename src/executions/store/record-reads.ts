@@ -4,6 +4,24 @@ import { fromJson } from '../../db/json-columns';
 import type { ExecutionRecord } from '../model/execution-record';
 import type { OwnerExecutionsQuery } from './execution.store';
 import type { VersionedRecord } from './record-copies';
+import { PreparedQuery } from '../../db/prepared-query';
+
+/** A record by id: as stored, as its text (what a compare-and-set matches), with its version. */
+const RECORD = new PreparedQuery<Tables, 'id', { record: unknown }>((db, param) =>
+  db.selectFrom('execution_record').select('record').where('id', '=', param('id')),
+);
+const TEXT = new PreparedQuery<Tables, 'id', { text: string }>((db, param) =>
+  db
+    .selectFrom('execution_record')
+    .select(sql<string>`record::text`.as('text'))
+    .where('id', '=', param('id')),
+);
+const VERSIONED = new PreparedQuery<Tables, 'id', { record: unknown; version: string }>((db, param) =>
+  db
+    .selectFrom('execution_record')
+    .select(['record', sql<string>`xmin::text`.as('version')])
+    .where('id', '=', param('id')),
+);
 
 /**
  * The queries of the PostgreSQL store that only read execution records: one by id (its text, its
@@ -14,21 +32,13 @@ export class RecordReads {
   constructor(private readonly db: Kysely<Tables>) {}
 
   async get(id: string): Promise<ExecutionRecord | undefined> {
-    const row = await this.db
-      .selectFrom('execution_record')
-      .select('record')
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const [row] = (await RECORD.run(this.db, { id })).rows;
     return row && fromJson<ExecutionRecord>(row.record);
   }
 
   /** The record's text as stored (what a compare-and-set of it matches), if it is there. */
   async text(id: string): Promise<string | undefined> {
-    const row = await this.db
-      .selectFrom('execution_record')
-      .select(sql<string>`record::text`.as('text'))
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const [row] = (await TEXT.run(this.db, { id })).rows;
     return row?.text;
   }
 
@@ -37,11 +47,7 @@ export class RecordReads {
    * every write of the row changes (a copy is renewed while its version stays the same).
    */
   async versioned(id: string): Promise<VersionedRecord | undefined> {
-    const row = await this.db
-      .selectFrom('execution_record')
-      .select(['record', sql<string>`xmin::text`.as('version')])
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const [row] = (await VERSIONED.run(this.db, { id })).rows;
     return row && { record: fromJson<ExecutionRecord>(row.record), version: row.version };
   }
 

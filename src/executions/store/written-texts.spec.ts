@@ -1,4 +1,4 @@
-import { sql, type Kysely, type KyselyPlugin } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { requires } from '../../../test/utils/requires';
 import { ReplicaServices, waitFor } from '../../../test/utils/replica-services';
 import { anExecutionRecord, aPrompt } from '../../../test/utils/builders';
@@ -8,15 +8,12 @@ import { PostgresExecutionStore } from './postgres-execution.store';
 import { RecordChanges } from './record-changes';
 import { RedisAudience } from '../../redis/redis-audience';
 import { WRITE_MS } from './record-copies';
+import { executedQueries } from '../../../test/utils/executed-queries';
 
 /** The kinds of statement a store sends (SelectQueryNode, UpdateQueryNode, …), in order. */
 function counted(db: Kysely<Tables>): { db: Kysely<Tables>; sent: string[] } {
   const sent: string[] = [];
-  const plugin: KyselyPlugin = {
-    transformQuery: ({ node }) => (sent.push(node.kind), node),
-    transformResult: async ({ result }) => result,
-  };
-  return { db: db.withPlugin(plugin), sent };
+  return { db: executedQueries(db, ({ query }) => sent.push(query.kind)), sent };
 }
 
 const aRecord = (id: string) => anExecutionRecord({ id, ownerId: 'alice' });
