@@ -28,7 +28,9 @@ const MARK = '\u0000interlude-parameter:';
  *
  * `build` writes the query with `param(name)` wherever a value goes. Each must end up a parameter of
  * the compiled query (a value Kysely would inline into the SQL text is refused at the first run), and
- * the query's shape must not depend on the values (the same columns whatever is written).
+ * the query's shape must not depend on the values (the same columns whatever is written). A select
+ * names its columns: PostgreSQL plans a prepared statement again after a migration, but refuses one
+ * whose result's columns changed.
  */
 export class PreparedQuery<DB, P extends string, R = unknown> {
   /** Compiled for each dialect it ran on (its adapter's class): one, in a server. */
