@@ -30,7 +30,7 @@ const MARK = '\u0000interlude-parameter:';
  * the compiled query (a value Kysely would inline into the SQL text is refused at the first run), and
  * the query's shape must not depend on the values (the same columns whatever is written). A select
  * names its columns: PostgreSQL plans a prepared statement again after a migration, but refuses one
- * whose result's columns changed.
+ * whose result's columns changed. The Kysely plugins of `db` rewrite it at its first run only.
  */
 export class PreparedQuery<DB, P extends string, R = unknown> {
   /** Compiled for each dialect it ran on (its adapter's class): one, in a server. */
