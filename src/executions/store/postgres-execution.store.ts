@@ -135,14 +135,19 @@ export class PostgresExecutionStore extends ExecutionStore implements OnModuleDe
 
   private async insert(record: ExecutionRecord, text: string, durable?: DurableRun): Promise<void> {
     const run = durable && { replica: durable.replica, run_spec: toJson(storedSpec(durable.spec, record)) };
-    const row = { id: record.id, ...columns(record, text), ...run };
+    const row = { id: record.id, ...columns(record, text) };
     const journal = durable?.journal;
     if (!journal?.length) {
       await (run ? INSERT_RUN.run(this.db, { ...row, ...run }) : INSERT.run(this.db, row));
     } else {
       // One statement: the record and what the run journaled before it, or neither.
       await this.db
-        .with('created', (db) => db.insertInto('execution_record').values(row).returning('id'))
+        .with('created', (db) =>
+          db
+            .insertInto('execution_record')
+            .values({ ...row, ...run })
+            .returning('id'),
+        )
         .insertInto('execution_journal')
         .values(journal.map((entry) => journalRow(record.id, entry)))
         .execute();
