@@ -1,7 +1,8 @@
-import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import { Kysely, Migrator, sql } from 'kysely';
 import { Pool } from 'pg';
 import { requires } from '../../../test/utils/requires';
 import { InCodeMigrationProvider } from '../migrations';
+import { OwnSchemaPostgresDialect } from '../own-schema-introspector';
 
 interface Thread {
   agui_thread: {
@@ -31,7 +32,8 @@ requires('postgres')('migration 0010 (AG-UI threads keyed by owner and id)', () 
       connectionString: process.env.DATABASE_URL,
       options: `-c search_path=${schema}`,
     });
-    db = new Kysely<Thread>({ dialect: new PostgresDialect({ pool }) });
+    // As the server does: a migration reads only its own schema, whatever other tests drop meanwhile.
+    db = new Kysely<Thread>({ dialect: new OwnSchemaPostgresDialect({ pool }) });
     await sql`create schema ${sql.raw(schema)}`.execute(db);
     const provider = new InCodeMigrationProvider('postgres');
     migrator = new Migrator({ db, provider, migrationTableSchema: schema });
