@@ -55,11 +55,8 @@ const UPDATE_OVER = new PreparedQuery<Tables, keyof Columns | 'id' | 'before'>((
     .where(sql`record::text`, '=', param('before')),
 );
 
-/** A new record, and (a durable run's) the replica that runs it and what it runs. */
-const INSERT = new PreparedQuery<Tables, keyof Columns | 'id'>((db, param) =>
-  db.insertInto('execution_record').values({ id: param('id'), ...columnParams(param) }),
-);
-const INSERT_RUN = new PreparedQuery<Tables, keyof Columns | 'id' | 'replica' | 'run_spec'>((db, param) =>
+/** A new record, with (a durable run's) the replica that runs it and what it runs, else nulls. */
+const INSERT = new PreparedQuery<Tables, keyof Columns | 'id' | 'replica' | 'run_spec'>((db, param) =>
   db.insertInto('execution_record').values({
     id: param('id'),
     ...columnParams(param),
@@ -135,19 +132,14 @@ export class PostgresExecutionStore extends ExecutionStore implements OnModuleDe
 
   private async insert(record: ExecutionRecord, text: string, durable?: DurableRun): Promise<void> {
     const run = durable && { replica: durable.replica, run_spec: toJson(storedSpec(durable.spec, record)) };
-    const row = { id: record.id, ...columns(record, text) };
+    const row = { id: record.id, ...columns(record, text), replica: null, run_spec: null, ...run };
     const journal = durable?.journal;
     if (!journal?.length) {
-      await (run ? INSERT_RUN.run(this.db, { ...row, ...run }) : INSERT.run(this.db, row));
+      await INSERT.run(this.db, row);
     } else {
       // One statement: the record and what the run journaled before it, or neither.
       await this.db
-        .with('created', (db) =>
-          db
-            .insertInto('execution_record')
-            .values({ ...row, ...run })
-            .returning('id'),
-        )
+        .with('created', (db) => db.insertInto('execution_record').values(row).returning('id'))
         .insertInto('execution_journal')
         .values(journal.map((entry) => journalRow(record.id, entry)))
         .execute();
