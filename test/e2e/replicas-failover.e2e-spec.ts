@@ -1,5 +1,11 @@
-import { FakeLlm, reply, type ModelRequest, type Reply } from '../utils/fake-llm';
-import { agentYaml } from '../utils/fake-llm-config';
+import {
+  choice,
+  confirmingAgentYaml,
+  confirmingModel,
+  inputOf,
+  type Pause,
+} from '../utils/confirming-agents';
+import { FakeLlm } from '../utils/fake-llm';
 import { ReplicaProcesses, type Response } from '../utils/replica-processes';
 import { requires } from '../utils/requires';
 import { scriptedYaml } from '../utils/test-app';
@@ -23,34 +29,8 @@ const SCRIPTED = scriptedYaml(
 );
 const EACH = 50;
 
-interface Pause {
-  execution_id: string;
-  interaction_id: string;
-  response_url: string;
-  status_url: string;
-}
-
 const asUser = (n: number) => ({ authorization: `Bearer nvapi-failover-${n}` });
 const text = (t: string) => ({ response: { type: 'text', text: t } });
-const choice = (n: number) => (n % 2 ? 'yes' : 'no');
-
-/** The user's message of a model request (the agent's input). */
-const inputOf = (request: ModelRequest) =>
-  request.body.messages.find((m) => m.role === 'user')?.content ?? '';
-
-/**
- * The model of every agent run at once: asked first, it calls ask_confirmation about its own input;
- * given the answer, it ends with the input and the option the person picked.
- */
-function agentModel(request: ModelRequest): Reply {
-  const last = request.body.messages.at(-1)!;
-  const input = inputOf(request);
-  if (last.role === 'user') {
-    return reply.tools([{ name: 'ask_confirmation', arguments: { question: `Go on with ${input}?` } }]);
-  }
-  const answer = JSON.parse(last.content ?? '{}') as { selected_option_id?: string };
-  return reply.text(`${input}: ${answer.selected_option_id}`);
-}
 
 async function pollUntil(
   set: ReplicaProcesses,
@@ -97,12 +77,8 @@ requires('postgres')('A replica killed with SIGKILL while executions wait on it'
 
     beforeAll(async () => {
       llm = await FakeLlm.start();
-      llm.respondWith(agentModel);
-      const agentConfig = agentYaml(
-        llm,
-        { _type: 'tool_calling_agent', tool_names: ['ask_confirmation'] },
-        { ask_confirmation: { _type: 'ask_confirmation' } },
-      );
+      llm.respondWith(confirmingModel);
+      const agentConfig = confirmingAgentYaml(llm);
       [scripted, agents] = await Promise.all([
         ReplicaProcesses.start(3, SCRIPTED, { general: DURABLE }),
         ReplicaProcesses.start(3, agentConfig, { general: DURABLE }),

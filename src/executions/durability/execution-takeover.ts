@@ -7,7 +7,7 @@ import { isTerminalStatus } from '../model/execution-state';
 import type { ExecutionRecord } from '../model/execution-record';
 import { specWith, type RunSpec } from '../model/run-spec';
 import type { ExecutionStore } from '../store/execution.store';
-import { journaledSeq, LoggedTail } from '../event-log/logged-tail';
+import { journaledSeq, LoggedTail, reachedSeq } from '../event-log/logged-tail';
 import type { ClaimedRun } from './postgres-execution-claims';
 
 /** A claimed execution, ready to run again: its record, what it was started with, its replay. */
@@ -71,7 +71,7 @@ export class ExecutionTakeover implements TakeoverHost {
     const journal = [...(await durable.journal.read(record.id)), ...promptEntries(record)];
     const after = journaledSeq(journal);
     const [events, logged] = await Promise.all([
-      eventLogs.resume(record.id),
+      eventLogs.resume(record.id, reachedSeq(journal)),
       after === undefined ? [] : eventLogs.readAfter(record.id, after),
     ]);
     // Stopping meanwhile: the claim is released with the rest.

@@ -135,7 +135,7 @@ function peerCases(logs: () => EventLogs, makePeer: () => Promise<EventLogs>) {
       expect(follower.append({ kind: 'output', value: 'not mine' })).toBeUndefined();
     });
 
-    it('a process taking a log over reads what it holds after a seq, and numbers its own events after them', async () => {
+    it('a process taking a log over reads what it holds after a seq, and numbers its own events after them and after the seq its run had reached', async () => {
       const writer = logs().open('taken');
       for (const value of ['a', 'b', 'c']) writer.append({ kind: 'output', value });
       expect(writer.appendedSeq).toBe(3);
@@ -148,9 +148,13 @@ function peerCases(logs: () => EventLogs, makePeer: () => Promise<EventLogs>) {
         [2, 'output', 'b'],
         [3, 'output', 'c'],
       ]);
-      const resumed = await peer.resume('taken');
+      const resumed = await peer.resume('taken', 1);
       expect(resumed.appendedSeq).toBe(3);
       expect(resumed.append({ kind: 'output', value: 'd' })?.seq).toBe(4);
+      // A log lost with its entries (Redis restarted empty): no number a client saw is given again.
+      const lost = await peer.resume('lost', 5);
+      expect(lost.appendedSeq).toBe(5);
+      expect(lost.append({ kind: 'output', value: 'e' })?.seq).toBe(6);
       expect(await peer.readAfter('never-started', 0)).toEqual([]);
     });
 

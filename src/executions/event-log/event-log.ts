@@ -47,9 +47,11 @@ export abstract class EventLogs {
   abstract attach(executionId: string, live: boolean): Promise<EventLog | undefined>;
   /**
    * The log of an execution this process takes over from a replica that is gone: it appends after the
-   * events already there (one process never takes over, so by default a new log).
+   * events already there, and in any case after `reachedSeq`, the seq the run's journal says it had
+   * reached (a log Redis lost holds fewer): a number a client was shown is never given to another
+   * event. One process never takes over, so by default a new log.
    */
-  async resume(executionId: string): Promise<EventLog> {
+  async resume(executionId: string, _reachedSeq = 0): Promise<EventLog> {
     return this.open(executionId);
   }
   /**

@@ -46,6 +46,14 @@ export function journaledSeq(entries: readonly JournalEntry[]): number | undefin
 }
 
 /**
+ * The highest seq the run's journal says its log had reached (0 when no entry says): its log goes on
+ * after it even when the log itself holds less (Redis restarted empty).
+ */
+export function reachedSeq(entries: readonly JournalEntry[]): number {
+  return entries.reduce((seq, entry) => Math.max(seq, entry.seq ?? 0), 0);
+}
+
+/**
  * Whether the logged event is this one. An event too large for the log is logged as a stand-in
  * (`events_dropped` with the digest of its signature).
  */

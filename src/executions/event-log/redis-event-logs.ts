@@ -23,8 +23,11 @@ export class RedisEventLogs extends EventLogs {
     return new RedisEventLog(this.redis, this.keysOf(executionId), this.options, 0, options?.held);
   }
 
-  /** Goes on after the last entry there, counting what the Stream holds against this replica's bounds. */
-  override async resume(executionId: string): Promise<EventLog> {
+  /**
+   * Goes on after the last entry there (or after `reachedSeq`, when Redis lost the entries up to it),
+   * counting what the Stream holds against this replica's bounds.
+   */
+  override async resume(executionId: string, reachedSeq = 0): Promise<EventLog> {
     const keys = this.keysOf(executionId);
     const entries: [seq: number, bytes: number, pin?: string][] = [];
     for (let start = '-'; ;) {
@@ -38,7 +41,7 @@ export class RedisEventLogs extends EventLogs {
       if (page.length < PAGE) break;
       start = `(${page[page.length - 1][0]}`;
     }
-    const afterSeq = entries.length > 0 ? entries[entries.length - 1][0] : 0;
+    const afterSeq = Math.max(entries.length > 0 ? entries[entries.length - 1][0] : 0, reachedSeq);
     const log = new RedisEventLog(this.redis, keys, this.options, afterSeq);
     for (const [seq, bytes, pin] of entries) log.seed(seq, bytes, pin);
     return log;
