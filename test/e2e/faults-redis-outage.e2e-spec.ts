@@ -1,14 +1,6 @@
-import {
-  ConfirmingAgents,
-  confirmingAgentYaml,
-  confirmingModel,
-  type Pause,
-} from '../utils/confirming-agents';
-import { FakeLlm } from '../utils/fake-llm';
+import { ownRedisReplicas, type Pause } from '../utils/confirming-agents';
 import { holdMachineLock } from '../utils/machine-lock';
 import { metricValue } from '../utils/metrics';
-import { OwnRedis } from '../utils/own-redis';
-import { ReplicaProcesses } from '../utils/replica-processes';
 import { requires } from '../utils/requires';
 import { START_MS, WAIT_MS } from '../utils/timing';
 
@@ -23,38 +15,12 @@ const EACH = 4;
 
 requires('postgres')('Redis unreachable while agents wait for a person', () => {
   holdMachineLock('postgres-heavy');
-  let llm: FakeLlm;
-  let redis: OwnRedis;
-  let set: ReplicaProcesses;
-  let agents: ConfirmingAgents;
-
-  beforeAll(async () => {
-    llm = await FakeLlm.start();
-    llm.respondWith(confirmingModel);
-    redis = await OwnRedis.start();
-    set = await ReplicaProcesses.start(2, confirmingAgentYaml(llm), {
-      general: { executions: { lease_seconds: LEASE_SECONDS } },
-      redisUrl: () => redis.url,
-    });
-    agents = new ConfirmingAgents(set, 'faults-redis-outage');
-  }, 3 * START_MS);
-
-  afterAll(async () => {
-    await set?.close();
-    await redis?.down();
-    await llm?.close();
-  });
-
-  afterEach(() => {
-    // 503 (with Retry-After) is the only 5xx a client may meet during an outage.
-    expect(agents.statuses.filter((s) => s >= 500 && s !== 503)).toEqual([]);
-  });
-
-  const claims = (to: number) => metricValue(set.url(to), 'interlude_durable_runs', { event: 'claimed' });
+  const suite = ownRedisReplicas('faults-redis-outage', LEASE_SECONDS);
 
   it(
     `Redis unreachable ${OUTAGE_MS / 1000} s: readiness 503, answers accepted with 204 during it are delivered once it is back, nothing else is a 5xx but 503`,
     async () => {
+      const { llm, redis, set, agents } = suite;
       const before = llm.requests.length;
       const waiting = await agents.waiting('outage', EACH);
       // Two more, cancelled while Redis is away: one on the replica running it, one on the other.
@@ -67,7 +33,7 @@ requires('postgres')('Redis unreachable while agents wait for a person', () => {
       const fencings = () =>
         metricValue(set.url((EACH + 1) % 2), 'interlude_durable_runs', { event: 'fenced' });
       const fencedBefore = await fencings();
-      const claimedBefore = await claims(1);
+      const claimedBefore = await agents.claimed(1);
 
       await redis.down();
       const outageStarted = Date.now();
@@ -111,7 +77,7 @@ requires('postgres')('Redis unreachable while agents wait for a person', () => {
       // the other's (carried out once Redis is back, checked below). The other replica, once it took the
       // second run over (its replica stalled a whole lease), cancels it itself.
       const fenced = (await fencings()) > fencedBefore;
-      const taken = (await claims(1)) > claimedBefore;
+      const taken = (await agents.claimed(1)) > claimedBefore;
       const unavailable = { status: 503, retryAfter: expect.stringMatching(/^\d+$/) };
       const done = { status: 204, retryAfter: null };
       expect(cancels).toEqual([

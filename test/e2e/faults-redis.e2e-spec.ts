@@ -1,16 +1,7 @@
-import {
-  ConfirmingAgents,
-  confirmingAgentYaml,
-  confirmingModel,
-  type Pause,
-} from '../utils/confirming-agents';
-import { FakeLlm } from '../utils/fake-llm';
+import { ownRedisReplicas, type Pause } from '../utils/confirming-agents';
 import { expectNumbered } from '../utils/hitl-stream';
 import { openStream } from '../utils/live-sse';
 import { holdMachineLock } from '../utils/machine-lock';
-import { metricValue } from '../utils/metrics';
-import { OwnRedis } from '../utils/own-redis';
-import { ReplicaProcesses } from '../utils/replica-processes';
 import { requires } from '../utils/requires';
 import { eventually } from '../utils/test-app';
 import { START_MS, WAIT_MS } from '../utils/timing';
@@ -26,38 +17,12 @@ const EACH = 4;
 
 requires('postgres')('Redis restarted empty while agents wait for a person', () => {
   holdMachineLock('postgres-heavy');
-  let llm: FakeLlm;
-  let redis: OwnRedis;
-  let set: ReplicaProcesses;
-  let agents: ConfirmingAgents;
-
-  beforeAll(async () => {
-    llm = await FakeLlm.start();
-    llm.respondWith(confirmingModel);
-    redis = await OwnRedis.start();
-    set = await ReplicaProcesses.start(2, confirmingAgentYaml(llm), {
-      general: { executions: { lease_seconds: LEASE_SECONDS } },
-      redisUrl: () => redis.url,
-    });
-    agents = new ConfirmingAgents(set, 'faults-redis');
-  }, 3 * START_MS);
-
-  afterAll(async () => {
-    await set?.close();
-    await redis?.down();
-    await llm?.close();
-  });
-
-  afterEach(() => {
-    // 503 (with Retry-After) is the only 5xx a client may meet during an outage.
-    expect(agents.statuses.filter((s) => s >= 500 && s !== 503)).toEqual([]);
-  });
-
-  const claims = (to: number) => metricValue(set.url(to), 'interlude_durable_runs', { event: 'claimed' });
+  const suite = ownRedisReplicas('faults-redis', LEASE_SECONDS);
 
   it(
     'Redis restarted empty: every replica is ready again, every wait is answered on the other replica and completes, each model call made once',
     async () => {
+      const { llm, redis, set, agents } = suite;
       const before = llm.requests.length;
       const waiting = await agents.waiting('restart', EACH);
       await agents.until('/health/ready', 0, 0, (r) => r.status === 200);
@@ -104,6 +69,7 @@ requires('postgres')('Redis restarted empty while agents wait for a person', () 
   it(
     'Redis restarted empty, then the replica running a waiting agent dies: the replica taking it over shows the prompt again and numbers what follows after every event a client saw',
     async () => {
+      const { llm, redis, set, agents } = suite;
       const before = llm.requests.length;
       const res = await agents.send('POST', '/v1/workflow', 0, 0, { input_message: 'taken-0' });
       expect(res.status).toBe(202);
@@ -117,9 +83,9 @@ requires('postgres')('Redis restarted empty while agents wait for a person', () 
       await redis.down();
       await redis.up();
       for (const to of [0, 1]) await agents.until('/health/ready', to, 0, (r) => r.status === 200);
-      const claimedBefore = await claims(1);
+      const claimedBefore = await agents.claimed(1);
       await set.kill(0, 'SIGKILL');
-      await eventually(async () => expect(await claims(1)).toBeGreaterThan(claimedBefore));
+      await eventually(async () => expect(await agents.claimed(1)).toBeGreaterThan(claimedBefore));
 
       // Re-attached after the first event: told what it cannot have, shown the prompt again.
       const late = await openStream(`${set.url(1)}/executions/${pause.execution_id}/stream`, {

@@ -1,7 +1,9 @@
-import { reply, type FakeLlm, type ModelRequest, type Reply } from './fake-llm';
+import { FakeLlm, reply, type ModelRequest, type Reply } from './fake-llm';
 import { agentYaml } from './fake-llm-config';
-import type { ReplicaProcesses, Response } from './replica-processes';
-import { WAIT_MS } from './timing';
+import { metricValue } from './metrics';
+import { OwnRedis } from './own-redis';
+import { ReplicaProcesses, type Response } from './replica-processes';
+import { START_MS, WAIT_MS } from './timing';
 
 /** What `/v1/workflow` answers (202) for a run that waits for a person. */
 export interface Pause {
@@ -69,6 +71,11 @@ export class ConfirmingAgents {
     return this.set.until(path, to, done, { within, everyMs: 200, send });
   }
 
+  /** How many executions replica `to` claimed from replicas gone (or stalled past their lease) so far. */
+  claimed(to: number): Promise<number> {
+    return metricValue(this.set.url(to), 'interlude_durable_runs', { event: 'claimed' });
+  }
+
   /** `count` agents waiting in ask_confirmation, started on the replicas in turn (user `n` on `n % 2`). */
   async waiting(tag: string, count: number): Promise<Pause[]> {
     const waiting: Pause[] = [];
@@ -107,4 +114,43 @@ export class ConfirmingAgents {
       });
     }
   }
+}
+
+/** A suite's two replicas of the confirming agent, on a redis-server of its own a test may kill. */
+export interface OwnRedisReplicas {
+  llm: FakeLlm;
+  redis: OwnRedis;
+  set: ReplicaProcesses;
+  agents: ConfirmingAgents;
+}
+
+/**
+ * Two replicas of the confirming agent (leases of `leaseSeconds`) on the machine's PostgreSQL and a
+ * redis-server of the suite's own, started before its tests and stopped after them; after each test,
+ * no request may have met a 5xx other than 503 (with Retry-After: what a client may meet in an outage).
+ * The fields are set once the suite has started. Needs `npm run build`.
+ */
+export function ownRedisReplicas(user: string, leaseSeconds: number): OwnRedisReplicas {
+  const suite = {} as OwnRedisReplicas;
+  beforeAll(async () => {
+    suite.llm = await FakeLlm.start();
+    suite.llm.respondWith(confirmingModel);
+    const redis = (suite.redis = await OwnRedis.start());
+    suite.set = await ReplicaProcesses.start(2, confirmingAgentYaml(suite.llm), {
+      general: { executions: { lease_seconds: leaseSeconds } },
+      redisUrl: () => redis.url,
+    });
+    suite.agents = new ConfirmingAgents(suite.set, user);
+  }, 3 * START_MS);
+
+  afterAll(async () => {
+    await suite.set?.close();
+    await suite.redis?.down();
+    await suite.llm?.close();
+  });
+
+  afterEach(() => {
+    expect(suite.agents.statuses.filter((s) => s >= 500 && s !== 503)).toEqual([]);
+  });
+  return suite;
 }
