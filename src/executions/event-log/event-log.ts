@@ -48,8 +48,8 @@ export abstract class EventLogs {
   /**
    * The log of an execution this process takes over from a replica that is gone: it appends after the
    * events already there, and in any case after `reachedSeq`, the seq the run's journal says it had
-   * reached (a log Redis lost holds fewer): a number a client was shown is never given to another
-   * event. One process never takes over, so by default a new log.
+   * reached (a log Redis lost holds fewer): the numbers clients were shown up to there are not given
+   * to other events. One process never takes over, so by default a new log.
    */
   async resume(executionId: string, _reachedSeq = 0): Promise<EventLog> {
     return this.open(executionId);
