@@ -38,7 +38,9 @@ requires('postgres')('WebSocket conversations while Redis restarts empty', () =>
   beforeAll(async () => {
     redis = await OwnRedis.start();
     set = await ReplicaProcesses.start(2, WORKFLOW, {
-      general: { executions: { lease_seconds: 2 } },
+      // Long enough that a loaded machine's stall does not fence replica 0 (it would close its sockets
+      // with 1012 and hand the runs over): nothing here needs a run taken over.
+      general: { executions: { lease_seconds: 5 } },
       redisUrl: () => redis.url,
     });
   }, 3 * START_MS);
