@@ -50,10 +50,24 @@ export class InProcessInteractionBroker extends InteractionBroker {
    * comes after the workflow resumed.
    */
   async deliver(_executionId: string, interactionId: string, answer: PromptAnswer): Promise<void> {
+    const waiter = this.take(interactionId);
+    if (waiter) setImmediate(() => waiter.answered(answer));
+  }
+
+  /**
+   * Hands the answer to its waiter now: a wake-up from the replica that accepted it, whose
+   * acknowledgement went already. Deferred as `deliver` does, the workflow would resume in the check
+   * phase, and what it writes at the end of its turn (its events, log-writes.ts) would wait for the
+   * loop's next turn, behind whatever I/O that turn handles first.
+   */
+  wake(interactionId: string, answer: PromptAnswer): void {
+    this.take(interactionId)?.answered(answer);
+  }
+
+  private take(interactionId: string): AnswerWaiter | undefined {
     const waiter = this.waiters.get(interactionId);
-    if (!waiter) return;
     this.waiters.delete(interactionId);
-    setImmediate(() => waiter.answered(answer));
+    return waiter;
   }
 
   abandon(interactionId: string, reason: unknown): void {

@@ -162,7 +162,6 @@ export class RedisInteractionBroker extends InteractionBroker {
 
   private received(message: unknown): void {
     const { interactionId, answer } = message as Wake;
-    const waiter = typeof interactionId === 'string' ? this.local.waiterOf(interactionId) : undefined;
-    if (waiter) void this.local.deliver(waiter.executionId, interactionId, answer);
+    if (typeof interactionId === 'string') this.local.wake(interactionId, answer);
   }
 }
