@@ -10,6 +10,7 @@ const { spawn } = require('node:child_process');
 const path = require('node:path');
 const { Client } = require('pg');
 const { answerAndWatch } = require('./lib/answer-watch');
+const { pool } = require('./lib/clients');
 const { SERVER_CORE, TASKSET, freePort } = require('./lib/servers');
 
 const FLOOR_REPLICA = path.join(__dirname, 'lib', 'floor-replica.js');
@@ -30,27 +31,29 @@ async function startFloorReplica(role, table, prefix) {
 }
 
 /**
- * `ids`: records of waiting executions in `schema` (copied, not touched). Returns the answers' timings
- * in the shape bench/replicas.js reports: `{ resumed, answered }`, each a list of ms.
+ * `ids`: records of waiting executions in `schema` (copied, not touched); `warm`: more of them, answered
+ * first and not timed, as the replicas are warmed up. Returns the answers' timings in the shape
+ * bench/replicas.js reports: `{ resumed, answered }`, each a list of ms.
  */
-async function measureAnswerFloor(schema, prefix, ids) {
+async function measureAnswerFloor(schema, prefix, ids, warm = []) {
   const table = `${schema}.floor_record`;
   const db = new Client({ connectionString: process.env.DATABASE_URL });
   await db.connect();
   const replicas = [];
   try {
     await db.query(`create table ${table} (like ${schema}.execution_record including all)`);
-    await db.query(`insert into ${table} select * from ${schema}.execution_record where id = any($1)`, [ids]);
+    await db.query(`insert into ${table} select * from ${schema}.execution_record where id = any($1)`, [
+      [...warm, ...ids],
+    ]);
     replicas.push(await startFloorReplica('A', table, prefix));
     replicas.push(await startFloorReplica('B', table, prefix));
     const b = replicas[1];
+    const answer = (id) =>
+      answerAndWatch({ port: b.port, streamPath: `/stream/${id}`, answerPath: `/answer/${id}` });
+    await pool(warm.length, 8, (i) => answer(warm[i]));
     const timings = { resumed: [], answered: [] };
     for (const id of ids) {
-      const r = await answerAndWatch({
-        port: b.port,
-        streamPath: `/stream/${id}`,
-        answerPath: `/answer/${id}`,
-      });
+      const r = await answer(id);
       timings.resumed.push(r.resumed);
       timings.answered.push(r.answered);
     }

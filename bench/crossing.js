@@ -14,7 +14,7 @@
  * Part of `node bench/run.js --only scaleout` (bench/scale-out.js); reported in its section.
  */
 const http = require('node:http');
-const { paced } = require('./lib/clients');
+const { paced, pool } = require('./lib/clients');
 const { fmt, median, table } = require('./lib/report');
 const { startReplica } = require('./lib/replica-servers');
 const { deployment, roundTrip, stopAll } = require('./shared-store');
@@ -60,7 +60,11 @@ async function measureCrossing(S, dir) {
     const fires = { same: roundTrip(agent, ports, false), across: roundTrip(agent, ports, true) };
     // The rate the scale-out part offers each of two replicas.
     const rate = 2 * S.rate.hitl;
-    for (const fire of Object.values(fires)) await paced({ rate: 4 * rate, seconds: S.warmup, fire });
+    // Each replica as warm as in the scale-out table (S.jit), on both paths.
+    for (const fire of Object.values(fires)) {
+      await pool(S.jit.hitl, 16, fire);
+      await paced({ rate: 4 * rate, seconds: S.warmup, fire });
+    }
     const windows = { same: [], across: [] };
     for (let r = 0; r < S.rounds; r++) {
       for (const kind of r % 2 === 0 ? ['same', 'across'] : ['across', 'same']) {
@@ -71,6 +75,7 @@ async function measureCrossing(S, dir) {
       Object.fromEntries(Object.keys(ws[0]).map((k) => [k, median(ws.map((w) => w[k]))]));
     const result = {
       rate,
+      warm: S.jit.hitl,
       rounds: S.rounds,
       seconds: S.seconds,
       same: medians(windows.same),
@@ -102,7 +107,8 @@ function crossingText(c) {
   return `
 What crossing replicas costs a round trip: 2 replicas, ${fmt(c.rate)} round trips/s started on R1 and R2 in
 turns, answered on the replica that started them or on the other (as the table above does from 2
-replicas on); ${c.rounds} windows of each, ${c.seconds} s, in turns. Per round trip: both replicas' CPU (their threads'
+replicas on); ${c.rounds} windows of each, ${c.seconds} s, in turns, after ${fmt(c.warm)} round trips of each kind
+(16 at a time). Per round trip: both replicas' CPU (their threads'
 time on a core), their wake-ups (voluntary context switches, /proc/<pid>/task/*/status), the Redis
 commands the server ran (INFO commandstats, scripts' own calls included) and the PostgreSQL
 transactions it committed (pg_stat_database, the replicas' lease renewals included); medians.

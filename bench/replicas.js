@@ -42,6 +42,9 @@ function settings(quick) {
     pollConnections: 50,
     pollMs: quick ? 2000 : 5000,
     resumes: quick ? 50 : 300,
+    // Answered the way the measured ones are before anything is measured: V8 compiles a replica's hot
+    // paths over its first thousands of requests, on the core the replicas share.
+    warm: quick ? 100 : 1000,
     orphans: quick ? 50 : 200, // parked on A just before the kill, on top of its share of the others
     leaseSeconds: 2,
   };
@@ -196,14 +199,10 @@ async function measureStore(store, S, dir) {
     replicas.push(await startReplica(file, 'A'));
     if (store === 'postgres') replicas.push(await startReplica(file, 'B'));
     const ports = replicas.map((r) => r.port);
-    // Warm-up: run 100 executions to the end first.
-    const warm = await park(agent, ports, 100, S.parkInFlight);
-    await pool(100, 20, async (i) => {
-      const p = warm.paused[i];
-      await send(agent, ports[i % ports.length], 'POST', p.response_url, {
-        response: { type: 'text', text: 'w' },
-      });
-    });
+    // Warm-up: executions run to the end the way the measured ones are (re-attached and answered on the
+    // next replica), a few at a time.
+    const warm = await park(agent, ports, S.warm, S.parkInFlight);
+    await pool(S.warm, 8, (i) => answerOn(ports[(i + 1) % ports.length], warm.paused[i]));
     const before =
       store === 'postgres' ? { pg: await pgBytes(schema), redis: await redisBytes(prefix) } : undefined;
     const parked = await park(agent, ports, S.waiting, S.parkInFlight);
@@ -225,8 +224,13 @@ async function measureStore(store, S, dir) {
     let takeover;
     if (store === 'postgres') {
       // Copies of as many records of executions still waiting: answered by bare processes.
-      const ids = parked.paused.slice(S.resumes, 2 * S.resumes).map((p) => p.execution_id);
-      const timings = await measureAnswerFloor(schema, prefix, ids);
+      const idsOf = (from, count) => parked.paused.slice(from, from + count).map((p) => p.execution_id);
+      const timings = await measureAnswerFloor(
+        schema,
+        prefix,
+        idsOf(S.resumes, S.resumes),
+        idsOf(2 * S.resumes, S.warm),
+      );
       floor = { resumed: stats(timings.resumed), answered: stats(timings.answered) };
       takeover = await sigkillTakeover(agent, replicas, schema, S);
     }
@@ -350,7 +354,9 @@ function replicasSection(env, r, { quick = false, pin = '' } = {}) {
   same core as the single memory-store server, so the rows compare stores, not core counts.
 - Workflow: scripted, a text prompt, then \`stream: 'hi {{name}}'\`, output \`'Hello {{name}}'\`. ${fmt(S.waiting)}
   executions parked (POST /v1/workflow → 202, ${S.parkInFlight} in flight, sent to the replicas in turn) after
-  100 run to the end.
+  ${fmt(S.warm)} run to the end the way the answers below are (re-attached and answered on the next replica, 8
+  at a time): V8 compiles a server's hot paths over its first thousands of requests, on helper
+  threads that take the core the replicas share.
 - Polls: ${S.pollConnections} keep-alive clients, GET /executions/{id} back to back for ${S.pollMs / 1000} s, cycling through the
   waiting ids, each request to the next replica.
 - Answer → resumed, completed and 204: ${fmt(S.resumes)} executions one at a time, each started on A:
@@ -362,7 +368,8 @@ function replicasSection(env, r, { quick = false, pin = '' } = {}) {
   the replicas) that make only the network hops of an answer across replicas: the record read on
   re-attach, the write's notice (PUBLISH), the UPDATE compared with the text read, the 204, the
   wake-up (PUBLISH), the resumed event appended by the other (XADD) and relayed (XREAD BLOCK), on a
-  copy of ${fmt(S.resumes)} more waiting executions' records, right after the replicas' answers.
+  copy of ${fmt(S.resumes)} more waiting executions' records, right after the replicas' answers and after
+  ${fmt(S.warm)} more answered the same way, 8 at a time.
 ${takeover}${r.skipped.map((s) => `- Not measured: ${s}\n`).join('')}
 ${table(
   [

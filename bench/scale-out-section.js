@@ -71,9 +71,12 @@ function scaleOutSection(env, r, { quick = false, pin = '' } = {}) {
   started on it (each answered on the next replica). Paced, a request costs about twice its CPU at
   saturation (no batching per event-loop turn), so these rates keep 3 replicas at about half the core:
   the CPU per request then measures the work a request costs, not the contention for a saturated core.
-- Per workload and n, the n memory-store servers and the n replicas run side by side; each gets the
-  saturating load (warm-up, then measured: the second table; it also brings the JIT to its steady
-  state) and ${S.warmup} s of the paced load; then ${S.rounds} rounds of a ${S.seconds} s paced window on each, in turns (which one
+- Per workload and n, the n memory-store servers and the n replicas run side by side. Each process
+  first serves as many requests whatever n (${fmt(S.jit.echo)} echo requests, or ${fmt(S.jit.hitl)} round trips started and
+  ${fmt(S.jit.hitl)} answered, 16 at a time): V8 compiles a server's hot paths over its first thousands of
+  requests, on helper threads that take the core the processes share, so a replica warmed by a share
+  of one warm-up would pay for its compiling in the windows below. Then each set gets the saturating
+  load (warm-up, then measured: the second table) and ${S.warmup} s of the paced load; then ${S.rounds} rounds of a ${S.seconds} s paced window on each, in turns (which one
   goes first alternates), then one more on the replicas under the profiler.
 - CPU µs per request: the process's time on a core over a paced window (the scheduler's count,
   /proc/<pid>/task/*/schedstat: /proc/<pid>/stat's user + system time comes in 10 ms ticks), divided by the
