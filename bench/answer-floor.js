@@ -10,7 +10,6 @@ const { spawn } = require('node:child_process');
 const path = require('node:path');
 const { Client } = require('pg');
 const { answerAndWatch } = require('./lib/answer-watch');
-const { pool } = require('./lib/clients');
 const { SERVER_CORE, TASKSET, freePort } = require('./lib/servers');
 
 const FLOOR_REPLICA = path.join(__dirname, 'lib', 'floor-replica.js');
@@ -32,8 +31,8 @@ async function startFloorReplica(role, table, prefix) {
 
 /**
  * `ids`: records of waiting executions in `schema` (copied, not touched); `warm`: more of them, answered
- * first and not timed, as the replicas are warmed up. Returns the answers' timings in the shape
- * bench/replicas.js reports: `{ resumed, answered }`, each a list of ms.
+ * first (one at a time) and not timed, as the replicas are warmed up. Returns the answers' timings in
+ * the shape bench/replicas.js reports: `{ resumed, answered }`, each a list of ms.
  */
 async function measureAnswerFloor(schema, prefix, ids, warm = []) {
   const table = `${schema}.floor_record`;
@@ -50,7 +49,8 @@ async function measureAnswerFloor(schema, prefix, ids, warm = []) {
     const b = replicas[1];
     const answer = (id) =>
       answerAndWatch({ port: b.port, streamPath: `/stream/${id}`, answerPath: `/answer/${id}` });
-    await pool(warm.length, 8, (i) => answer(warm[i]));
+    // One at a time: B makes its queries on one connection.
+    for (const id of warm) await answer(id);
     const timings = { resumed: [], answered: [] };
     for (const id of ids) {
       const r = await answer(id);

@@ -369,7 +369,7 @@ function replicasSection(env, r, { quick = false, pin = '' } = {}) {
   re-attach, the write's notice (PUBLISH), the UPDATE compared with the text read, the 204, the
   wake-up (PUBLISH), the resumed event appended by the other (XADD) and relayed (XREAD BLOCK), on a
   copy of ${fmt(S.resumes)} more waiting executions' records, right after the replicas' answers and after
-  ${fmt(S.warm)} more answered the same way, 8 at a time.
+  ${fmt(S.warm)} more answered the same way.
 ${takeover}${r.skipped.map((s) => `- Not measured: ${s}\n`).join('')}
 ${table(
   [
