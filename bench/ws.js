@@ -179,7 +179,8 @@ function wsSection(env, r, { quick = false, pin = '' } = {}) {
 - Node: ${env.node}; commit ${env.commit}
 - Pinning: ${pin || 'not pinned'} (Interlude affinity seen: ${r.interlude.pinned})
 - Memory: ${count} connections to \`/websocket?session=user-<i>\` (each an identified \`nat-session\` user),
-  opened ${S.opening} at a time after ${fmt(S.warmup)} opened and closed; the server child runs with
+  opened ${S.opening} at a time after ${fmt(S.warmup)} opened and closed, all from one address (its cap on
+  open sockets, \`websocket_max_connections_per_address\`, raised to 20,000); the server child runs with
   \`--expose-gc\` and samples \`process.memoryUsage()\` after \`global.gc()\` before and after. Per connection
   = difference / ${count}; the target takes the larger of rss and heap + external.
 - Messages: a \`user_message\` (\`generate_stream\`) answered by the scripted workflow streaming ${fmt(STREAM_CHUNKS)}

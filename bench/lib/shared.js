@@ -51,6 +51,16 @@ const SCRIPTED_YAML = [
 ].join('\n');
 
 /**
+ * The WebSocket part: the scripted workflow, with the per-address cap on open sockets raised past the
+ * 10,000 idle connections the benchmark opens from its one address (the default, 1,000, refuses the
+ * handshake of the next with 429).
+ */
+const WS_YAML = SCRIPTED_YAML.replace(
+  '    step_adaptor: { mode: off }\n',
+  '    step_adaptor: { mode: off }\n    websocket_max_connections_per_address: 20000\n',
+);
+
+/**
  * Human in the loop: a text prompt, then a short stream and the output. The waiting limit is raised
  * past the 10,000 executions the benchmark parks (the default, 10,000, would answer the last with 429).
  */
@@ -97,6 +107,7 @@ module.exports = {
   checkStream,
   ECHO_YAML,
   SCRIPTED_YAML,
+  WS_YAML,
   HITL_ANSWER,
   HITL_RESULT,
   HITL_YAML,

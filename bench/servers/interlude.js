@@ -1,6 +1,6 @@
 'use strict';
 const path = require('node:path');
-const { ECHO_YAML, SCRIPTED_YAML, HITL_YAML } = require('../lib/shared');
+const { ECHO_YAML, SCRIPTED_YAML, WS_YAML, HITL_YAML } = require('../lib/shared');
 
 const HEAD_DIST = path.resolve(__dirname, '..', '..', 'dist');
 
@@ -10,7 +10,7 @@ const YAML = {
   'echo-identified': ECHO_YAML,
   stream: SCRIPTED_YAML,
   hitl: HITL_YAML,
-  ws: SCRIPTED_YAML,
+  ws: WS_YAML,
 };
 
 /**
