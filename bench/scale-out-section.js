@@ -12,6 +12,11 @@ const { crossingText } = require('./crossing');
 const HEADING = '## Scale-out on the shared store';
 
 const times = (v) => `${fmt(v, 2)}×`;
+/**
+ * Issue 32's "flat from 1 to 3 replicas": a replica's CPU per request at 2 and 3 replicas within this of
+ * 1 replica's (repeated runs of the same code have moved it by up to ±20 %).
+ */
+const FLAT = 1.2;
 const fixed = (row) => row.fixed;
 const saturated = (row) => row.saturated;
 
@@ -57,6 +62,13 @@ function scaleOutSection(env, r, { quick = false, pin = '' } = {}) {
     fmt(alike(x, x.n, 'memory').saturated.perSecond),
     times(growth(alike(x, x.n, 'memory'), saturated)),
   ]);
+  const goals = shared
+    .filter((x) => x.n > 1)
+    .map((x) => {
+      const g = growth(x, fixed);
+      return [`${WORKLOAD[x.kind]}, ${x.n} replicas`, times(g), g <= FLAT ? 'PASS' : 'FAIL'];
+    });
+  const met = goals.filter((g) => g[2] === 'PASS').length;
   const overhead = shared.map((x) => mean(x.profiled.cpuPerRequest) / mean(x.fixed.cpuPerRequest) - 1);
   const pct = (v) => `${fmt(100 * v)} %`;
   const text = `${HEADING}
@@ -87,11 +99,16 @@ function scaleOutSection(env, r, { quick = false, pin = '' } = {}) {
   CPU per request grows with n too: n processes time-sharing one core evict each other's caches.
   "Growth beyond independent servers": per round, the replicas' mean CPU per request over the memory
   servers' in the same round; its median over the rounds, against the same for 1 replica. It is what a
-  replica pays for the others' presence (claims, heartbeats, change notices, wake-ups). Target: flat
-  from 1 to 3 replicas. A round trip on 2 or 3 replicas is answered on another replica, on 1 on the
-  same one, so the step from 1 to 2 also holds what crossing replicas costs (the wake-up, the notice
-  carrying the answer, the answering replica's read of the record); from 2 to 3 only the others'
-  presence grows.
+  replica pays for the others' presence (claims, heartbeats, change notices, wake-ups) and for the
+  answers that cross replicas: a round trip on 2 or 3 replicas is answered on another replica, on 1 on
+  the same one, so the step from 1 to 2 also holds what crossing replicas costs (the wake-up, the
+  notice carrying the answer, the answering replica's read of the record; measured alone below); from 2
+  to 3 only the others' presence grows.
+- Target (issue 32): a replica's CPU per request flat from 1 to 3 replicas, "CPU/request vs 1 replica"
+  at most ${times(FLAT)} at 2 and 3 (repeated runs of the same code have moved it by up to ±20 %), met:
+  ${met}/${goals.length}. "Growth beyond independent servers" is reported beside it and is not the
+  target: it divides by a baseline that moves with n as well (warm, the independent servers' CPU per
+  round trip has fallen from 1 to 3 servers).
 - PostgreSQL / Redis client: the share of the replica's busy V8 CPU-profile samples (500 µs sampling,
   the main thread's self time, the profiler's own start left out) in frames of pg, pg-protocol, pg-pool,
   pg-types, postgres-*, kysely (PostgreSQL), and of ioredis, @ioredis/*, redis-parser, denque (Redis), with
@@ -119,6 +136,8 @@ ${table(
   fixedRows,
 )}
 
+${table(['target: CPU/request vs 1 replica ≤ ' + times(FLAT), 'measured', 'result'], goals)}
+
 At saturation, for comparison (the one core shared, so per-request CPU here also grows with the time-sharing;
 echo: ${S.saturated.connections} autocannon connections split over the replicas, ${S.saturated.seconds} s after ${S.saturated.warmup} s of the same;
 round trips: ${fmt(S.saturated.roundTrips)}, 16 at a time, after ${fmt(S.saturated.roundTrips / 2)}):
@@ -136,7 +155,7 @@ ${table(
   satRows,
 )}
 ${crossingText(r.crossing)}${bystanderText(r.bystander)}`;
-  return { text, passed: 0, total: 0 };
+  return { text, passed: met, total: goals.length };
 }
 
 module.exports = { scaleOutSection, HEADING };
