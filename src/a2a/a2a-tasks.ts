@@ -195,24 +195,31 @@ export class A2aTasks implements A2ARequestHandler {
           : [{ role: 'user' as const, content: said }],
       });
     const options: A2aFaceOptions = { contextId, message: Message.toJSON(message) };
-    const execution = await this.executions.start(input, caller.identity, {
+    let follower: TaskFollower | undefined;
+    const started = await this.executions.start(input, caller.identity, {
       request: caller.request,
       trace: caller.trace,
       interactive: true,
       streaming: true,
       face: { name: A2A_FACE, options },
-      // The task id is handed to the client: the execution stays readable after it ends.
-      beforeRun: (started) => started.expose(),
+      // Followed before its workflow runs: every event is seen as it happens, none read back from a log
+      // that may have given it up already to keep the process's events within their bound.
+      beforeRun: (execution) => {
+        // The task id is handed to the client: the execution stays readable after it ends.
+        execution.expose();
+        const ids = { taskId: execution.id, contextId };
+        const first = { ...message, ...ids };
+        if (push) this.pushes.after(ids.taskId, this.pushConfigs.save(ids.taskId, push));
+        // A start handed to another replica at once (this one stops) is watched by the one that runs it.
+        if (this.executions.find(ids.taskId)) {
+          const task = { ownerId: caller.identity.userId, contextId, text };
+          this.watchers.started(execution, new TaskProjection(ids, first, this.urls), task);
+        }
+        follower = new TaskFollower(execution.events, new TaskProjection(ids, first, this.urls), 'new');
+      },
     });
-    const ids = { taskId: execution.id, contextId };
-    const first = { ...message, ...ids };
-    if (push) this.pushes.after(ids.taskId, this.pushConfigs.save(ids.taskId, push));
-    // A start handed to another replica at once (this one stops) is watched by the one that runs it.
-    if (this.executions.find(ids.taskId)) {
-      const task = { ownerId: caller.identity.userId, contextId, text };
-      this.watchers.started(execution, new TaskProjection(ids, first, this.urls), task);
-    }
-    return new TaskFollower(execution.events, new TaskProjection(ids, first, this.urls), 'new');
+    if (!follower) throw new Error(`Execution ${started.id} started without calling beforeRun`);
+    return follower;
   }
 
   private async answer(message: Message, caller: A2aCaller, push?: StoredPushConfig): Promise<TaskFollower> {

@@ -121,3 +121,37 @@ describe('A2A: where the face is served', () => {
     }
   });
 });
+
+describe('A2A: a task whose events the process cannot keep for re-attaching clients', () => {
+  // Every execution's events together kept within 4 KiB: the run's own first chunks are given up as
+  // they come, long before it ends. The client following the task must still get every one.
+  const CHUNKS = 400;
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startApp(
+      scriptedYaml(
+        `- stream: { text: 'chunk ', repeat: ${CHUNKS} }`,
+        'done',
+        'general:\n  max_event_log_bytes: 4096\n',
+      ),
+    );
+  });
+  afterAll(() => t.close());
+
+  it('SendStreamingMessage streams the whole output, from the first chunk on', async () => {
+    const client = await a2aClient(t.url);
+    const updates = await collect(client.sendMessageStream(aSend(aUserMessage('go'))));
+    const labels = updates.map(labelOf);
+    expect(labels[labels.length - 1]).toBe('status:COMPLETED');
+    const output = labels.filter((l) => l.startsWith('artifact:')).map((l) => l.slice('artifact:'.length));
+    // The streamed text, then the workflow's output.
+    expect(output.join('')).toBe(`${'chunk '.repeat(CHUNKS)}done`);
+  });
+
+  it('SendMessage answers the completed task with the whole output as its artifact', async () => {
+    const client = await a2aClient(t.url);
+    const task = asTask(await client.sendMessage(aSend(aUserMessage('go'))));
+    expect(stateOf(task)).toBe('TASK_STATE_COMPLETED');
+    expect(texts(task.artifacts[0].parts).join('')).toBe(`${'chunk '.repeat(CHUNKS)}done`);
+  });
+});
