@@ -280,10 +280,9 @@ Streamed: \`SendStreamingMessage\` of the scripted workflow streaming ${fmt(STRE
 official \`@a2a-js/sdk\` client (\`ClientFactory.createFromUrl\`, JSON-RPC), ${S.connections} streams back to back, a
 ${S.warmupMs / 1000} s warm-up each, then 2 rounds of ${S.roundMs / 1000} s each taken in turns. The baseline
 (\`bench/servers/raw-a2a.js\`) is plain node:http writing the events Interlude sent for one task, one
-\`JSON.stringify\` and one write each, read by the same client. Interlude sends the task, \`working\`, the output as
-artifact updates (its event log merges runs of text chunks once a log holds many events, so fewer
-events carry the ${fmt(STREAM_CHUNKS)} tokens) and \`completed\`; each stream is checked to end completed with all
-the tokens. Servers pinned as above (affinity seen: ${st.rows.map((x) => x.pinned).join(', ')}).
+\`JSON.stringify\` and one write each, read by the same client. Interlude sends the task, \`working\`, each
+output chunk as an artifact update (the task is followed from before its workflow runs, so every chunk
+is seen as it comes) and \`completed\`; each stream is checked to end completed with all the tokens. Servers pinned as above (affinity seen: ${st.rows.map((x) => x.pinned).join(', ')}).
 
 ${table(['Server', 'events/task', 'tasks/s', 'events/s', 'tokens/s', 'vs raw SSE'], rows)}
 `;

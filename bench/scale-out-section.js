@@ -80,9 +80,11 @@ function scaleOutSection(env, r, { quick = false, pin = '' } = {}) {
   k mod n over kept-alive connections, evenly spaced in time (an open loop; autocannon's rate limit
   sends each connection's quota in a burst at the top of every second, lining the replicas' bursts up).
   Every replica is offered the same load whatever n: ${fmt(S.rate.echo)} echo requests/s, or ${fmt(S.rate.hitl)} round trips/s
-  started on it (each answered on the next replica). Paced, a request costs about twice its CPU at
-  saturation (no batching per event-loop turn), so these rates keep 3 replicas at about half the core:
-  the CPU per request then measures the work a request costs, not the contention for a saturated core.
+  started on it (each answered on the next replica). The rates come from 1 replica's CPU per request
+  at saturation in this run (the second table): paced, a request costs about ${S.load.pacedCost} times that (no
+  batching per event-loop turn), and 3 replicas are offered about ${fmt(100 * S.load.share)} % of the core. The CPU per
+  request then measures the work a request costs, neither the contention for a saturated core nor
+  the wake-ups of an idle one (rates fixed for a slower machine left most of a faster one's core idle).
 - Per workload and n, the n memory-store servers and the n replicas run side by side. Each process
   first serves as many requests whatever n (${fmt(S.jit.echo)} echo requests, or ${fmt(S.jit.hitl)} round trips started and
   ${fmt(S.jit.hitl)} answered, 16 at a time): V8 compiles a server's hot paths over its first thousands of

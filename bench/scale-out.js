@@ -55,10 +55,11 @@ function settings(quick) {
     warmup: quick ? 1 : 3,
     seconds: quick ? 2 : 5,
     rounds: quick ? 1 : 5,
-    // Per replica, the same for 1, 2 and 3 replicas. A paced echo costs ~800 µs of CPU, a round trip
-    // ~12 ms (more than at saturation: no batching per event-loop turn), so 3 replicas use about half
-    // the core.
-    rate: { echo: 200, hitl: 10 },
+    // Per replica, the same for 1, 2 and 3 replicas: set from 1 replica's saturation (`pacedRate`).
+    rate: { echo: 0, hitl: 0 },
+    // 3 replicas under the paced load use about this share of the core; paced, a request costs about
+    // this many times its CPU at saturation (no batching per event-loop turn).
+    load: { share: 0.5, pacedCost: 3 },
     // Requests each process serves before anything is measured, whatever n (a round trip counts for
     // every process it touches). V8 compiles a server's hot paths over its first thousands of requests,
     // on helper threads of the core they share: after 500 round trips, two replicas still spent about a
@@ -74,6 +75,16 @@ function settings(quick) {
 }
 
 const cpuOf = (replicas) => replicas.map((r) => r.cpuMicros());
+
+/**
+ * The rate each replica is offered whatever n, from 1 replica's CPU µs per request at saturation: 3
+ * replicas then use about `load.share` of the core. Fixed rates made for a slower machine left a faster
+ * one's core mostly idle, where what a request costs is mostly waking the core up.
+ */
+function pacedRate(kind, cpuMicros, S) {
+  const rate = (S.load.share * 1e6) / (3 * S.load.pacedCost * cpuMicros);
+  return kind === 'echo' ? Math.max(10, Math.round(rate / 10) * 10) : Math.max(1, Math.round(rate));
+}
 
 /**
  * The k-th request of a run (one echo, or one round trip of two requests) on replica k mod n; a round
@@ -196,7 +207,6 @@ async function startSet(n, kind, S, dir, store) {
   const { warmup, roundTrips } = S.saturated;
   await saturate(s, kind, s.fire, { ...S.saturated, seconds: warmup, trips: roundTrips / 2 });
   s.saturated = await saturated(s, kind, s.fire, S.saturated);
-  await paced({ rate: S.rate[kind] * n, seconds: S.warmup, fire: s.fire });
   return s;
 }
 
@@ -214,7 +224,10 @@ async function measure(n, kind, S, dir) {
   const sets = [];
   try {
     for (const store of ['memory', 'postgres']) sets.push(await startSet(n, kind, S, dir, store));
+    // 1 replica comes first: every n is offered the rate its saturation sets.
+    if (n === 1) S.rate[kind] = pacedRate(kind, sets[1].saturated.cpuPerRequest[0], S);
     const rate = S.rate[kind];
+    for (const set of sets) await paced({ rate: rate * n, seconds: S.warmup, fire: set.fire });
     const windows = sets.map(() => []);
     for (let r = 0; r < S.rounds; r++) {
       const order = r % 2 === 0 ? [0, 1] : [1, 0];
