@@ -13,8 +13,8 @@ const HEADING = '## Scale-out on the shared store';
 
 const times = (v) => `${fmt(v, 2)}×`;
 /**
- * Issue 32's "flat from 1 to 3 replicas": a replica's CPU per request at 2 and 3 replicas within this of
- * 1 replica's (repeated runs of the same code have moved it by up to ±20 %).
+ * Issue 32's "flat from 1 to 3 replicas": the growth beyond independent servers at 2 and 3 replicas
+ * within this (repeated runs of the same code have moved it by up to ±20 %).
  */
 const FLAT = 1.2;
 const fixed = (row) => row.fixed;
@@ -65,7 +65,7 @@ function scaleOutSection(env, r, { quick = false, pin = '' } = {}) {
   const goals = shared
     .filter((x) => x.n > 1)
     .map((x) => {
-      const g = growth(x, fixed);
+      const g = beyond(x);
       return [`${WORKLOAD[x.kind]}, ${x.n} replicas`, times(g), g <= FLAT ? 'PASS' : 'FAIL'];
     });
   const met = goals.filter((g) => g[2] === 'PASS').length;
@@ -106,11 +106,11 @@ function scaleOutSection(env, r, { quick = false, pin = '' } = {}) {
   the same one, so the step from 1 to 2 also holds what crossing replicas costs (the wake-up, the
   notice carrying the answer, the answering replica's read of the record; measured alone below); from 2
   to 3 only the others' presence grows.
-- Target (issue 32): a replica's CPU per request flat from 1 to 3 replicas, "CPU/request vs 1 replica"
-  at most ${times(FLAT)} at 2 and 3 (repeated runs of the same code have moved it by up to ±20 %), met:
-  ${met}/${goals.length}. "Growth beyond independent servers" is reported beside it and is not the
-  target: it divides by a baseline that moves with n as well (warm, the independent servers' CPU per
-  round trip has fallen from 1 to 3 servers).
+- Target (issue 32): a replica's CPU per request flat from 1 to 3 replicas, beyond what as many
+  independent servers on the core pay: "growth beyond independent servers" at most ${times(FLAT)} at 2
+  and 3 (repeated runs of the same code have moved it by up to ±20 %), met: ${met}/${goals.length}. "CPU/request
+  vs 1 replica" alone also holds the time-sharing of the one core, which the independent servers show
+  as well.
 - PostgreSQL / Redis client: the share of the replica's busy V8 CPU-profile samples (500 µs sampling,
   the main thread's self time, the profiler's own start left out) in frames of pg, pg-protocol, pg-pool,
   pg-types, postgres-*, kysely (PostgreSQL), and of ioredis, @ioredis/*, redis-parser, denque (Redis), with
@@ -138,7 +138,7 @@ ${table(
   fixedRows,
 )}
 
-${table(['target: CPU/request vs 1 replica ≤ ' + times(FLAT), 'measured', 'result'], goals)}
+${table(['target: growth beyond independent servers ≤ ' + times(FLAT), 'measured', 'result'], goals)}
 
 At saturation, for comparison (the one core shared, so per-request CPU here also grows with the time-sharing;
 echo: ${S.saturated.connections} autocannon connections split over the replicas, ${S.saturated.seconds} s after ${S.saturated.warmup} s of the same;
