@@ -208,7 +208,10 @@ export class GeneralConfig {
   @IfPresent() @Min(1) @IsInt() execution_ttl_seconds = 600;
   /** Bytes of events one execution keeps for re-attaching clients (text chunks merged; older dropped). */
   @IfPresent() @Min(1024) @IsInt() max_event_log_bytes_per_execution = 1024 * 1024;
-  /** Bytes of events all executions keep together; past it the oldest executions' oldest go first. */
+  /**
+   * Bytes of events all executions keep together; past it the oldest executions' oldest go first (a
+   * run's end is kept as long as its record, outside this bound and the one per execution).
+   */
   @IfPresent() @Min(1024) @IsInt() max_event_log_bytes = 64 * 1024 * 1024;
   /** Beyond these, new interactive requests get 429 with Retry-After. */
   @IfPresent() @Min(1) @IsInt() max_waiting_executions = 10_000;

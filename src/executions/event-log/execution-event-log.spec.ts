@@ -148,4 +148,28 @@ describe('ExecutionEventLog bounds', () => {
     young.dispose();
     expect(budget.usedBytes).toBe(0);
   });
+
+  it("finished runs' ends do not take a live run's room: it keeps every event for a late subscriber", () => {
+    const budget = new EventLogBudget(16 * 1024);
+    const limits = { maxBytes: 1024 * 1024, budget };
+    // Ends far larger together than the budget (a kept result each), which are never given up.
+    const finished = Array.from({ length: 50 }, () => {
+      const log = new ExecutionEventLog(limits);
+      log.append({ kind: 'output', value: 'x'.repeat(100) });
+      log.append({ kind: 'completed', result: 'r'.repeat(2000), streamed: true });
+      return log;
+    });
+    const live = new ExecutionEventLog(limits);
+    for (let i = 0; i < 100; i++) live.append({ kind: 'output', value: `${i} ` });
+    const late = collect(live).seen;
+    expect(late.map((e) => e.kind)).not.toContain('events_dropped');
+    expect(late.map((e) => (e.kind === 'output' ? e.value : '')).join('')).toBe(
+      Array.from({ length: 100 }, (_, i) => `${i} `).join(''),
+    );
+    expect(budget.usedBytes).toBeLessThanOrEqual(16 * 1024);
+    // Each finished log still ends a late subscriber's replay.
+    expect(collect(finished[0]).seen.at(-1)).toMatchObject({ kind: 'completed', result: 'r'.repeat(2000) });
+    for (const log of [...finished, live]) log.dispose();
+    expect(budget.usedBytes).toBe(0);
+  });
 });

@@ -188,6 +188,14 @@ export class ExecutionEventLog extends EventLog implements SheddableLog {
   }
 
   private keep(event: ExecutionEvent): void {
+    if (event === this.final) {
+      // The end is kept as long as the run's record (never given up: a late subscriber ends on it) and
+      // outside the bounds, which are for what replays before it: counted, the ends of finished runs
+      // held the whole budget and every live run gave up its events as they came.
+      if (this.kept.length === 0) this.kept = [event];
+      else this.kept.push(event);
+      return;
+    }
     const last = this.kept.length > this.head ? this.kept[this.kept.length - 1] : undefined;
     let cost: number;
     const many = this.kept.length - this.head >= MERGE_PAST;
