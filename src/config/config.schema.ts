@@ -209,8 +209,8 @@ export class GeneralConfig {
   /** Bytes of events one execution keeps for re-attaching clients (text chunks merged; older dropped). */
   @IfPresent() @Min(1024) @IsInt() max_event_log_bytes_per_execution = 1024 * 1024;
   /**
-   * Bytes of events all executions keep together; past it the oldest executions' oldest go first (a
-   * run's end is kept as long as its record, outside this bound and the one per execution).
+   * Bytes of events all executions keep together; past it the oldest executions' oldest go first (in
+   * memory, a run's end is kept as long as its record, outside this bound and the one per execution).
    */
   @IfPresent() @Min(1024) @IsInt() max_event_log_bytes = 64 * 1024 * 1024;
   /** Beyond these, new interactive requests get 429 with Retry-After. */
