@@ -59,6 +59,8 @@ const WS_YAML = SCRIPTED_YAML.replace(
   '    step_adaptor: { mode: off }\n',
   '    step_adaptor: { mode: off }\n    websocket_max_connections_per_address: 20000\n',
 );
+if (WS_YAML === SCRIPTED_YAML)
+  throw new Error('WS_YAML: the scripted config has no front_end to raise the cap in');
 
 /**
  * Human in the loop: a text prompt, then a short stream and the output. The waiting limit is raised
