@@ -127,6 +127,11 @@ export function responseObject(base: ResponseBase, status: ResponseStatus): Resp
   };
 }
 
+/** The response as it opens, before any event: `queued` in the background, else `in_progress`. */
+export function openingObject(base: ResponseBase): ResponseObject {
+  return responseObject(base, base.background ? 'queued' : 'in_progress');
+}
+
 /**
  * The response's token usage: the model's own count when the workflow answered with a chat completion
  * (an LLM agent), else an estimate from the prompt's and the answer's words, as the chat face does.

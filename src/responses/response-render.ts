@@ -5,7 +5,7 @@ import type { Prompt } from '../runtime/prompts';
 import { CLIENT_TOOL_STEP } from '../runtime/agents/client-tools';
 import {
   itemId,
-  responseObject,
+  openingObject,
   usageOf,
   type FunctionCallItem,
   type MessageItem,
@@ -51,19 +51,22 @@ export class ResponseRender {
 
   constructor(
     base: ResponseBase,
-    /** Where the stream events go; none for a response answered whole. */
+    /**
+     * Where the stream events go; none for a response answered whole. Each event holds the render's own
+     * objects, which later events change: `emit` serializes it before it returns.
+     */
     private readonly emit: ((event: StreamEvent) => void) | undefined,
     /** The request's text, for the usage estimate of workflows that report none. */
     private readonly prompt: string,
   ) {
-    this.response = responseObject(base, base.background ? 'queued' : 'in_progress');
+    this.response = openingObject(base);
   }
 
   /** `response.created` (with `queued` for a background response) and `response.in_progress`. */
   open(): void {
-    this.send('response.created', () => ({ response: this.snapshot() }));
+    this.send('response.created', () => ({ response: this.response }));
     this.response.status = 'in_progress';
-    this.send('response.in_progress', () => ({ response: this.snapshot() }));
+    this.send('response.in_progress', () => ({ response: this.response }));
   }
 
   /** Renders one event; true once the response has ended (the rest of the events are another's). */
@@ -154,7 +157,7 @@ export class ResponseRender {
       };
       this.response.output.push(item);
       this.text = { item, index };
-      this.send('response.output_item.added', () => ({ output_index: index, item: structuredClone(item) }));
+      this.send('response.output_item.added', () => ({ output_index: index, item }));
       item.content.push({ type: 'output_text', text: '', annotations: [], logprobs: [] });
       this.send('response.content_part.added', () => ({
         item_id: item.id,
@@ -181,9 +184,9 @@ export class ResponseRender {
     const part = item.content[0];
     const at = { item_id: item.id, output_index: index, content_index: 0 };
     this.send('response.output_text.done', () => ({ ...at, text: part.text, logprobs: [] }));
-    this.send('response.content_part.done', () => ({ ...at, part: structuredClone(part) }));
+    this.send('response.content_part.done', () => ({ ...at, part }));
     item.status = 'completed';
-    this.send('response.output_item.done', () => ({ output_index: index, item: structuredClone(item) }));
+    this.send('response.output_item.done', () => ({ output_index: index, item }));
   }
 
   private functionCall(name: string, callId: string, args: string): void {
@@ -227,7 +230,7 @@ export class ResponseRender {
     const text = r.output.flatMap((i) => (i.type === 'message' ? [i.content[0].text] : [])).join('');
     if (status === 'completed') r.usage = usageOf(this.result, this.prompt, text);
     this.send(status === 'completed' ? 'response.completed' : 'response.failed', () => ({
-      response: this.snapshot(),
+      response: this.response,
     }));
     return true;
   }

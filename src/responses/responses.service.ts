@@ -15,7 +15,7 @@ import type { ExecutionEvent } from '../runtime/execution-event';
 import { messageText } from '../runtime/chat-input';
 import { CLIENT_TOOLS } from '../runtime/agents/client-tools';
 import { answerOf } from './function-call-answer';
-import { newResponseId, type ResponseBase } from './response-object';
+import { newResponseId, openingObject, type ResponseBase } from './response-object';
 import { ended, followResponse } from './response-follow';
 import { oauthCallId, ResponseRender, type StreamEvent } from './response-render';
 import { chatMessagesOf, type ResponseRequest } from './response-request';
@@ -66,13 +66,11 @@ export class ResponsesService {
     const emit = request.stream ? (event: StreamEvent) => writer?.event(event.type, event) : undefined;
     const render = new ResponseRender(base, emit, prompt);
     let following: { ended: Promise<number>; stop: () => void } | undefined;
-    let queued = render.snapshot();
     // Before the workflow runs (or goes on): its events are followed as they come, token by token.
     const open: Open = (execution, afterSeq, stillWaiting) => {
       res.setHeader(EXECUTION_HEADER, execution.id);
       this.log?.assign(req, { executionId: execution.id });
       if (request.stream) writer = this.openStream(res);
-      queued = render.snapshot();
       render.open();
       if (stillWaiting) render.render(stillWaiting);
       following = stillWaiting
@@ -83,13 +81,15 @@ export class ResponsesService {
       ? await this.resume(identity, request, previous, open)
       : await this.start(identity, request, previous, req, { base, prompt }, open);
     const { execution, afterSeq, conversation } = source;
+    // What the response was as it opened (the render's own has moved on since).
+    const opened = openingObject(base);
     const follow = following!;
     const stored: StoredResponse = {
       id: base.id,
       owner: identity.userId,
       executionId: execution.id,
       afterSeq,
-      response: { ...queued, status: 'in_progress' },
+      response: { ...opened, status: 'in_progress' },
       input: request.input,
       prompt,
       conversation,
@@ -98,7 +98,7 @@ export class ResponsesService {
     const keep = request.store || request.background;
     // A whole answer's id is known to nobody before it ends: it is stored once, ended.
     if (keep && (request.stream || request.background)) await this.store.put(stored);
-    if (request.background && !request.stream) res.status(200).json(queued);
+    if (request.background && !request.stream) res.status(200).json(opened);
     writer?.onDisconnect(() => {
       follow.stop();
       // A background response goes on without its stream; another one stops with its client, as OpenAI's.
