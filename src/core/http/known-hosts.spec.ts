@@ -80,14 +80,4 @@ describe('KnownHosts', () => {
     );
     expect(['notcorp.example', 'corp.example.evil', 'example.org'].some((n) => known.knows(n))).toBe(false);
   });
-
-  it('answers a Host the same every time, after more distinct ones than it remembers answers for', () => {
-    const known = hosts('devbox.lan');
-    const asked = ['devbox.lan:8000', '10.0.0.1', 'rebind.attacker.test', 'DEVBOX.LAN.'];
-    const first = asked.map((h) => known.serves(h));
-    expect(first).toEqual([true, true, false, true]);
-    for (let i = 0; i < 1000; i++) known.serves(`name-${i}.attacker.test`);
-    expect(asked.map((h) => known.serves(h))).toEqual(first);
-    expect(known.serves('name-7.attacker.test')).toBe(false);
-  });
 });

@@ -6,9 +6,6 @@ const ALL_INTERFACES = new Set(['0.0.0.0', '::', '[::]', '0:0:0:0:0:0:0:0', ''])
 
 const NAME = /^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?$/i;
 
-/** `Host` headers whose answer is kept (beyond them the answers start over). */
-const MAX_ANSWERED = 256;
-
 /** A host name as compared here: lower case, no brackets around IPv6, no trailing dot. */
 function normal(name: string): string {
   const lower = name.toLowerCase();
@@ -103,8 +100,6 @@ export class KnownHosts {
   readonly loopbackOnly: boolean;
   private readonly names = new Set<string>();
   private readonly domains: string[] = [];
-  /** `serves`' answers by `Host` header, the names and domains above being fixed. */
-  private readonly answered = new Map<string, boolean>();
 
   constructor(settings: KnownHostsSettings) {
     const everyInterface = ALL_INTERFACES.has(settings.bind.trim());
@@ -133,16 +128,7 @@ export class KnownHosts {
   /** Whether a request carrying this `Host` header is served (no header: HTTP/1.0, never a browser). */
   serves(header: string | undefined): boolean {
     if (this.anyHost || header === undefined) return true;
-    // Every request asks; a deployment's clients send a handful of Host values, and parsing an address
-    // took a fair part of a request's time.
-    let served = this.answered.get(header);
-    if (served === undefined) {
-      const name = hostnameOf(header);
-      served = name !== undefined && (isIpLiteral(name) || this.knows(name));
-      // Bounded whatever the clients send: past it, the answers start over.
-      if (this.answered.size >= MAX_ANSWERED) this.answered.clear();
-      this.answered.set(header, served);
-    }
-    return served;
+    const name = hostnameOf(header);
+    return name !== undefined && (isIpLiteral(name) || this.knows(name));
   }
 }
