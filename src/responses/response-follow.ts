@@ -41,7 +41,8 @@ export function followResponse(
 
 /** The stored response once it has ended: its object, where it stopped, and the conversation with its answer. */
 export function ended(stored: StoredResponse, render: ResponseRender, lastSeq: number): StoredResponse {
-  const response = render.snapshot();
+  // Not a copy: its following is over, so no event changes the object any more.
+  const { response } = render;
   const text = outputText(response.output);
   const answer: ChatMessage[] = text === '' ? [] : [{ role: 'assistant', content: text }];
   return {

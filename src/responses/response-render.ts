@@ -39,6 +39,7 @@ export const oauthCallId = (state: string): string => `oauth_${state}`;
  * of the tools open at a prompt are read, to name its function call.
  */
 export class ResponseRender {
+  /** The response as it stands: later events change it, so a reader serializes it before they come. */
   readonly response: ResponseObject;
   pending?: PendingCall;
   /** Whether the response has ended (its closing event is out). */
@@ -120,11 +121,6 @@ export class ResponseRender {
       default:
         return false;
     }
-  }
-
-  /** The response as it stands (a copy: later events do not change what was sent). */
-  snapshot(): ResponseObject {
-    return structuredClone(this.response);
   }
 
   private track(payload: {

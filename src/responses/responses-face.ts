@@ -29,7 +29,7 @@ export class ResponsesFace implements OnModuleInit {
       result: (raw, options) => {
         const render = new ResponseRender(options.base, undefined, options.prompt);
         render.render({ kind: 'completed', result: raw, streamed: false, seq: 0 });
-        return render.snapshot();
+        return render.response;
       },
       stream: (writer: SseWriter, options) => {
         const render = new ResponseRender(options.base, (e) => writer.event(e.type, e), options.prompt);

@@ -111,7 +111,7 @@ export class ResponsesService {
     if (request.background && !request.stream) return;
     await finished;
     if (writer) writer.end();
-    else res.status(200).json(render.snapshot());
+    else res.status(200).json(render.response);
   }
 
   private baseOf(request: ResponseRequest): ResponseBase {

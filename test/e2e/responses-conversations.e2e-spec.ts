@@ -34,6 +34,21 @@ describe('stored responses: retrieve, input items, delete, store: false', () => 
     expect(retrieved.output_text).toBe('keep me');
   });
 
+  it('a streamed response is retrievable, completed, as soon as its response.completed is read', async () => {
+    const stream = await alice.responses.create({ model: 'm', input: 'streamed', stream: true });
+    const seen: string[] = [];
+    for await (const event of stream) {
+      seen.push(event.type);
+      if (event.type !== 'response.completed') continue;
+      // The stream is still open: its end comes after this event.
+      const retrieved = await alice.responses.retrieve(event.response.id);
+      expect(retrieved).toMatchObject({ status: 'completed', output: event.response.output });
+      expect(retrieved.output_text).toBe('streamed');
+    }
+    expect(seen.at(0)).toBe('response.created');
+    expect(seen.at(-1)).toBe('response.completed');
+  });
+
   it('input_items lists the input items, newest first, a page at a time', async () => {
     const created = await alice.responses.create({
       model: 'm',
