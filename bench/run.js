@@ -620,7 +620,10 @@ ${targetTable}
 
 const INTRO = `# Interlude benchmark
 
-Run with \`npm run bench\` (builds, then runs \`bench/run.js\`; about two and a half minutes). The machine is
+Run with \`npm run bench\` (builds, then runs \`bench/run.js\`; about 20 minutes on a quiet 2-core machine, 11 of
+them the scale-out part). The parts on the shared store (replicas, shared, scaleout, footprint) need
+\`DATABASE_URL\` and \`REDIS_URL\`; without them their sections say "Not measured". \`node bench/run.js --only
+a,b\` runs some of the parts (${PARTS.join(', ')}) and rewrites only their sections. The machine is
 shared and noisy, so every figure is compared with baselines measured in the same run, with the
 same load, rather than with absolute numbers from another day. \`node bench/run.js --profile\` runs
 every server under the V8 profiler (numbers then are not representative) and
