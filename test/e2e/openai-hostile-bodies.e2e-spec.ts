@@ -41,6 +41,18 @@ const HOSTILE_BODIES: [string, string][] = [
     '{"constructor": {"prototype": {"polluted": true}}, "messages": [{"role": "user", "content": "hi"}]}',
   ],
   [
+    'a "constructor" key as data in a message',
+    '{"messages": [{"role": "user", "content": {"constructor": "ACME"}}]}',
+  ],
+  [
+    'constructor.prototype in a content part',
+    '{"messages": [{"role": "user", "content": [{"type": "text", "text": "hi", "constructor": {"prototype": {"polluted": true}}}]}]}',
+  ],
+  [
+    'a "constructor" key as data in the model',
+    '{"model": {"constructor": 1}, "messages": [{"role": "user", "content": "hi"}]}',
+  ],
+  [
     'content parts of the wrong shape',
     '{"messages": [{"role": "user", "content": [{"type": 1}, null, "x"]}]}',
   ],

@@ -141,11 +141,55 @@ function isFlat(cls: Ctor<object>): boolean {
   return known;
 }
 
-/** The input's own fields on an instance of `cls`, over its defaults (no `__proto__` key is ever assigned). */
+/**
+ * The input's own fields on an instance of `cls`, over its defaults. Neither a `__proto__` key nor a
+ * `constructor` key is assigned (as class-transformer assigns neither): the class-validator rules of
+ * an instance are found through its `constructor`.
+ */
 function shallowInstance<T extends object>(cls: Ctor<T>, value: Record<string, unknown>): T {
   const instance = new cls() as Record<string, unknown>;
-  for (const key of Object.keys(value)) if (key !== '__proto__') instance[key] = value[key];
+  for (const key of Object.keys(value)) {
+    if (key !== '__proto__' && key !== 'constructor') instance[key] = value[key];
+  }
   return instance as T;
+}
+
+const isPlainObject = (value: object): value is Record<string, unknown> => {
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+};
+
+/**
+ * The value without its objects' `constructor` keys, which class-transformer leaves out of what it
+ * builds anyway. Before it does, it takes an object's own `constructor` for the class to build a
+ * nested object of which it knows no class, and throws when that is data (`{"maker": {"constructor":
+ * "ACME"}}`: class-transformer#1462, closed as invalid), which made such a body a 500. Only the
+ * objects on the way to one are copied; the callers hand the input on as it was sent.
+ */
+function withoutConstructors(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    value.forEach((item, i) => {
+      const kept = withoutConstructors(item);
+      if (kept !== item) (copy ??= [...value])[i] = kept;
+    });
+    return copy ?? value;
+  }
+  if (!isPlainObject(value)) return value;
+  let copy: Record<string, unknown> | undefined;
+  for (const key of Object.keys(value)) {
+    if (key === 'constructor') {
+      copy ??= { ...value };
+      delete copy[key];
+      continue;
+    }
+    const kept = withoutConstructors(value[key]);
+    // Defined, not assigned: a `__proto__` key stays a key.
+    if (kept !== value[key])
+      Object.defineProperty((copy ??= { ...value }), key, { value: kept, enumerable: true });
+  }
+  return copy ?? value;
 }
 
 /**
@@ -177,7 +221,7 @@ export function validatePlain<T extends object>(
   const instance =
     lenient && isFlat(cls)
       ? shallowInstance(cls, value as Record<string, unknown>)
-      : plainToInstance(cls, value, { enableImplicitConversion: false });
+      : plainToInstance(cls, withoutConstructors(value), { enableImplicitConversion: false });
   // The common case, a body that fits, decided by the class's compiled rules; anything else is
   // validated (and described) by class-validator.
   if (lenient && compiledCheck(cls)?.(instance as Record<string, unknown>) === true)
