@@ -1,6 +1,11 @@
 import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
-import { A2A_ERROR_CODE, JsonRpcRequestMalformedError, toJsonRpcError } from '@a2a-js/sdk/errors';
+import {
+  A2A_ERROR_CODE,
+  JsonRpcRequestMalformedError,
+  RequestMalformedError,
+  toJsonRpcError,
+} from '@a2a-js/sdk/errors';
 import { jsonRpcHandler } from '@a2a-js/sdk/server/express';
 import type { Request, RequestHandler, Response } from 'express';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
@@ -58,6 +63,34 @@ function refusalOf(req: Request) {
   return undefined;
 }
 
+const MESSAGE_METHODS = new Set(['SendMessage', 'SendStreamingMessage']);
+
+/**
+ * A message whose parts the SDK's handler cannot read (-32602), undefined otherwise. Its generated
+ * decoding throws on a part that is null and on `raw` bytes that are not a (base64) string, which the
+ * handler answers as -32603 Internal error with the exception's text; a part that is no object it
+ * reads as an empty one.
+ */
+function partsRefusal(body: Record<string, unknown> | undefined) {
+  if (!body || !MESSAGE_METHODS.has(body.method as string)) return undefined;
+  const params = body.params as { message?: { parts?: unknown } } | undefined;
+  const parts = params?.message?.parts;
+  if (!Array.isArray(parts)) return undefined;
+  const problem = parts
+    .map((part: unknown, i) => {
+      if (typeof part !== 'object' || part === null || Array.isArray(part))
+        return `Part ${i} is not an object`;
+      const { raw } = part as { raw?: unknown };
+      return raw === undefined || typeof raw === 'string'
+        ? undefined
+        : `Part ${i}: raw is not a base64 string`;
+    })
+    .find((p) => p !== undefined);
+  if (problem === undefined) return undefined;
+  const id = 'id' in body ? body.id : null;
+  return { jsonrpc: '2.0', id, error: toJsonRpcError(new RequestMalformedError(problem)) };
+}
+
 /** The A2A JSON-RPC endpoint (`general.front_end.a2a_path`), served by the SDK's Express handler. */
 @ApiTags('A2A')
 @Controller()
@@ -86,7 +119,7 @@ export class A2aController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const refused = refusalOf(req);
+    const refused = refusalOf(req) ?? partsRefusal(req.body as Record<string, unknown> | undefined);
     if (refused) {
       res.status(200).json(refused);
       return;

@@ -36,9 +36,39 @@ describe('A2A: JSON-RPC errors carry the codes of JSON-RPC and A2A', () => {
     ['an unknown method', request('tasks/explode', {}), -32601, 1],
     ['params that are not an object', request('GetTask', [1]), -32602, 1],
     ['an unknown task', request('GetTask', { id: 'no-such-task' }), -32001, 1],
+    [
+      'a message part that is null',
+      request('SendMessage', {
+        message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'a' }, null] },
+      }),
+      -32602,
+      1,
+    ],
+    [
+      'a streamed message part that is no object',
+      request('SendStreamingMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: ['a'] } }, 2),
+      -32602,
+      2,
+    ],
+    [
+      'raw bytes that are no base64 string',
+      request('SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ raw: 7 }] } }),
+      -32602,
+      1,
+    ],
   ])('%s: %s', async (_what, body, code, id) => {
     const { json } = await rpc(url, body);
     expect(json).toMatchObject({ jsonrpc: '2.0', id, error: { code } });
+  });
+
+  it('a part that cannot be read is named, and nothing internal is said', async () => {
+    const { json } = await rpc(
+      url,
+      request('SendMessage', {
+        message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'a' }, null] },
+      }),
+    );
+    expect(json.error).toMatchObject({ code: -32602, message: 'Part 1 is not an object' });
   });
 
   it('a message to a finished task is unsupported (-32004); cancelling it is not possible (-32002)', async () => {
