@@ -91,3 +91,18 @@ describe('a hostile body on any face is refused or served, never a 5xx nor an in
     expect((await fetch(`${t.url}/health`)).status).toBe(200);
   });
 });
+
+describe('a "constructor" key in a body does not turn its validation off', () => {
+  let t: TestApp;
+  beforeAll(async () => (t = await startApp(ECHO_YAML)));
+  afterAll(() => t.close());
+
+  it.each([1, 'x', { message: 'y' }])(
+    'the input is still checked beside "constructor": %j',
+    async (value) => {
+      const res = await postJson(`${t.url}/v1/workflow`, { message: 123, constructor: value });
+      expect(res.status).toBe(422);
+      expect(res.json).toMatchObject({ detail: [{ loc: ['body', 'message'], type: 'string_type' }] });
+    },
+  );
+});
