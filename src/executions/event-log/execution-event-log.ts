@@ -192,8 +192,7 @@ export class ExecutionEventLog extends EventLog implements SheddableLog {
       // The end is kept as long as the run's record (never given up: a late subscriber ends on it) and
       // outside the bounds, which are for what replays before it: counted, the ends of finished runs
       // held the whole budget and every live run gave up its events as they came.
-      if (this.kept.length === 0) this.kept = [event];
-      else this.kept.push(event);
+      this.push(event);
       return;
     }
     const last = this.kept.length > this.head ? this.kept[this.kept.length - 1] : undefined;
@@ -216,15 +215,21 @@ export class ExecutionEventLog extends EventLog implements SheddableLog {
       }
       cost = event.value.length * 2 + CHUNK_COST;
     } else {
-      // The first event in an array of one: a push would reserve 17 slots, and a waiting execution
-      // often keeps a single event (its question).
-      if (this.kept.length === 0) this.kept = [event];
-      else this.kept.push(event);
+      this.push(event);
       cost = sizeOf(event);
     }
     this.bytes += cost;
     this.limits.budget?.charge(this, cost);
     if (this.bytes > this.limits.maxBytes) this.dropUntil(this.limits.maxBytes);
+  }
+
+  /**
+   * The first event in an array of one: a push would reserve 17 slots, and a waiting execution often
+   * keeps a single event (its question).
+   */
+  private push(event: ExecutionEvent): void {
+    if (this.kept.length === 0) this.kept = [event];
+    else this.kept.push(event);
   }
 
   /** The part of a merged run of chunks after `afterSeq`. */
