@@ -16,6 +16,7 @@ import { observabilityTrace, TRACE_HEADER } from '../core/tracing/observability-
 import { UnreadableBody } from '../core/validation/body.pipes';
 import { A2aCaller } from './a2a-caller';
 import { A2aTasks } from './a2a-tasks';
+import { sentPartsProblem } from './sent-parts';
 
 const CALLER = Symbol('a2a caller');
 type CallerRequest = Request & { [CALLER]?: A2aCaller };
@@ -65,27 +66,11 @@ function refusalOf(req: Request) {
 
 const MESSAGE_METHODS = new Set(['SendMessage', 'SendStreamingMessage']);
 
-/**
- * A message whose parts the SDK's handler cannot read (-32602), undefined otherwise. Its generated
- * decoding throws on a part that is null and on `raw` bytes that are not a (base64) string, which the
- * handler answers as -32603 Internal error with the exception's text; a part that is no object it
- * reads as an empty one.
- */
+/** A message whose parts the SDK's handler would misread (sent-parts.ts): -32602 naming the part. */
 function partsRefusal(body: Record<string, unknown> | undefined) {
   if (!body || !MESSAGE_METHODS.has(body.method as string)) return undefined;
   const params = body.params as { message?: { parts?: unknown } } | undefined;
-  const parts = params?.message?.parts;
-  if (!Array.isArray(parts)) return undefined;
-  const problem = parts
-    .map((part: unknown, i) => {
-      if (typeof part !== 'object' || part === null || Array.isArray(part))
-        return `Part ${i} is not an object`;
-      const { raw } = part as { raw?: unknown };
-      return raw === undefined || typeof raw === 'string'
-        ? undefined
-        : `Part ${i}: raw is not a base64 string`;
-    })
-    .find((p) => p !== undefined);
+  const problem = sentPartsProblem(params?.message?.parts);
   if (problem === undefined) return undefined;
   const id = 'id' in body ? body.id : null;
   return { jsonrpc: '2.0', id, error: toJsonRpcError(new RequestMalformedError(problem)) };

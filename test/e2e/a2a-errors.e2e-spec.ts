@@ -56,6 +56,24 @@ describe('A2A: JSON-RPC errors carry the codes of JSON-RPC and A2A', () => {
       -32602,
       1,
     ],
+    [
+      'raw bytes that are no base64 (Node would skip what is not, and pass on fewer bytes)',
+      request('SendMessage', {
+        message: {
+          messageId: 'm',
+          role: 'ROLE_USER',
+          parts: [{ raw: 'aGVsbG8*d29ybGQ=', mediaType: 'text/plain' }],
+        },
+      }),
+      -32602,
+      1,
+    ],
+    [
+      'a text that is an object (it would arrive as "[object Object]")',
+      request('SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: { a: 1 } }] } }),
+      -32602,
+      1,
+    ],
   ])('%s: %s', async (_what, body, code, id) => {
     const { json } = await rpc(url, body);
     expect(json).toMatchObject({ jsonrpc: '2.0', id, error: { code } });
@@ -69,6 +87,22 @@ describe('A2A: JSON-RPC errors carry the codes of JSON-RPC and A2A', () => {
       }),
     );
     expect(json.error).toMatchObject({ code: -32602, message: 'Part 1 is not an object' });
+  });
+
+  it.each([
+    [
+      { raw: 'aGk', mediaType: 'text/plain', filename: { name: 'a.txt' } },
+      'Part 0: filename is not a string',
+    ],
+    [{ raw: 'a', mediaType: 'text/plain' }, 'Part 0: raw is not a base64 string'],
+    [{ raw: 'aGk=\n', mediaType: 'text/plain' }, 'Part 0: raw is not a base64 string'],
+    [{ url: 42 }, 'Part 0: url is not a string'],
+  ])('a part misread as sent is refused, named: %j', async (part, message) => {
+    const { json } = await rpc(
+      url,
+      request('SendStreamingMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [part] } }),
+    );
+    expect(json.error).toMatchObject({ code: -32602, message });
   });
 
   it('a message to a finished task is unsupported (-32004); cancelling it is not possible (-32002)', async () => {

@@ -75,6 +75,27 @@ describe('A2A: a document file part reaches an LLM agent as an OpenAI file part'
     ]);
   });
 
+  it('raw bytes in URL-safe base64 without padding (as proto3 JSON allows) reach the model unchanged', async () => {
+    llm.script(reply.text('Read.'));
+    const bytes = Buffer.from([0xfb, 0xff, 0xfe, 0x61]);
+    const part = { raw: bytes.toString('base64url'), mediaType: 'text/plain', filename: 'b.txt' };
+    const message = { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'Read' }, part] };
+    const res = await fetch(`${t.url}/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message } }),
+    });
+    const body = (await res.json()) as { result?: unknown; error?: unknown };
+    expect(body.error).toBeUndefined();
+    expect(llm.requests[0].body.messages.at(-1)?.content).toEqual([
+      { type: 'text', text: 'Read' },
+      {
+        type: 'file',
+        file: { file_data: `data:text/plain;base64,${bytes.toString('base64')}`, filename: 'b.txt' },
+      },
+    ]);
+  });
+
   it('a type not accepted is -32005; too many bytes or a name with control characters are -32602', async () => {
     const client = await a2aClient(t.url);
     const send = (file: Part) => client.sendMessage(aSend(aUserMessage([aTextPart('x'), file])));
