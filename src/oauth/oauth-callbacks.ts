@@ -149,8 +149,9 @@ export class OAuthCallbacks {
 
   /**
    * `GET /auth/redirect`: the provider sent a browser back with a code (or an error). Only the browser
-   * the flow was bound to (its cookie), or the identified owner, may complete it; any other is refused
-   * and the flow stays open for its owner, so a victim handed the link cannot feed the asker a code.
+   * the flow was bound to (its cookie), or the identified owner, may complete it; any other is refused,
+   * and a code it brings ends the flow unused (`refuseUnbound`), so a victim handed the link cannot feed
+   * the asker a code, now or by handing on the URL they landed on.
    */
   async callback(
     query: URLSearchParams,
@@ -165,13 +166,7 @@ export class OAuthCallbacks {
     const bound =
       bindingMatches(flow.binding, presented === undefined ? undefined : tokenHash(presented)) ||
       (flow.ownerId !== null && caller.userId === flow.ownerId);
-    if (!bound) {
-      return {
-        status: 403,
-        message:
-          'This authorization was not started in this browser. Open the link the application gave you, in the browser that asked for it.',
-      };
-    }
+    if (!bound) return this.refuseUnbound(state, flow, query);
     // Usable once, whatever happens next: of two replicas the callback reaches, one goes on.
     if (!(await this.flows.take(state))) return { status: 400, message: INVALID_STATE };
     const done = async (outcome: CallbackOutcome, settled: FlowOutcome): Promise<CallbackOutcome> => {
@@ -199,6 +194,35 @@ export class OAuthCallbacks {
       const status = err instanceof TokenEndpointError ? 502 : 500;
       return done({ status, message }, { ok: false, message });
     }
+  }
+
+  /**
+   * A callback in a browser the flow is not bound to. Bringing a code (or the provider's error), it ends
+   * the flow: that code was granted by whoever is signed in at the provider here, and were the flow left
+   * open, its owner could bring the same callback URL, asked of this person, to their own browser and
+   * redeem it. So it is never exchanged, and the run that asked fails.
+   */
+  private async refuseUnbound(
+    state: string,
+    flow: PendingFlow,
+    query: URLSearchParams,
+  ): Promise<CallbackOutcome> {
+    const returned = query.has('code') || query.has('error');
+    if (!returned || !(await this.flows.take(state))) {
+      return {
+        status: 403,
+        message:
+          'This authorization was not started in this browser. Open the link the application gave you, in the browser that asked for it.',
+      };
+    }
+    await this.settle(state, {
+      ok: false,
+      message: `Authorization with ${flow.provider} came back to a browser that did not start it: it was not used`,
+    });
+    return {
+      status: 403,
+      message: `This authorization was not started in this browser, so it was not used, and the request that asked for it has been stopped. If you did not start it yourself, someone may have tried to get access to your ${flow.provider} account: you can revoke this application's access there.`,
+    };
   }
 
   /** Records the flow's outcome and wakes its workflow, wherever it waits. */

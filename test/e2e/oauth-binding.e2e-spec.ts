@@ -68,16 +68,29 @@ describe('an OAuth flow is completed only by the browser or user that started it
    * link is this server's, then the provider (logged in as alice), then back to the callback.
    */
   async function victimFollows(link: string): Promise<number> {
+    return (await victimLands(link)).status;
+  }
+
+  /** What `victimFollows` ends on, with the callback URL the victim landed on (none: stopped before). */
+  async function victimLands(link: string): Promise<{ status: number; landed?: string; html?: string }> {
     const victim = OAuthBrowser.of(t.url, auth, 'alice', ALICE);
     let providerUrl = link;
     if (new URL(link).origin !== new URL(auth.issuer).origin) {
       const opened = await victim.get(link);
       await opened.arrayBuffer();
-      if (opened.status !== 302) return opened.status;
+      if (opened.status !== 302) return { status: opened.status };
       providerUrl = opened.headers.get('location')!;
     }
-    return (await victim.callback(await auth.authorize(providerUrl, 'alice'))).status;
+    const landed = await auth.authorize(providerUrl, 'alice');
+    const { status, html } = await victim.callback(landed);
+    return { status, landed, html };
   }
+
+  /** The run's end once a code came back to a browser that did not start the flow. */
+  const NOT_USED = {
+    status: 'failed',
+    error: expect.stringContaining('came back to a browser that did not start it: it was not used'),
+  };
 
   it("an attacker's auth_url opened by a victim never gives the attacker the victim's token", async () => {
     const attack = await pause(MALLORY);
@@ -102,17 +115,48 @@ describe('an OAuth flow is completed only by the browser or user that started it
     const attack = await pause(trudy);
     const providerUrl = await OAuthBrowser.of(t.url, auth, 'trudy', trudy).open(attack.auth_url);
     expect(await victimFollows(providerUrl)).toBe(403);
-    expect(await statusOf(attack, trudy)).toMatchObject({ status: 'oauth_required' });
     expect(aliceTokenUsed()).toBe(false);
+  });
+
+  it("the victim's code is never used: the run that asked fails, and the URL the victim landed on, replayed by the attacker, is refused", async () => {
+    const trudy = { cookie: 'nat-session=trudy' };
+    const attack = await pause(trudy);
+    const attacker = OAuthBrowser.of(t.url, auth, 'trudy', trudy);
+    const providerUrl = await attacker.open(attack.auth_url);
+    const { status, landed, html } = await victimLands(providerUrl);
+    expect(status).toBe(403);
+    expect(html).toContain('so it was not used');
+    await eventually(async () => expect(await statusOf(attack, trudy)).toMatchObject(NOT_USED));
+    // The attacker's browser carries the flow's binding cookie: before, this redeemed alice's code.
+    expect((await attacker.callback(landed!)).status).toBe(400);
+    expect(aliceTokenUsed()).toBe(false);
+  });
+
+  it('a callback without a code or an error in a browser that did not start the flow leaves it open', async () => {
+    const owner = { cookie: 'nat-session=oscar' };
+    const paused = await pause(owner);
+    const stranger = OAuthBrowser.of(t.url, auth, 'stranger');
+    const bare = await stranger.callback(`${t.url}/auth/redirect?state=${paused.oauth_state}`);
+    expect(bare.status).toBe(403);
+    expect(await statusOf(paused, owner)).toMatchObject({ status: 'oauth_required' });
+    expect((await OAuthBrowser.of(t.url, auth, 'oscar', owner).complete(paused.auth_url)).status).toBe(200);
+    await eventually(async () =>
+      expect(await statusOf(paused, owner)).toMatchObject({
+        status: 'completed',
+        result: { value: 'Hello oscar' },
+      }),
+    );
   });
 
   it("an anonymous flow is tied to the first browser that opens it: another browser's code is refused", async () => {
     const attack = await pause({});
     const attacker = OAuthBrowser.of(t.url, auth, 'anon-attacker');
-    const providerUrl = await attacker.open(attack.auth_url);
-    expect(await victimFollows(providerUrl)).toBe(403);
     expect(await victimFollows(attack.auth_url)).toBe(403);
-    expect(await statusOf(attack, {})).toMatchObject({ status: 'oauth_required' });
+    const providerUrl = await attacker.open(attack.auth_url);
+    const { status, landed } = await victimLands(providerUrl);
+    expect(status).toBe(403);
+    await eventually(async () => expect(await statusOf(attack, {})).toMatchObject(NOT_USED));
+    expect((await attacker.callback(landed!)).status).toBe(400);
     expect(aliceTokenUsed()).toBe(false);
   });
 
