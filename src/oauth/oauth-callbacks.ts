@@ -176,7 +176,9 @@ export class OAuthCallbacks {
     const error = query.get('error');
     if (error) {
       const description = query.get('error_description');
-      const message = `Authorization was refused by the provider: ${error}${description ? ` (${description})` : ''}`;
+      const said = providerText(error, MAX_ERROR_CHARS);
+      const why = description ? ` (${providerText(description, MAX_DESCRIPTION_CHARS)})` : '';
+      const message = `Authorization was refused by the provider: ${said}${why}`;
       return done({ status: 502, message }, { ok: false, message });
     }
     try {
@@ -233,6 +235,20 @@ export class OAuthCallbacks {
       this.logger.warn(`Could not publish an OAuth wake-up: ${(err as Error).message}`);
     });
   }
+}
+
+/** The most of a provider's `error` and `error_description` an execution's error repeats. */
+const MAX_ERROR_CHARS = 64;
+const MAX_DESCRIPTION_CHARS = 300;
+
+/**
+ * A provider's `error` or `error_description` as the execution's error repeats it to every face: only the
+ * characters RFC 6749 allows there (printable ASCII but `"` and `\`; anything else, a line break among
+ * them, becomes `?`), cut to `max`. It comes in the browser's query string, not from the provider itself.
+ */
+function providerText(value: string, max: number): string {
+  const allowed = value.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '?');
+  return allowed.length > max ? `${allowed.slice(0, max)}…` : allowed;
 }
 
 function maxAgeOf(flow: PendingFlow): number {

@@ -226,6 +226,28 @@ describe('OAuth2 authorization code flow against a real authorization server (oi
     );
   });
 
+  it("the provider's error as the browser brings it is repeated only in RFC 6749's characters, and cut short", async () => {
+    const headers = { cookie: 'nat-session=faye' };
+    const paused = (await run(headers)).json as unknown as OAuthPause;
+    const faye = browser('faye', headers);
+    await faye.open(paused.auth_url);
+    const query = new URLSearchParams({
+      state: paused.oauth_state,
+      error: 'access_denied\r\nX-Forged: 1',
+      error_description: `"quoted" \\ é ${'d'.repeat(400)}`,
+    });
+    const back = await faye.callback(`${t.url}/auth/redirect?${query}`);
+    expect(back.status).toBe(502);
+    const failed = await eventually(async () => {
+      const record = await status(t, paused, headers);
+      expect(record.status).toBe('failed');
+      return record;
+    });
+    expect(failed.error).toBe(
+      `Authorization was refused by the provider: access_denied??X-Forged: 1 (?quoted? ? ? ${'d'.repeat(287)}…)`,
+    );
+  });
+
   it("an anonymous caller's token lives only as long as its execution", async () => {
     const first = (await run({})).json as unknown as OAuthPause;
     expect((await browser('anon', {}).complete(first.auth_url)).status).toBe(200);

@@ -88,6 +88,11 @@ describe('logs: one JSON line per request, with its ids, and no credentials', ()
     );
     const callback = await fetch(`${t.url}/auth/redirect?code=code-logged-never&state=state-logged-never`);
     await callback.text();
+    // The start link's state opens an anonymous flow until a browser confirms it: a capability too.
+    for (const method of ['GET', 'POST']) {
+      const start = await fetch(`${t.url}/auth/redirect/start?state=start-state-logged-never`, { method });
+      await start.text();
+    }
     const line = await eventually(() => {
       const found = log.entries.find(
         (e) => (e.req as { url?: string } | undefined)?.url === '/auth/redirect',
@@ -107,6 +112,10 @@ describe('logs: one JSON line per request, with its ids, and no credentials', ()
       expect(text).not.toContain(secret);
     }
     expect(text).not.toContain('state-logged-never');
+    const starts = log.entries.filter(
+      (e) => (e.req as { url?: string } | undefined)?.url === '/auth/redirect/start',
+    );
+    expect(starts).toHaveLength(2);
   });
 
   it('logs only allow-listed headers, and no callback query however the path is cased or slashed', async () => {

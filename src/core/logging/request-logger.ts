@@ -41,9 +41,14 @@ export function requestLogger(
   const logsLines = sink.logger.isLevelEnabled('info');
   const { human } = sink;
   const base = `,"pid":${process.pid},"hostname":${str(hostname())}`;
+  // The OAuth callback's query holds a code and a state, its start link's a state that opens an
+  // anonymous flow until a browser confirms it: both are left out.
+  const oauthStart = `${oauthCallbackPath.replace(/\/+$/, '')}/start`;
   const loggedUrl = (url: string) => {
     const q = url.indexOf('?');
-    return q >= 0 && reachesRoute(url.slice(0, q), oauthCallbackPath) ? url.slice(0, q) : url;
+    if (q < 0) return url;
+    const path = url.slice(0, q);
+    return reachesRoute(path, oauthCallbackPath) || reachesRoute(path, oauthStart) ? path : url;
   };
 
   const line = (
