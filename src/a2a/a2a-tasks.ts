@@ -212,7 +212,12 @@ export class A2aTasks implements A2ARequestHandler {
         if (push) this.pushes.after(ids.taskId, this.pushConfigs.save(ids.taskId, push));
         // A start handed to another replica at once (this one stops) is watched by the one that runs it.
         if (this.executions.find(ids.taskId)) {
-          const task = { ownerId: caller.identity.userId, contextId, text };
+          const task = {
+            ownerId: caller.identity.userId,
+            contextId,
+            contextIssued: !message.contextId,
+            text,
+          };
           this.watchers.started(execution, new TaskProjection(ids, first, this.urls), task);
         }
         follower = new TaskFollower(execution.events, new TaskProjection(ids, first, this.urls), 'new');

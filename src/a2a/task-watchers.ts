@@ -19,6 +19,8 @@ import { watchTask } from './task-watch';
 export interface WatchedTask {
   ownerId: string | null;
   contextId: string;
+  /** The server made the context id for this task (the message that started it named none). */
+  contextIssued: boolean;
   text: string;
 }
 
@@ -66,7 +68,12 @@ export class TaskWatchers {
     if (!record || !options) return;
     const projection = projectionOf(record, this.urls);
     if (!fresh) projection.seed(record);
-    const task = { ownerId: record.ownerId, contextId: options.contextId, text: this.textOf(record) };
+    const task = {
+      ownerId: record.ownerId,
+      contextId: options.contextId,
+      contextIssued: !Message.fromJSON(options.message).contextId,
+      text: this.textOf(record),
+    };
     // The log here holds every event since the takeover: subscribing now misses none.
     this.watch(execution, projection, task, fresh);
   }
@@ -79,11 +86,12 @@ export class TaskWatchers {
       {
         update: (update) => this.pushes.notify(taskId, update),
         completed: (answer) =>
-          this.contexts.completed({ userId: task.ownerId }, task.contextId, {
-            taskId,
-            user: task.text,
-            answer,
-          }),
+          this.contexts.completed(
+            { userId: task.ownerId },
+            task.contextId,
+            { taskId, user: task.text, answer },
+            task.contextIssued,
+          ),
       },
       fresh,
     );

@@ -43,4 +43,29 @@ describe('A2A: messages in one context continue its conversation', () => {
     expect(chatOf(1)).toEqual(['user: What is the code?']);
     expect(chatOf(2)).toEqual(['user: What is the code?']);
   });
+
+  it('an anonymous caller’s own context id keeps no history: another anonymous caller naming it sees nothing', async () => {
+    const first = await a2aClient(t.url);
+    const second = await a2aClient(t.url);
+    llm.script(reply.text('Noted'), reply.text('I do not know'), reply.text('Still no'));
+    await first.sendMessage(aSend(aUserMessage('The code is 42', { contextId: 'ctx-anon' })));
+    await second.sendMessage(aSend(aUserMessage('What is the code?', { contextId: 'ctx-anon' })));
+    await first.sendMessage(aSend(aUserMessage('And now?', { contextId: 'ctx-anon' })));
+    expect(chatOf(1)).toEqual(['user: What is the code?']);
+    expect(chatOf(2)).toEqual(['user: And now?']);
+  });
+
+  it('an anonymous caller continues the context the server issued it, by that id', async () => {
+    const client = await a2aClient(t.url);
+    llm.script(reply.text('Hello Ada'), reply.text('You are Ada'), reply.text('Ada, still'));
+    const first = asTask(await client.sendMessage(aSend(aUserMessage('My name is Ada'))));
+    await client.sendMessage(aSend(aUserMessage('What is my name?', { contextId: first.contextId })));
+    await client.sendMessage(aSend(aUserMessage('And again?', { contextId: first.contextId })));
+    expect(chatOf(1)).toEqual(['user: My name is Ada', 'assistant: Hello Ada', 'user: What is my name?']);
+    expect(chatOf(2).slice(-3)).toEqual([
+      'user: What is my name?',
+      'assistant: You are Ada',
+      'user: And again?',
+    ]);
+  });
 });
