@@ -5,26 +5,24 @@ import {
   Inject,
   Injectable,
   Req,
+  Res,
   type ArgumentsHost,
   type ExceptionFilter,
 } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { ServerConfig } from '../config/server-config';
 import { AppError, ErrorCode } from '../core/errors/app-error';
 import { AppExceptionFilter } from '../core/http/app-exception.filter';
+import { publicOrigin } from '../core/http/public-origin';
 import { Public } from '../core/identity/public.decorator';
 
 export const WELL_KNOWN = '/.well-known/oauth-protected-resource';
 
-/** Where this server is reached from the caller's side: `public_base_url`, else the request's own origin. */
-function baseOf(config: ServerConfig, req: Request): string {
-  return config.frontEnd.public_base_url ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
-}
-
 /** The MCP endpoint's URL: the protected resource of RFC 9728. */
-function resourceOf(config: ServerConfig, req: Request): string {
-  return `${baseOf(config, req)}${config.frontEnd.root_path}${config.frontEnd.mcp_path}`;
+function resourceOf(config: ServerConfig, req: Request, res: Response): string {
+  const base = publicOrigin(config.frontEnd.public_base_url, req, res);
+  return `${base}${config.frontEnd.root_path}${config.frontEnd.mcp_path}`;
 }
 
 /**
@@ -41,8 +39,9 @@ export class McpUnauthorizedFilter implements ExceptionFilter {
 
   catch(error: AppError, host: ArgumentsHost): void {
     if (error.code !== ErrorCode.Unauthorized) return this.fallback.catch(error, host);
-    const req = host.switchToHttp().getRequest<Request>();
-    const metadata = `${baseOf(this.config, req)}${WELL_KNOWN}`;
+    const http = host.switchToHttp();
+    const base = publicOrigin(this.config.frontEnd.public_base_url, http.getRequest(), http.getResponse());
+    const metadata = `${base}${WELL_KNOWN}`;
     const challenge = new AppError(error.code, error.message, {
       ...error.extra,
       headers: { ...error.extra.headers, 'WWW-Authenticate': `Bearer resource_metadata="${metadata}"` },
@@ -60,11 +59,11 @@ export class ProtectedResourceController {
   // Read before any credential: it says which credential to get (RFC 9728), so it is open to all.
   @Public()
   @Get(WELL_KNOWN)
-  metadata(@Req() req: Request): Record<string, unknown> {
+  metadata(@Req() req: Request, @Res({ passthrough: true }) res: Response): Record<string, unknown> {
     const issuer = this.config.general.auth.jwt?.issuer;
     const issuers = issuer === undefined ? [] : Array.isArray(issuer) ? issuer : [issuer];
     return {
-      resource: resourceOf(this.config, req),
+      resource: resourceOf(this.config, req, res),
       ...(issuers.length > 0 ? { authorization_servers: issuers } : {}),
       bearer_methods_supported: ['header'],
       resource_name: 'Interlude',
