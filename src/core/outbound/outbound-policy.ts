@@ -27,11 +27,20 @@ export class OutboundError extends Error {
 
 type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
+/** IPv4-compatible IPv6 (RFC 4291 2.5.5.1, deprecated): ipaddr.js calls `::7f00:1` unicast. */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+/** NAT64's well-known prefix (RFC 6052): the IPv4 address in its last 32 bits is where it goes. */
+const NAT64 = ipaddr.parseCIDR('64:ff9b::/96');
+
 /**
  * Private, loopback, link-local, unique-local, unspecified and other special ranges (169.254.169.254,
- * 127/8, 10/8, 172.16/12, 192.168/16, 0.0.0.0, ::1, fc00::/7, fe80::/10, IPv4-mapped forms…) are refused
- * unless listed in `allow_hosts`; public unicast addresses are allowed. The address is checked when the
- * connection is made, after DNS, so a public name that resolves to a private address is refused too.
+ * 127/8, 10/8, 172.16/12, 192.168/16, 0.0.0.0, ::1, fc00::/7, fe80::/10…) are refused unless listed in
+ * `allow_hosts`; public unicast addresses are allowed. IPv6 forms that carry an IPv4 address: IPv4-mapped
+ * (`::ffff:0:0/96`) and NAT64 (`64:ff9b::/96`) are judged as that IPv4 address; IPv4-compatible
+ * (`::/96`), 6to4 (`2002::/16`), Teredo (`2001::/32`) and local NAT64 (`64:ff9b:1::/48`) are refused
+ * whole, as are every range ipaddr.js does not call unicast (multicast, discard `100::/64`,
+ * documentation `2001:db8::/32`, site-local…). The address is checked when the connection is made,
+ * after DNS, so a public name that resolves to a private address is refused too.
  */
 export class OutboundPolicy {
   readonly settings: OutboundSettings;
@@ -57,9 +66,13 @@ export class OutboundPolicy {
 
   addressAllowed(address: string): boolean {
     if (!ipaddr.isValid(address)) return false;
-    const parsed = ipaddr.process(address);
-    if (parsed.range() === 'unicast') return true;
-    return this.ranges.some(([net, bits]) => net.kind() === parsed.kind() && parsed.match(net, bits));
+    const given = ipaddr.process(address);
+    const target = given.kind() === 'ipv6' && given.match(NAT64) ? embeddedIpv4(given as ipaddr.IPv6) : given;
+    const compatible = target.kind() === 'ipv6' && target.match(IPV4_COMPATIBLE);
+    if (target.range() === 'unicast' && !compatible) return true;
+    return [given, target].some((a) =>
+      this.ranges.some(([net, bits]) => net.kind() === a.kind() && a.match(net, bits)),
+    );
   }
 
   /**
@@ -96,4 +109,8 @@ export class OutboundPolicy {
       `requests to ${at} are refused: a private, loopback or link-local address (allow it in general.outbound.allow_hosts)`,
     );
   }
+}
+
+function embeddedIpv4(address: ipaddr.IPv6): ipaddr.IPv4 {
+  return ipaddr.fromByteArray(address.toByteArray().slice(12)) as ipaddr.IPv4;
 }
