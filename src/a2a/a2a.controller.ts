@@ -1,5 +1,13 @@
 import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import {
   A2A_ERROR_CODE,
   JsonRpcRequestMalformedError,
@@ -14,6 +22,8 @@ import { requestMetadata } from '../core/http/request-metadata';
 import { activeOtelTraceId } from '../core/tracing/otel';
 import { observabilityTrace, TRACE_HEADER } from '../core/tracing/observability-trace';
 import { UnreadableBody } from '../core/validation/body.pipes';
+import { ApiCommonErrors } from '../http-responders/dto/error-responses.decorator';
+import { JsonRpcResponseDto } from './dto/json-rpc-response.dto';
 import { A2aCaller } from './a2a-caller';
 import { A2aTasks } from './a2a-tasks';
 import { sentPartsProblem } from './sent-parts';
@@ -98,7 +108,15 @@ export class A2aController {
   })
   @ApiBody({ schema: { type: 'object', description: 'A JSON-RPC 2.0 request' } })
   @ApiProduces('application/json', 'text/event-stream')
-  @ApiOkResponse({ description: 'A JSON-RPC response, or SSE frames of JSON-RPC responses for streams' })
+  @ApiOkResponse({
+    description: 'A JSON-RPC response, or SSE frames of JSON-RPC responses for streams',
+    content: {
+      'application/json': { schema: { $ref: getSchemaPath(JsonRpcResponseDto) } },
+      'text/event-stream': { schema: { type: 'string' } },
+    },
+  })
+  @ApiExtraModels(JsonRpcResponseDto)
+  @ApiCommonErrors()
   async handle(
     @CurrentIdentity() identity: Identity,
     @Req() req: Request,

@@ -4,10 +4,12 @@ import { AgentCard, AGENT_CARD_PATH } from '@a2a-js/sdk';
 import type { Request, Response } from 'express';
 import { ServerConfig } from '../config/server-config';
 import { publicOrigin } from '../core/http/public-origin';
+import { ApiCommonErrors } from '../http-responders/dto/error-responses.decorator';
 import { A2aCard } from './a2a-card';
 
 /** `GET /.well-known/agent-card.json`: what A2A clients read first. */
 @ApiTags('A2A')
+@ApiCommonErrors()
 @Controller(AGENT_CARD_PATH)
 export class AgentCardController {
   constructor(

@@ -1,14 +1,5 @@
 import { Controller, Get, HttpCode, Optional, Post, Req, Res } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiBody,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiProduces,
-  ApiTags,
-  ApiUnsupportedMediaTypeResponse,
-} from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { AgentCapabilities } from '@ag-ui/core';
 import type { Request, Response } from 'express';
 import { UnreadableBody, unreadableError } from '../core/validation/body.pipes';
@@ -23,10 +14,13 @@ import { ServerConfig } from '../config/server-config';
 import { AguiRunService } from './agui-run.service';
 import { capabilitiesOf } from './capabilities';
 import { RUN_AGENT_INPUT_DOC } from './openapi';
+import { AguiErrorDto } from './dto/agui-error.dto';
+import { ApiCommonErrors, ApiErrorResponses } from '../http-responders/dto/error-responses.decorator';
 import { parseRunInput } from './run-input';
 
 /** The AG-UI face: `POST` runs an agent (SSE), `GET capabilities` says what it supports. */
 @ApiTags('AG-UI')
+@ApiCommonErrors()
 @Controller()
 export class AguiController {
   private readonly capabilities: AgentCapabilities;
@@ -57,9 +51,15 @@ export class AguiController {
     description: 'AG-UI events, one JSON object per `data:` frame',
     content: { 'text/event-stream': { schema: { type: 'string' } } },
   })
-  @ApiBadRequestResponse({ description: 'Not a valid RunAgentInput (`issues` says why)' })
-  @ApiUnsupportedMediaTypeResponse({ description: 'The body is not JSON' })
-  @ApiNotFoundResponse({ description: 'The thread belongs to another identity' })
+  @ApiErrorResponses(
+    { 400: 'Not a valid RunAgentInput (`issues` says why)', 415: 'The body is not JSON' },
+    AguiErrorDto,
+  )
+  @ApiErrorResponses({
+    404: 'The thread belongs to another identity',
+    413: 'Body larger than `max_stream_body_bytes`',
+    429: 'Too many threads held, or too many streams open from your address (Retry-After)',
+  })
   async run(@CurrentIdentity() identity: Identity, @Req() req: Request, @Res() res: Response): Promise<void> {
     if (!req.is(['application/json', 'application/*+json'])) {
       res

@@ -2,18 +2,16 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Put, Query } fro
 import {
   ApiBody,
   ApiNoContentResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiPayloadTooLargeResponse,
   ApiQuery,
   ApiTags,
-  ApiUnauthorizedResponse,
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import type { Identity } from '../core/identity/identity';
 import { ValidationErrorBodyDto } from '../http-responders/dto/responses.dto';
+import { ApiErrorResponses, COMMON_ERRORS } from '../http-responders/dto/error-responses.decorator';
 import {
   ConversationDto,
   ConversationListDto,
@@ -31,12 +29,13 @@ import {
 } from './conversations.pipes';
 import { ConversationsService } from './conversations.service';
 
-const ANONYMOUS = 'The caller has no identity (no session cookie, API key or token)';
+const ANONYMOUS =
+  'The caller has no identity (no session cookie, API key or token), or the credential it sent was refused';
 const NOT_FOUND = 'No conversation of the caller has this id';
 
 /** The built-in page's conversations, kept per identity (docs/ui.md#conversations). */
 @ApiTags('Conversations')
-@ApiUnauthorizedResponse({ description: ANONYMOUS })
+@ApiErrorResponses({ 401: ANONYMOUS, 503: COMMON_ERRORS[503] })
 @Controller('conversations')
 export class ConversationsController {
   constructor(private readonly conversations: ConversationsService) {}
@@ -60,7 +59,7 @@ export class ConversationsController {
   @Get(':id')
   @ApiOperation({ summary: 'One conversation with its turns' })
   @ApiOkResponse({ type: ConversationDto })
-  @ApiNotFoundResponse({ description: NOT_FOUND })
+  @ApiErrorResponses({ 404: NOT_FOUND })
   get(
     @CurrentIdentity() identity: Identity,
     @Param('id', new ConversationIdPipe()) id: string,
@@ -72,7 +71,9 @@ export class ConversationsController {
   @ApiOperation({ summary: 'Creates or replaces a conversation (the page saves it as it changes)' })
   @ApiBody({ type: ConversationWriteDto })
   @ApiOkResponse({ type: ConversationSummaryDto })
-  @ApiPayloadTooLargeResponse({ description: 'The turns are more than 512 KiB of JSON' })
+  @ApiErrorResponses({
+    413: 'The turns are more than 512 KiB of JSON, or the body more than `max_body_bytes`',
+  })
   @ApiUnprocessableEntityResponse({ type: ValidationErrorBodyDto })
   put(
     @CurrentIdentity() identity: Identity,
@@ -86,7 +87,7 @@ export class ConversationsController {
   @ApiOperation({ summary: 'Renames a conversation' })
   @ApiBody({ type: ConversationRenameDto })
   @ApiOkResponse({ type: ConversationSummaryDto })
-  @ApiNotFoundResponse({ description: NOT_FOUND })
+  @ApiErrorResponses({ 404: NOT_FOUND, 413: 'Body larger than `max_body_bytes`' })
   @ApiUnprocessableEntityResponse({ type: ValidationErrorBodyDto })
   rename(
     @CurrentIdentity() identity: Identity,
@@ -100,7 +101,7 @@ export class ConversationsController {
   @HttpCode(204)
   @ApiOperation({ summary: 'Deletes a conversation' })
   @ApiNoContentResponse({ description: 'Deleted' })
-  @ApiNotFoundResponse({ description: NOT_FOUND })
+  @ApiErrorResponses({ 404: NOT_FOUND })
   async remove(
     @CurrentIdentity() identity: Identity,
     @Param('id', new ConversationIdPipe()) id: string,

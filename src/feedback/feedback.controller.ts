@@ -1,7 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import {
   ApiBody,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiQuery,
@@ -9,6 +8,7 @@ import {
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
 import { ValidationErrorBodyDto } from '../http-responders/dto/responses.dto';
+import { ApiCommonErrors, ApiErrorResponses } from '../http-responders/dto/error-responses.decorator';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { FeedbackQueryDto, FeedbackRequestDto } from './dto/feedback-request.dto';
@@ -26,6 +26,7 @@ export function addedMessage(item: FeedbackItem): string {
 }
 
 @ApiTags('Feedback')
+@ApiCommonErrors()
 @Controller('feedback')
 export class FeedbackController {
   constructor(private readonly feedback: FeedbackService) {}
@@ -41,7 +42,7 @@ export class FeedbackController {
       'No trace id, neither a reaction nor a comment, or a field too long (trace id 128 characters, ' +
       'reaction 64, comment 1024)',
   })
-  @ApiNotFoundResponse({ description: 'The trace belongs to another user' })
+  @ApiErrorResponses({ 404: 'The trace belongs to another user', 413: 'Body larger than `max_body_bytes`' })
   async add(
     @CurrentIdentity() identity: Identity,
     @Body(new FeedbackBodyPipe()) body: FeedbackRequestDto,

@@ -3,10 +3,12 @@ import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags }
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { DetailBodyDto } from '../http-responders/dto/responses.dto';
+import { ApiCommonErrors } from '../http-responders/dto/error-responses.decorator';
 import { ExecutionListDto } from './dto/execution-list.dto';
 import { ExecutionList, MAX_LIST_LIMIT, type ListQuery } from './execution-list';
 
 @ApiTags('Executions')
+@ApiCommonErrors()
 @Controller('executions')
 export class ExecutionListController {
   constructor(private readonly waiting: ExecutionList) {}

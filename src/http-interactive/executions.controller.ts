@@ -11,6 +11,7 @@ import {
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ExecutionStatusDto, DetailBodyDto, SSE_RESPONSE } from '../http-responders/dto/responses.dto';
+import { ApiCommonErrors, ApiErrorResponses } from '../http-responders/dto/error-responses.decorator';
 import { Streams } from '../core/http/streams.decorator';
 import { AppError, ErrorCode } from '../core/errors/app-error';
 import type { Identity } from '../core/identity/identity';
@@ -27,6 +28,7 @@ import { ExecutionUrls } from '../http-responders/execution-urls';
 @ApiTags('Executions')
 @ApiParam({ name: 'id', description: 'The execution id from a 202 body or an X-Execution-Id header' })
 @ApiNotFoundResponse({ type: DetailBodyDto, description: 'Unknown (or evicted) execution' })
+@ApiCommonErrors()
 @Controller('executions')
 export class ExecutionsController {
   private readonly urls: ExecutionUrls;
@@ -56,6 +58,7 @@ export class ExecutionsController {
   @HttpCode(204)
   @ApiOperation({ summary: 'Cancel a running or waiting execution (its status becomes failed)' })
   @ApiNoContentResponse({ description: 'Cancelled' })
+  @ApiErrorResponses({ 409: 'The execution has already ended (completed or failed)' })
   async cancel(@CurrentIdentity() identity: Identity, @Param('id') id: string): Promise<void> {
     await this.executions.cancel(identity, id);
   }
@@ -68,6 +71,7 @@ export class ExecutionsController {
   @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'The id of the last frame received' })
   @ApiProduces('text/event-stream')
   @ApiOkResponse(SSE_RESPONSE)
+  @ApiErrorResponses({ 429: 'Too many streams open from your address, or re-attached to this execution' })
   async stream(
     @CurrentIdentity() identity: Identity,
     @Param('id') id: string,

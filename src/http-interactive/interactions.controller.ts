@@ -9,6 +9,7 @@ import {
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
 import { DetailBodyDto, ValidationErrorBodyDto } from '../http-responders/dto/responses.dto';
+import { ApiCommonErrors } from '../http-responders/dto/error-responses.decorator';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { ValidateBodyPipe } from '../core/validation/body.pipes';
@@ -16,6 +17,7 @@ import { InteractionResponseDto } from './dto/interaction-response.dto';
 import { ExecutionService } from '../executions/engine/execution.service';
 
 @ApiTags('Executions')
+@ApiCommonErrors()
 @Controller('executions/:id/interactions/:interactionId/response')
 export class InteractionsController {
   constructor(private readonly executions: ExecutionService) {}

@@ -14,6 +14,7 @@ import { requestMetadata } from '../core/http/request-metadata';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import type { Identity } from '../core/identity/identity';
 import { DetailBodyDto, ValidationErrorBodyDto } from '../http-responders/dto/responses.dto';
+import { ApiCommonErrors, ApiErrorResponses } from '../http-responders/dto/error-responses.decorator';
 import { AsyncJobsService, DEFAULT_EXPIRY_SECONDS } from './async-jobs.service';
 import { AsyncJobBodyPipe, type AsyncJobBody } from './async-job-body.pipe';
 import { AsyncJobFieldsDto, JobListDto, JobStatusDto, JobSubmittedDto } from './dto/async-job.dto';
@@ -27,6 +28,7 @@ import { parseListQuery, type JobListQuery } from './job-query';
 @ApiTags('Async jobs')
 @ApiNotFoundResponse({ type: DetailBodyDto, description: '`{"detail": "Job <id> not found"}`' })
 @ApiUnprocessableEntityResponse({ type: ValidationErrorBodyDto })
+@ApiCommonErrors()
 @Controller()
 export class AsyncJobsController {
   constructor(private readonly jobs: AsyncJobsService) {}
@@ -42,6 +44,10 @@ export class AsyncJobsController {
     description: 'Submitted (or still running after sync_timeout)',
   })
   @ApiOkResponse({ type: JobStatusDto, description: 'Ended within sync_timeout, or job_id already existed' })
+  @ApiErrorResponses({
+    413: 'Body larger than `max_body_bytes`',
+    429: 'You have general.async.max_active_jobs_per_user unfinished jobs, or the queue is full',
+  })
   async submit(
     @Body(AsyncJobBodyPipe) { fields, input }: AsyncJobBody,
     @CurrentIdentity() identity: Identity,
@@ -92,6 +98,7 @@ export class LegacyAsyncJobsController extends AsyncJobsController {}
 /** Ours, beside NeMo Agent Toolkit's routes: list and cancel (under the versioned workflow path). */
 @ApiTags('Async jobs')
 @ApiNotFoundResponse({ type: DetailBodyDto })
+@ApiCommonErrors()
 @Controller()
 export class AsyncJobListController {
   constructor(private readonly jobs: AsyncJobsService) {}
@@ -102,6 +109,10 @@ export class AsyncJobListController {
   @ApiQuery({ name: 'limit', required: false, description: '1..100, default 20' })
   @ApiQuery({ name: 'cursor', required: false, description: 'next_cursor of the previous page' })
   @ApiOkResponse({ type: JobListDto })
+  @ApiUnprocessableEntityResponse({
+    type: ValidationErrorBodyDto,
+    description: 'A status, limit or cursor it cannot use',
+  })
   async list(@CurrentIdentity() identity: Identity, @Query() query: JobListQuery) {
     const page = await this.jobs.list('workflow', identity, parseListQuery(query));
     return { jobs: page.jobs.map(jobStatusBody), next_cursor: page.nextCursor };
@@ -110,6 +121,7 @@ export class AsyncJobListController {
   @Delete('async/job/:job_id')
   @ApiOperation({ summary: 'Cancel a submitted or running job (it ends interrupted)' })
   @ApiOkResponse({ type: JobStatusDto })
+  @ApiErrorResponses({ 409: 'The job has already ended' })
   async cancel(@CurrentIdentity() identity: Identity, @Param('job_id') jobId: string) {
     return jobStatusBody(await this.jobs.cancel('workflow', identity, jobId));
   }

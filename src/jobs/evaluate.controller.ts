@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import {
+  ApiAcceptedResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
@@ -15,6 +16,7 @@ import { requestMetadata } from '../core/http/request-metadata';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import type { Identity } from '../core/identity/identity';
 import { DetailBodyDto, ValidationErrorBodyDto } from '../http-responders/dto/responses.dto';
+import { ApiCommonErrors, ApiErrorResponses } from '../http-responders/dto/error-responses.decorator';
 import { AsyncJobsService, DEFAULT_EXPIRY_SECONDS } from './async-jobs.service';
 import { JobSubmittedDto } from './dto/async-job.dto';
 import { EvaluateRequestDto, EvaluationJobStatusDto } from './dto/evaluate.dto';
@@ -26,6 +28,7 @@ import { parseListQuery } from './job-query';
 @ApiTags('Evaluation')
 @ApiNotFoundResponse({ type: DetailBodyDto })
 @ApiUnprocessableEntityResponse({ type: ValidationErrorBodyDto })
+@ApiCommonErrors()
 @Controller()
 export class EvaluateController {
   constructor(
@@ -36,7 +39,12 @@ export class EvaluateController {
   @Post()
   @HttpCode(202)
   @ApiOperation({ summary: 'Run an evaluation config in the background' })
+  @ApiAcceptedResponse({ type: JobSubmittedDto, description: 'Submitted' })
   @ApiOkResponse({ type: JobSubmittedDto, description: 'job_id already existed: its status' })
+  @ApiErrorResponses({
+    413: 'Body larger than `max_body_bytes`',
+    429: 'You have general.async.max_active_jobs_per_user unfinished jobs, or the queue is full',
+  })
   async submit(
     @Body(new ValidateBodyPipe(EvaluateRequestDto)) body: EvaluateRequestDto,
     @CurrentIdentity() identity: Identity,

@@ -4,9 +4,11 @@ import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import type { Identity } from '../core/identity/identity';
 import { McpClientToolListDto } from './dto/mcp-tool-list.dto';
 import { McpClients } from './mcp-clients.service';
+import { ApiCommonErrors } from '../http-responders/dto/error-responses.decorator';
 
 /** NeMo Agent Toolkit's MCP tool list routes; its UI calls the first one from its MCP button. */
 @ApiTags('MCP')
+@ApiCommonErrors()
 @Controller('mcp/client/tool/list')
 export class McpController {
   constructor(private readonly clients: McpClients) {}

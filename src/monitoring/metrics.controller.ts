@@ -2,8 +2,10 @@ import { Controller, Get, Header, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { MetricsService } from './metrics.service';
+import { ApiCommonErrors } from '../http-responders/dto/error-responses.decorator';
 
 @ApiTags('Monitoring')
+@ApiCommonErrors()
 @Controller('metrics')
 export class MetricsController {
   constructor(private readonly metrics: MetricsService) {}

@@ -1,15 +1,9 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
-import {
-  ApiForbiddenResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiQuery,
-  ApiTags,
-  ApiUnauthorizedResponse,
-} from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { AdminGuard } from './admin.guard';
 import { MonitorUsersService } from './monitor-users.service';
 import { MonitorUsersDto } from './dto/monitor-users.dto';
+import { ApiErrorResponses } from '../http-responders/dto/error-responses.decorator';
 
 /** `GET /monitor/users`, registered when `general.enable_per_user_monitoring: true`; admins only. */
 @ApiTags('Monitoring')
@@ -22,9 +16,10 @@ export class MonitorController {
   @ApiOperation({ summary: 'Per-user usage: sessions, requests and per-user workflow instances' })
   @ApiQuery({ name: 'user_id', required: false, description: 'Only this user (the uuid user id)' })
   @ApiOkResponse({ type: MonitorUsersDto })
-  @ApiUnauthorizedResponse({ description: 'The caller is anonymous' })
-  @ApiForbiddenResponse({
-    description: 'The caller is not named in general.auth.admin, or no administrator is configured',
+  @ApiErrorResponses({
+    401: 'The caller is anonymous, or the credential it sent was refused',
+    403: 'The caller is not named in general.auth.admin, or no administrator is configured',
+    503: 'A store this server depends on is unavailable; retry after Retry-After seconds',
   })
   users(@Query('user_id') userId?: string): Promise<MonitorUsersDto> {
     return this.monitor.users(userId || undefined);

@@ -20,6 +20,7 @@ import {
   TRACE_HEADER_DOC,
   ValidationErrorBodyDto,
 } from '../http-responders/dto/responses.dto';
+import { ApiCommonErrors, ApiErrorResponses } from '../http-responders/dto/error-responses.decorator';
 import { Streams } from '../core/http/streams.decorator';
 import { Traced } from '../core/tracing/request-trace.guard';
 import type { Identity } from '../core/identity/identity';
@@ -39,6 +40,11 @@ const bodyPipe = new ValidateBodyPipe(ChatRequestDto);
     oneOf: [{ $ref: getSchemaPath(ValidationErrorBodyDto) }, { $ref: getSchemaPath(ErrorBodyDto) }],
   },
 })
+@ApiErrorResponses({
+  413: 'Body larger than `max_body_bytes` (`max_stream_body_bytes` for the stream)',
+  429: 'Too many executions waiting for people, or too many streams open from your address (Retry-After)',
+})
+@ApiCommonErrors()
 @Traced()
 export abstract class ChatRoutes {
   constructor(

@@ -1,5 +1,6 @@
 import { Body, Controller, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
 import {
+  ApiAcceptedResponse,
   ApiBadRequestResponse,
   ApiBody,
   ApiExtraModels,
@@ -11,7 +12,13 @@ import {
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ChatRequestDto } from '../http-responders/dto/chat-request.dto';
-import { ChatCompletionDto, OpenAiErrorDto, TRACE_HEADER_DOC } from '../http-responders/dto/responses.dto';
+import {
+  ChatCompletionDto,
+  OpenAiErrorDto,
+  PausedExecutionDto,
+  TRACE_HEADER_DOC,
+} from '../http-responders/dto/responses.dto';
+import { ApiCommonErrors, ApiErrorResponses } from '../http-responders/dto/error-responses.decorator';
 import { Streams } from '../core/http/streams.decorator';
 import { Traced } from '../core/tracing/request-trace.guard';
 import type { Identity } from '../core/identity/identity';
@@ -52,8 +59,21 @@ export class CompletionsController {
     },
     ...TRACE_HEADER_DOC,
   })
+  @ApiAcceptedResponse({
+    type: PausedExecutionDto,
+    description: 'With enable_interactive_extensions: paused for a person or an OAuth authorization',
+    ...TRACE_HEADER_DOC,
+  })
   @ApiBadRequestResponse({ type: OpenAiErrorDto, description: 'Invalid request' })
   @ApiUnprocessableEntityResponse({ type: OpenAiErrorDto, description: 'The workflow failed' })
+  @ApiErrorResponses(
+    {
+      413: 'Body larger than `max_body_bytes` (`max_stream_body_bytes` with `stream: true`)',
+      429: 'Too many executions waiting for people, or too many streams open from your address (Retry-After)',
+    },
+    OpenAiErrorDto,
+  )
+  @ApiCommonErrors(OpenAiErrorDto)
   async create(
     @Body(new ValidateBodyPipe(ChatRequestDto)) request: ChatRequestDto,
     @CurrentIdentity() identity: Identity,

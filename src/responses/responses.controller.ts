@@ -25,6 +25,7 @@ import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import type { Identity } from '../core/identity/identity';
 
 import { OpenAiErrorDto } from '../http-responders/dto/responses.dto';
+import { ApiCommonErrors, ApiErrorResponses } from '../http-responders/dto/error-responses.decorator';
 import { OpenAiExceptionFilter } from '../http-responders/openai-exception.filter';
 import { CREATE_RESPONSE_DOC, RESPONSE_DOC } from './openapi';
 import { parseResponseRequest } from './response-request';
@@ -36,6 +37,7 @@ import type { ResponseObject } from './response-object';
 @ApiTags('OpenAI Responses')
 @UseFilters(OpenAiExceptionFilter)
 @ApiBadRequestResponse({ type: OpenAiErrorDto, description: 'Invalid request (OpenAI error shape)' })
+@ApiCommonErrors(OpenAiErrorDto)
 @Controller()
 export class ResponsesController {
   constructor(
@@ -63,6 +65,13 @@ export class ResponsesController {
     type: OpenAiErrorDto,
     description: 'previous_response_id names no response of yours',
   })
+  @ApiErrorResponses(
+    {
+      413: 'Body larger than `max_body_bytes` (`max_stream_body_bytes` with `stream: true`)',
+      429: 'Too many executions waiting for people, or too many streams open from your address (Retry-After)',
+    },
+    OpenAiErrorDto,
+  )
   async create(
     @Body() body: unknown,
     @CurrentIdentity() identity: Identity,
@@ -78,7 +87,13 @@ export class ResponsesController {
   })
   @ApiQuery({ name: 'stream', required: false, type: Boolean })
   @ApiQuery({ name: 'starting_after', required: false, type: Number })
-  @ApiOkResponse({ schema: RESPONSE_DOC, description: 'The response (or its events, with stream=true)' })
+  @ApiOkResponse({
+    description: 'The response, or with `stream=true` a text/event-stream of its events',
+    content: {
+      'application/json': { schema: RESPONSE_DOC },
+      'text/event-stream': { schema: { type: 'string' } },
+    },
+  })
   @ApiNotFoundResponse({ type: OpenAiErrorDto, description: 'No response of yours has this id' })
   async retrieve(
     @Param('id') id: string,

@@ -4,11 +4,9 @@ import {
   ApiExtraModels,
   ApiOkResponse,
   ApiOperation,
-  ApiPayloadTooLargeResponse,
   ApiProduces,
   ApiQuery,
   ApiTags,
-  ApiTooManyRequestsResponse,
   ApiUnprocessableEntityResponse,
   getSchemaPath,
 } from '@nestjs/swagger';
@@ -21,6 +19,7 @@ import {
   TRACE_HEADER_DOC,
   ValidationErrorBodyDto,
 } from '../http-responders/dto/responses.dto';
+import { ApiCommonErrors, ApiErrorResponses } from '../http-responders/dto/error-responses.decorator';
 import type { Identity } from '../core/identity/identity';
 import { CurrentIdentity } from '../core/identity/current-identity.decorator';
 import { Streams } from '../core/http/streams.decorator';
@@ -49,7 +48,6 @@ export const GenerateOperation = () =>
       description: 'Paused for a person or an OAuth authorization',
       ...TRACE_HEADER_DOC,
     }),
-    ApiTooManyRequestsResponse({ description: 'Too many executions waiting for people (Retry-After)' }),
   );
 
 export const StreamOperation = () =>
@@ -81,7 +79,11 @@ export const FullOperation = () =>
     oneOf: [{ $ref: getSchemaPath(ValidationErrorBodyDto) }, { $ref: getSchemaPath(ErrorBodyDto) }],
   },
 })
-@ApiPayloadTooLargeResponse({ description: 'Body larger than `max_body_bytes`' })
+@ApiErrorResponses({
+  413: 'Body larger than `max_body_bytes` (`max_stream_body_bytes` for the streams)',
+  429: 'Too many executions waiting for people, or too many streams open from your address (Retry-After)',
+})
+@ApiCommonErrors()
 @Traced()
 export abstract class GenerateRoutes {
   constructor(

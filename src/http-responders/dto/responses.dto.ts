@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiJsonValueProperty, ApiJsonValuePropertyOptional } from './json-value.decorator';
 
 export class ValidationIssueDto {
   @ApiProperty({ example: 'missing' }) type!: string;
@@ -9,7 +10,8 @@ export class ValidationIssueDto {
   })
   loc!: (string | number)[];
   @ApiProperty({ example: 'Field required' }) msg!: string;
-  @ApiProperty({ nullable: true, description: 'The offending input' }) input!: unknown;
+  @ApiJsonValueProperty({ description: 'The offending input, as sent (null when it is missing)' })
+  input!: unknown;
   @ApiPropertyOptional({ type: 'object', additionalProperties: true }) ctx?: Record<string, unknown>;
 }
 
@@ -30,7 +32,8 @@ export class DetailBodyDto {
 }
 
 export class GenerateResponseDto {
-  @ApiProperty({ description: 'The workflow output (scalar outputs are wrapped as value)' }) value!: unknown;
+  @ApiJsonValueProperty({ description: 'The workflow output (scalar outputs are wrapped as value)' })
+  value!: unknown;
 }
 
 export class HealthDto {
@@ -109,7 +112,7 @@ export class ExecutionStatusDto {
   @ApiPropertyOptional() response_url?: string;
   @ApiPropertyOptional() auth_url?: string;
   @ApiPropertyOptional() oauth_state?: string;
-  @ApiPropertyOptional({ description: 'The result, in the format of the route that started it' })
+  @ApiJsonValuePropertyOptional({ description: 'The result, in the format of the route that started it' })
   result?: unknown;
   @ApiPropertyOptional() error?: string;
 }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { JOB_STATUSES, type JobStatus } from '../job-record';
+import { ApiJsonValueProperty } from '../../http-responders/dto/json-value.decorator';
 
 /** The fields `/v1/workflow/async` reads besides the workflow's own input. */
 export class AsyncJobFieldsDto {
@@ -61,12 +62,17 @@ export class JobStatusDto {
     description: 'updated_at + expiry_seconds once the job ended',
   })
   expires_at!: string | null;
-  @ApiProperty({ nullable: true, description: 'The workflow output; null until success and after expiry' })
+  @ApiJsonValueProperty({ description: 'The workflow output; null until success and after expiry' })
   output!: unknown;
   @ApiPropertyOptional({ description: 'interaction_required / oauth_required: the execution to answer' })
   execution_id?: string;
   @ApiPropertyOptional() interaction_id?: string;
-  @ApiPropertyOptional() prompt?: unknown;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'The prompt waiting for an answer (input_type discriminator)',
+  })
+  prompt?: unknown;
   @ApiPropertyOptional({ description: 'POST the answer here (the HTTP interactive face)' })
   response_url?: string;
   @ApiPropertyOptional() auth_url?: string;

@@ -15,11 +15,13 @@ import { callerKey } from '../../core/identity/caller-key';
 import { CurrentIdentity } from '../../core/identity/current-identity.decorator';
 import type { Identity } from '../../core/identity/identity';
 import { DetailBodyDto, ValidationErrorBodyDto } from '../../http-responders/dto/responses.dto';
+import { ApiCommonErrors, ApiErrorResponses } from '../../http-responders/dto/error-responses.decorator';
 import { EvaluateItemRequestDto, EvaluateItemResponseDto } from './dto/evaluate-item.dto';
 import { ServedEvaluators, type EvaluateItemResult } from './served-evaluators';
 
 /** NeMo Agent Toolkit's `POST /evaluate/item`: one item through one configured evaluator. Mounted by EvaluateItemModule. */
 @ApiTags('Evaluation')
+@ApiCommonErrors()
 @Controller()
 export class EvaluateItemController {
   constructor(private readonly evaluators: ServedEvaluators) {}
@@ -37,6 +39,7 @@ export class EvaluateItemController {
     description: 'No evaluator of that name (the available ones are named)',
   })
   @ApiUnprocessableEntityResponse({ type: ValidationErrorBodyDto, description: 'Invalid body' })
+  @ApiErrorResponses({ 413: 'Body larger than `max_body_bytes`' })
   @ApiTooManyRequestsResponse({
     type: DetailBodyDto,
     description:

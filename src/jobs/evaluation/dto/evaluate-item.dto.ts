@@ -1,6 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
+  ApiJsonValueProperty,
+  ApiJsonValuePropertyOptional,
+} from '../../../http-responders/dto/json-value.decorator';
+import {
   ArrayMaxSize,
   IsArray,
   IsDefined,
@@ -15,22 +19,25 @@ export const MAX_TRAJECTORY_STEPS = 10_000;
 
 /** NeMo Agent Toolkit's EvalInputItem, as `POST /evaluate/item` takes it. */
 export class EvalInputItemDto {
-  @ApiProperty({ description: 'The item id, echoed in the result', example: 'q1' })
+  @ApiJsonValueProperty({ description: 'The item id, echoed in the result', example: 'q1' })
   @IsDefined()
   id!: unknown;
 
-  @ApiProperty({
+  @ApiJsonValueProperty({
     description: 'The question the workflow was given',
     example: 'What is the capital of France?',
   })
   @IsDefined()
   input_obj!: unknown;
 
-  @ApiProperty({ description: 'The reference answer', example: 'Paris' })
+  @ApiJsonValueProperty({ description: 'The reference answer', example: 'Paris' })
   @IsDefined()
   expected_output_obj!: unknown;
 
-  @ApiPropertyOptional({ description: "The workflow's answer", example: 'The capital of France is Paris.' })
+  @ApiJsonValuePropertyOptional({
+    description: "The workflow's answer",
+    example: 'The capital of France is Paris.',
+  })
   @IsOptional()
   output_obj?: unknown;
 
@@ -54,7 +61,9 @@ export class EvalInputItemDto {
   @ArrayMaxSize(MAX_TRAJECTORY_STEPS)
   expected_trajectory?: unknown[];
 
-  @ApiPropertyOptional({ description: 'The whole dataset row (not read by the built-in evaluators)' })
+  @ApiJsonValuePropertyOptional({
+    description: 'The whole dataset row (not read by the built-in evaluators)',
+  })
   @IsOptional()
   full_dataset_entry?: unknown;
 }
@@ -75,10 +84,13 @@ export class EvaluateItemRequestDto {
 
 /** NeMo Agent Toolkit's EvalOutputItem. */
 export class EvalOutputItemDto {
-  @ApiProperty({ example: 'q1' }) id!: unknown;
-  @ApiProperty({ description: 'A number (or a boolean); null when the item could not be scored', example: 1 })
+  @ApiJsonValueProperty({ description: 'The item id, as sent', example: 'q1' }) id!: unknown;
+  @ApiJsonValueProperty({
+    description: 'A number (or a boolean); null when the item could not be scored',
+    example: 1,
+  })
   score!: number | boolean | null;
-  @ApiProperty({
+  @ApiJsonValueProperty({
     description: 'Why the item got that score',
     example: 'the answer equals the expected answer',
   })
