@@ -18,6 +18,7 @@ import { resolveFileReferences } from './file-references';
 import { applyNatFields, takeNatSections } from './nat-compat';
 import { buildGroup } from './function-groups';
 import { checkAuthProvider, referenceProblems } from './component-references';
+import { callerNamedProblems, type ParseOptions } from './caller-named-config';
 import { takeNatFields } from '../runtime/nat-fields';
 
 export type { ConfigOverride } from './config-overrides';
@@ -93,9 +94,12 @@ export function parseConfig(
   text: string,
   file: string,
   registry: FunctionRegistry,
-  env: NodeJS.ProcessEnv = process.env,
+  serverEnv: NodeJS.ProcessEnv = process.env,
   overrides: ConfigOverride[] = [],
+  { callerNamed }: ParseOptions = {},
 ): AppConfig {
+  // A caller-named file reads nothing of the server's environment (placeholders, default API keys).
+  const env = callerNamed ? {} : serverEnv;
   const counter = new LineCounter();
   const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false });
   if (doc.errors.length > 0) {
@@ -118,6 +122,7 @@ export function parseConfig(
   }
   // NAT reads an unset `${VAR}` without a default as "": so does the server, with a warning.
   const unset: { loc: Loc; message: string }[] = [];
+  if (callerNamed) found.push(...callerNamedProblems(doc.toJS()));
   let merged: unknown;
   try {
     merged = withBase(doc.toJS() ?? {}, file);
@@ -160,7 +165,7 @@ export function parseConfig(
           message: unknownTypeMessage('llms', entry._type, [...LLM_TYPES]),
         });
       } else {
-        const built = buildLlm(name, entry, env);
+        const built = buildLlm(name, entry, env, callerNamed?.outbound);
         if ('llm' in built) {
           llms.set(name, built.llm);
           for (const n of built.notes) ignored.push({ loc: ['llms', name, ...n.loc], message: n.message });
@@ -169,9 +174,11 @@ export function parseConfig(
       }
     }
   }
-  const outbound = new OutboundPolicy(top.ok ? top.value.general.outbound : undefined);
-  const sandbox = top.ok ? top.value.general.sandbox : new SandboxConfig();
-  const attachments = top.ok ? top.value.general.front_end.attachments : undefined;
+  // A caller-named file's own general section loosens nothing: the served one's limits apply.
+  const general = callerNamed?.general ?? (top.ok ? top.value.general : undefined);
+  const outbound = callerNamed?.outbound ?? new OutboundPolicy(general?.outbound);
+  const sandbox = general?.sandbox ?? new SandboxConfig();
+  const attachments = general?.front_end.attachments;
   const images = attachments?.imageLimits();
   const files = attachments?.fileLimits();
   const context = (name: string): BuildContext => ({
@@ -307,6 +314,7 @@ export function loadConfig(
   registry: FunctionRegistry,
   env: NodeJS.ProcessEnv = process.env,
   overrides: ConfigOverride[] = [],
+  options: ParseOptions = {},
 ): AppConfig {
   let text: string;
   try {
@@ -314,5 +322,5 @@ export function loadConfig(
   } catch (err) {
     throw new ConfigError(file, [{ path: '', message: `cannot read the file: ${(err as Error).message}` }]);
   }
-  return parseConfig(text, file, registry, env, overrides);
+  return parseConfig(text, file, registry, env, overrides, options);
 }

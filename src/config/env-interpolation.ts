@@ -40,3 +40,15 @@ export function interpolate(
   }
   return value;
 }
+
+/** Every `${VAR}` placeholder in `value`'s strings, with its path, in document order. */
+export function placeholdersIn(value: unknown, loc: Loc = []): { loc: Loc; placeholder: string }[] {
+  if (typeof value === 'string') {
+    return [...value.matchAll(PLACEHOLDER)].map((m) => ({ loc, placeholder: m[0] }));
+  }
+  if (Array.isArray(value)) return value.flatMap((v, i) => placeholdersIn(v, [...loc, i]));
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).flatMap(([k, v]) => placeholdersIn(v, [...loc, k]));
+  }
+  return [];
+}

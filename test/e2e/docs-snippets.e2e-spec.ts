@@ -197,7 +197,7 @@ async function checkYaml(s: Snippet): Promise<void> {
       env,
     );
     await expect(
-      loadEvaluationFile(join(dir, 'snippet.yml'), served, registry, env).catch(problems),
+      loadEvaluationFile(join(dir, 'snippet.yml'), served, registry).catch(problems),
     ).resolves.not.toEqual(expect.any(String));
     return;
   }

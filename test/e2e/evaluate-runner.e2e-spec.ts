@@ -104,21 +104,19 @@ describe('the evaluation runner on config/examples/eval', () => {
 
 describe('the evaluation runner with an llm_judge (config/examples/eval/llm-judge.yml)', () => {
   let llm: FakeLlm;
-  const saved = process.env.INTERLUDE_JUDGE_BASE_URL;
   beforeAll(async () => {
     llm = await FakeLlm.start();
-    process.env.INTERLUDE_JUDGE_BASE_URL = llm.url;
   });
-  afterAll(async () => {
-    if (saved === undefined) delete process.env.INTERLUDE_JUDGE_BASE_URL;
-    else process.env.INTERLUDE_JUDGE_BASE_URL = saved;
-    await llm.close();
-  });
+  afterAll(() => llm.close());
   afterEach(() => llm.reset());
+  /** The served config's judge model: the operator's own, trusted wherever it is. */
+  const servedJudge = () => ({
+    llms: { judge: { _type: 'openai', base_url: llm.url, model_name: 'judge-model', max_retries: 0 } },
+  });
 
-  it('scores each answer with the judge model when general.outbound allows it', async () => {
+  it("scores each answer with the served config's judge model", async () => {
     const output = aFolder('interlude-eval-out-');
-    const t = await startApp(served(output, { general: { outbound: { allow_hosts: ['127.0.0.1'] } } }));
+    const t = await startApp(served(output, servedJudge()));
     try {
       llm.script(
         reply.text('{"score": 1, "reasoning": "Answers the request and names Lisbon."}'),
@@ -145,11 +143,39 @@ describe('the evaluation runner with an llm_judge (config/examples/eval/llm-judg
     }
   });
 
-  it('a judge at a loopback address the outbound policy does not allow scores nothing, and says why', async () => {
-    const output = aFolder('interlude-eval-out-');
-    const t = await startApp(served(output));
+  /** An evaluation file that declares its own judge at the fake model's (loopback) address. */
+  const ownJudge = () =>
+    filesIn({
+      'eval.yml': stringify({
+        llms: {
+          judge: { _type: 'openai', base_url: llm.url, model_name: 'm', api_key: 'k', max_retries: 0 },
+        },
+        eval: {
+          general: { dataset: { _type: 'json', file_path: 'data.json' } },
+          evaluators: { judge: { _type: 'llm_judge', llm_name: 'judge' } },
+        },
+      }),
+      'data.json': JSON.stringify([{ id: 1, question: 'q', answer: 'a' }]),
+    });
+
+  it('a judge the evaluation file declares is used where general.outbound allows it', async () => {
+    const t = await startApp(
+      served(aFolder('interlude-eval-out-'), { general: { outbound: { allow_hosts: ['127.0.0.1'] } } }),
+    );
     try {
-      const outcome = await runEvaluation(t, join(EXAMPLES, 'llm-judge.yml'));
+      llm.script(reply.text('{"score": 1, "reasoning": "ok"}'));
+      const outcome = await runEvaluation(t, join(ownJudge(), 'eval.yml'));
+      expect(outcome.averages.judge).toBe(1);
+      expect(llm.requests).toHaveLength(1);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a judge at a loopback address the outbound policy does not allow scores nothing, and says why', async () => {
+    const t = await startApp(served(aFolder('interlude-eval-out-')));
+    try {
+      const outcome = await runEvaluation(t, join(ownJudge(), 'eval.yml'));
       expect(outcome.averages.judge).toBeNull();
       expect(llm.requests).toHaveLength(0);
       const judged = outputsIn(outcome.folder)['judge_output.json'] as {

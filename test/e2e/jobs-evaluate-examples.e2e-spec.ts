@@ -15,7 +15,6 @@ describe('POST /evaluate on config/examples/eval (the real evaluation runner)', 
   let llm: FakeLlm;
   let t: TestApp;
   let output: string;
-  const saved = process.env.INTERLUDE_JUDGE_BASE_URL;
   const alice = () => jobsAt(t.url, '', ALICE);
   const bob = () => jobsAt(t.url, '', BOB);
   const finished = (jobId: string, as = alice) =>
@@ -27,22 +26,18 @@ describe('POST /evaluate on config/examples/eval (the real evaluation runner)', 
 
   beforeAll(async () => {
     llm = await FakeLlm.start();
-    process.env.INTERLUDE_JUDGE_BASE_URL = llm.url;
     output = aFolder('interlude-eval-jobs-');
     t = await startApp(
       stringify({
-        general: {
-          outbound: { allow_hosts: ['127.0.0.1'] },
-          evaluation: { config_dir: CONFIG_DIR },
-        },
+        general: { evaluation: { config_dir: CONFIG_DIR } },
+        // llm-judge.yml names the served config's judge (the operator's model: trusted, env expands).
+        llms: { judge: { _type: 'openai', base_url: llm.url, model_name: 'judge-model', max_retries: 0 } },
         workflow: { _type: 'echo' },
         eval: { general: { output_dir: output } },
       }),
     );
   });
   afterAll(async () => {
-    if (saved === undefined) delete process.env.INTERLUDE_JUDGE_BASE_URL;
-    else process.env.INTERLUDE_JUDGE_BASE_URL = saved;
     await t?.close();
     await llm.close();
   });

@@ -3,7 +3,6 @@ import { resolve, sep } from 'node:path';
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { DEFAULT_EVAL_OUTPUT_DIR } from '../../config/eval.schema';
 import { ServerConfig } from '../../config/server-config';
-import { OutboundPolicy } from '../../core/outbound/outbound-policy';
 import { ExecutionService } from '../../executions/engine/execution.service';
 import { builtinRegistry } from '../../runtime/builtin-functions';
 import type { RequestMetadata } from '../../runtime/workflow-context';
@@ -47,7 +46,6 @@ function repeated(items: EvalInputItem[], reps: number): EvalInputItem[] {
 @Injectable()
 export class DatasetEvaluationRunner extends EvaluationRunner implements OnModuleDestroy {
   private readonly registry = builtinRegistry();
-  private readonly policy: OutboundPolicy;
   /**
    * Jobs' matches have workers of their own: a flood of `POST /evaluate/item` never fails a job's items.
    * Each job takes its turn; its lines are bounded by its max_concurrency, so none is refused.
@@ -59,7 +57,6 @@ export class DatasetEvaluationRunner extends EvaluationRunner implements OnModul
     private readonly server: ServerConfig,
   ) {
     super();
-    this.policy = new OutboundPolicy(server.general.outbound);
     this.regex = new RegexSandbox({ workers: server.general.sandbox.workers, maxQueue: Infinity });
   }
 
@@ -146,9 +143,8 @@ export class DatasetEvaluationRunner extends EvaluationRunner implements OnModul
     return {
       regex: this.regex,
       judge: (name) => {
-        const own = plan.llms.get(name);
-        // A model the evaluation file declares must pass general.outbound; the server's own are trusted.
-        return own ? { llm: own, policy: this.policy } : { llm: this.server.app.llms.get(name)! };
+        // A model the evaluation file declares was built to pass general.outbound; the server's are trusted.
+        return { llm: plan.llms.get(name) ?? this.server.app.llms.get(name)! };
       },
     };
   }

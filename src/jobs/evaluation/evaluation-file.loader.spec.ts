@@ -7,13 +7,15 @@ import { aFolder, EXAMPLES, filesIn } from '../../../test/utils/eval-runner';
 import { insideFolder, loadEvaluationFile } from './evaluation-file.loader';
 
 const ECHO = 'workflow:\n  _type: echo\n';
-const served = parse(`llms:\n  served_model: { _type: openai, model_name: m }\n${ECHO}`);
+const served = parse(
+  `llms:\n  served_model: { _type: openai, model_name: m }\n  judge: { _type: openai, model_name: j }\n${ECHO}`,
+);
 const DATA = JSON.stringify([{ id: 1, question: 'q', answer: 'a' }]);
 
-async function loadErrorOf(files: Record<string, string>, env: NodeJS.ProcessEnv = {}): Promise<ConfigError> {
+async function loadErrorOf(files: Record<string, string>): Promise<ConfigError> {
   const dir = filesIn(files);
   try {
-    await loadEvaluationFile(join(dir, 'eval.yml'), served, builtinRegistry(), env);
+    await loadEvaluationFile(join(dir, 'eval.yml'), served, builtinRegistry());
   } catch (err) {
     if (err instanceof ConfigError) return err;
     throw err;
@@ -83,12 +85,14 @@ describe('the eval section of the served config', () => {
 
 describe('an evaluation file', () => {
   it('loads the shipped examples', async () => {
-    const plan = await loadEvaluationFile(join(EXAMPLES, 'eval.yml'), served, builtinRegistry(), {});
+    const plan = await loadEvaluationFile(join(EXAMPLES, 'eval.yml'), served, builtinRegistry());
     expect([...plan.evaluators.keys()]).toEqual(['exact', 'mentions', 'plan_shape', 'tools']);
     expect(plan.datasetFile).toBe(join(EXAMPLES, 'dataset.json'));
     expect(plan.workflow?.type).toBe('scripted');
-    const judged = await loadEvaluationFile(join(EXAMPLES, 'llm-judge.yml'), served, builtinRegistry(), {});
-    expect([...judged.llms.keys()]).toEqual(['judge']);
+    const judged = await loadEvaluationFile(join(EXAMPLES, 'llm-judge.yml'), served, builtinRegistry());
+    // Its judge is the served config's `judge`: the file declares no model of its own.
+    expect([...judged.llms.keys()]).toEqual([]);
+    expect([...judged.evaluators.keys()]).toEqual(['exact', 'judge']);
   });
 
   it('may name a judge model of the served config', async () => {
@@ -97,12 +101,12 @@ describe('an evaluation file', () => {
         'eval:\n  general:\n    dataset: { _type: json, file_path: d.json }\n  evaluators:\n    j: { _type: llm_judge, llm_name: served_model }\n',
       'd.json': DATA,
     });
-    const plan = await loadEvaluationFile(join(dir, 'eval.yml'), served, builtinRegistry(), {});
+    const plan = await loadEvaluationFile(join(dir, 'eval.yml'), served, builtinRegistry());
     expect(plan.llms.size).toBe(0);
     expect(plan.workflow).toBeUndefined();
   });
 
-  it('reports every problem at once with its line: no dataset, stray sections, a bad model, a missing variable', async () => {
+  it('reports every problem at once with its line: stray sections, a bad model, a placeholder', async () => {
     const err = await loadErrorOf({
       'eval.yml': [
         'functions: {}',
@@ -118,7 +122,7 @@ describe('an evaluation file', () => {
     expect(err.message).toMatch(/^Invalid config .*eval\.yml:\n/);
     expect(lines(err)).toEqual(
       expect.arrayContaining([
-        '6: eval.general.max_concurrency: environment variable CONCURRENCY is not set and has no default (${CONCURRENCY:-default})',
+        "6: eval.general.max_concurrency: ${CONCURRENCY}: an evaluation file is not expanded from the server's environment; write the value itself, or name a model of the served config (whose placeholders expand)",
         '1: functions: an evaluation file without a workflow: section is read for eval and llms only',
         '3: llms.judge.model_name: Field required',
       ]),
@@ -144,7 +148,7 @@ describe('an evaluation file', () => {
     symlinkSync(join(outside, 'secret.json'), join(dir, 'link.json'));
     let problems: string[] = [];
     try {
-      await loadEvaluationFile(join(dir, 'eval.yml'), served, builtinRegistry(), {});
+      await loadEvaluationFile(join(dir, 'eval.yml'), served, builtinRegistry());
     } catch (e) {
       problems = lines(e as ConfigError);
     }
@@ -157,6 +161,38 @@ describe('an evaluation file', () => {
     expect(insideFolder(dir, absent)).toEqual({ problem: `no such file: ${absent}` });
   });
 
+  it('a file a caller names widens nothing: its general.outbound and ${VAR} are refused with their lines', async () => {
+    const err = await loadErrorOf({
+      'eval.yml': [
+        'general:',
+        '  outbound: { allow_hosts: [0.0.0.0/0] }',
+        'llms:',
+        '  m: { _type: openai, model_name: m, api_key: "${JUDGE_KEY}" }',
+        'workflow: { _type: echo }',
+        'eval:',
+        '  general:',
+        '    dataset: { _type: json, file_path: d.json }',
+      ].join('\n'),
+      'd.json': DATA,
+    });
+    expect(lines(err)).toEqual([
+      "2: general.outbound: an evaluation file cannot change where the server sends requests: the served config's general.outbound applies (list hosts in its allow_hosts)",
+      "4: llms.m.api_key: ${JUDGE_KEY}: an evaluation file is not expanded from the server's environment; write the value itself, or name a model of the served config (whose placeholders expand)",
+    ]);
+  });
+
+  it('a workflow_config_file is caller-named too', async () => {
+    const dir = filesIn({
+      'eval.yml':
+        'eval:\n  general:\n    workflow_config_file: wf.yml\n    dataset: { _type: json, file_path: d.json }\n',
+      'wf.yml': 'general:\n  outbound: { allow_hosts: [10.0.0.0/8] }\nworkflow:\n  _type: echo\n',
+      'd.json': DATA,
+    });
+    await expect(loadEvaluationFile(join(dir, 'eval.yml'), served, builtinRegistry())).rejects.toThrow(
+      /wf\.yml:2: general\.outbound: an evaluation file cannot change where the server sends requests/,
+    );
+  });
+
   it("a workflow_config_file's own problems name that file", async () => {
     const dir = filesIn({
       'eval.yml':
@@ -164,7 +200,7 @@ describe('an evaluation file', () => {
       'wf.yml': 'workflow:\n  _type: nope\n',
       'd.json': DATA,
     });
-    await expect(loadEvaluationFile(join(dir, 'eval.yml'), served, builtinRegistry(), {})).rejects.toThrow(
+    await expect(loadEvaluationFile(join(dir, 'eval.yml'), served, builtinRegistry())).rejects.toThrow(
       /wf\.yml:2: workflow\._type: unknown _type "nope"/,
     );
   });

@@ -10,9 +10,10 @@ import {
   parseConfig,
   type AppConfig,
 } from '../../config/config.loader';
-import { interpolate } from '../../config/env-interpolation';
+import { callerNamedProblems, type CallerNamed } from '../../config/caller-named-config';
 import { checkEvalSection, type EvalDatasetConfig, type EvaluatorConfig } from '../../config/eval.schema';
 import type { EvalGeneralConfig } from '../../config/eval.schema';
+import { OutboundPolicy } from '../../core/outbound/outbound-policy';
 import type { FunctionRegistry } from '../../runtime/function-registry';
 import type { BuiltFunction } from '../../runtime/function-type';
 import { buildLlm } from '../../runtime/llm/llm-builder';
@@ -64,13 +65,21 @@ export function insideFolder(dir: string, path: string): { file: string } | { pr
  * server loads its own, and that workflow runs the items (like `nat eval`); otherwise
  * `eval.general.workflow_config_file` names one, or the served workflow runs them. Every problem is
  * reported at once, as `file:line: path: message`.
+ *
+ * Callers of `POST /evaluate` name these files, so none of them is the operator's own config: each is
+ * loaded as caller-named (no `${VAR}` from the server's environment, the served `general.outbound` for
+ * every model, tool and step it declares, checked on the address connected to).
  */
 export async function loadEvaluationFile(
   file: string,
   served: AppConfig,
   registry: FunctionRegistry,
-  env: NodeJS.ProcessEnv = process.env,
 ): Promise<EvaluationPlan> {
+  const { general: servedGeneral } = served.settings;
+  const callerNamed: CallerNamed = {
+    general: servedGeneral,
+    outbound: new OutboundPolicy(servedGeneral.outbound),
+  };
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -91,7 +100,7 @@ export async function loadEvaluationFile(
     throw new ConfigError(file, problems);
   }
   const found: { loc: Loc; message: string }[] = [];
-  const plain = interpolate(doc.toJS() ?? {}, env, [], found);
+  const plain: unknown = doc.toJS() ?? {};
   const top = (plain !== null && typeof plain === 'object' && !Array.isArray(plain) ? plain : {}) as Record<
     string,
     unknown
@@ -100,10 +109,12 @@ export async function loadEvaluationFile(
   const llms = new Map<string, LlmClient>();
   let section: ReturnType<typeof checkEvalSection>;
   if (top.workflow !== undefined) {
-    whole = parseConfig(text, file, registry, env);
+    // parseConfig reports what a caller-named file may not say (placeholders, general.outbound…).
+    whole = parseConfig(text, file, registry, {}, [], { callerNamed });
     for (const [name, llm] of whole.llms) llms.set(name, llm);
     section = whole.eval ? { eval: whole.eval, problems: [] } : { problems: [] };
   } else {
+    found.push(...callerNamedProblems(plain));
     for (const key of Object.keys(top)) {
       if (key !== 'eval' && key !== 'llms') {
         found.push({
@@ -119,7 +130,7 @@ export async function loadEvaluationFile(
       for (const [name, entry] of Object.entries(declared)) {
         const built =
           entry !== null && typeof entry === 'object'
-            ? buildLlm(name, entry as Record<string, unknown>, env)
+            ? buildLlm(name, entry as Record<string, unknown>, {}, callerNamed.outbound)
             : { problems: [{ loc: [], message: 'must be a mapping with a _type' }] };
         if ('llm' in built) llms.set(name, built.llm);
         else
@@ -159,7 +170,7 @@ export async function loadEvaluationFile(
     );
   }
   const workflow = workflowFile
-    ? loadConfig(workflowFile, registry, env).buildWorkflow()
+    ? loadConfig(workflowFile, registry, {}, [], { callerNamed }).buildWorkflow()
     : whole?.buildWorkflow();
   return {
     file,

@@ -66,6 +66,8 @@ export class LlmClient {
     readonly name: string,
     private readonly config: LlmConfig,
     env: NodeJS.ProcessEnv,
+    /** How requests are sent; the SDK's (global) fetch unless set (policyLlmFetch for a caller's model). */
+    send?: typeof fetch,
   ) {
     const { baseUrl, keyVariable } = LLM_DEFAULTS[config._type];
     const apiKey = config.api_key || env[keyVariable] || undefined;
@@ -93,6 +95,7 @@ export class LlmClient {
       timeout: (config.timeout_seconds + 1) * 1000,
       maxRetries: config.max_retries,
       defaultHeaders: config.headers,
+      ...(send ? { fetch: send } : {}),
     });
   }
 

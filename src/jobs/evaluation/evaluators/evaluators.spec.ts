@@ -178,8 +178,19 @@ describe('llm_judge', () => {
   });
   afterAll(() => llm.close());
   afterEach(() => llm.reset());
-  const judge = (fields: Record<string, unknown> = {}, policy?: OutboundPolicy) =>
-    llmJudgeEvaluator('j', config(LlmJudgeConfig, { llm_name: 'judge', ...fields }), { llm: client, policy });
+  const judge = (fields: Record<string, unknown> = {}, llm: LlmClient = client) =>
+    llmJudgeEvaluator('j', config(LlmJudgeConfig, { llm_name: 'judge', ...fields }), { llm });
+  /** The judge as an evaluation file declares it: built to pass `policy` on every connection. */
+  const declaredUnder = (policy: OutboundPolicy) => {
+    const built = buildLlm(
+      'judge',
+      { _type: 'openai', base_url: llm.url, model_name: 'm', max_retries: 0 },
+      {},
+      policy,
+    );
+    if (!('llm' in built)) throw new Error('judge not built');
+    return built.llm;
+  };
 
   it("returns the model's score and reasoning, and sends the rubric, question, reference and answer", async () => {
     llm.script(reply.text('Verdict: {"score": 0.9, "reasoning": "Correct."} Done.'));
@@ -205,16 +216,15 @@ describe('llm_judge', () => {
     }
   });
   it('a model an evaluation file declares must pass the outbound policy', async () => {
-    await expect(judge({}, new OutboundPolicy()).evaluate(item(), signal, CALLER)).rejects.toThrow(
-      'general.outbound.allow_hosts',
-    );
+    await expect(
+      judge({}, declaredUnder(new OutboundPolicy())).evaluate(item(), signal, CALLER),
+    ).rejects.toThrow('general.outbound.allow_hosts');
     expect(llm.requests).toHaveLength(0);
     llm.script(reply.text('{"score": 1, "reasoning": "ok"}'));
-    const allowed = await judge({}, new OutboundPolicy({ allow_hosts: ['127.0.0.1'] })).evaluate(
-      item(),
-      signal,
-      CALLER,
-    );
+    const allowed = await judge(
+      {},
+      declaredUnder(new OutboundPolicy({ allow_hosts: ['127.0.0.1'] })),
+    ).evaluate(item(), signal, CALLER);
     expect(allowed.score).toBe(1);
   });
 });

@@ -1,6 +1,4 @@
-import { lookup } from 'node:dns/promises';
 import type { LlmJudgeConfig } from '../../../config/eval.schema';
-import type { OutboundPolicy } from '../../../core/outbound/outbound-policy';
 import type { LlmClient } from '../../../runtime/llm/llm-client';
 import { clip, EvaluatorError, textOf, type EvalInputItem, type Evaluator } from './evaluator';
 
@@ -14,36 +12,16 @@ const INSTRUCTIONS =
   'following the rubric. Reply with one JSON object and nothing else: ' +
   '{"score": <a number from 0 to 1>, "reasoning": "<one or two sentences>"}.';
 
-/** How the judge's model is reached: the client, and the outbound policy when the model is not the operator's. */
+/**
+ * The judge's model. One an evaluation file declares is built to pass `general.outbound` on every
+ * connection (buildLlm with the served policy); the served config's are the operator's and trusted.
+ */
 export interface JudgeModel {
   llm: LlmClient;
-  /** Set for a model an evaluation file declares: its endpoint must pass `general.outbound`. */
-  policy?: OutboundPolicy;
 }
 
 function cut(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}\n[… cut: ${text.length - max} more characters]` : text;
-}
-
-/** Refuses an endpoint the outbound policy refuses (checked before each call: DNS may change). */
-async function checkEndpoint(endpoint: string, policy: OutboundPolicy): Promise<void> {
-  const url = new URL(endpoint);
-  try {
-    policy.checkUrl(url);
-  } catch (err) {
-    throw new EvaluatorError(`the judge model: ${(err as Error).message}`);
-  }
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (policy.nameAllowed(host)) return;
-  const addresses = await lookup(host, { all: true }).catch((err: Error) => {
-    throw new EvaluatorError(`the judge model's host ${host} cannot be resolved: ${err.message}`);
-  });
-  const refused = addresses.find((a) => !policy.addressAllowed(a.address));
-  if (refused) {
-    throw new EvaluatorError(
-      `the judge model at ${host} (${refused.address}) is a private, loopback or link-local address; allow it in general.outbound.allow_hosts`,
-    );
-  }
 }
 
 /** The judge's verdict: the first `{` to the last `}` of its reply, read as JSON (no pattern runs on model text). */
@@ -72,7 +50,6 @@ export function llmJudgeEvaluator(name: string, config: LlmJudgeConfig, model: J
     name,
     type: 'llm_judge',
     async evaluate(item: EvalInputItem, signal: AbortSignal) {
-      if (model.policy) await checkEndpoint(model.llm.endpoint, model.policy);
       const max = config.max_chars;
       const response = await model.llm.complete({
         messages: [
