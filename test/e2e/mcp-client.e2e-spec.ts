@@ -3,7 +3,7 @@ import { FakeLlm, reply } from '../utils/fake-llm';
 import { agentYaml } from '../utils/fake-llm-config';
 import { HttpMcpServer, STDIO_MCP_SERVER } from '../utils/mcp-servers';
 import { postJson } from '../utils/sse';
-import { startApp, type TestApp } from '../utils/test-app';
+import { eventually, startApp, type TestApp } from '../utils/test-app';
 
 const LOOPBACK = { general: { outbound: { allow_hosts: ['127.0.0.1'] } } };
 
@@ -175,10 +175,13 @@ describe('mcp_client function groups (MCP servers made with the SDK)', () => {
 
   it('when the server goes away: session_healthy false, a tool error at call time, and back when it returns', async () => {
     await http.stop();
-    const down = (await (await fetch(`${t.url}/mcp/client/tool/list`)).json()) as {
-      mcp_clients: { session_healthy: boolean; available_tools: number }[];
-    };
-    expect(down.mcp_clients[0]).toMatchObject({ session_healthy: false, available_tools: 0 });
+    // The listing is looked at again once the last look (at most 5 s old) has expired.
+    await eventually(async () => {
+      const down = (await (await fetch(`${t.url}/mcp/client/tool/list`)).json()) as {
+        mcp_clients: { session_healthy: boolean; available_tools: number }[];
+      };
+      expect(down.mcp_clients[0]).toMatchObject({ session_healthy: false, available_tools: 0 });
+    });
     llm.script(reply.tools([{ name: 'math__add', arguments: { a: 1, b: 1 }, id: 'c1' }]), reply.text('down'));
     await postJson(`${t.url}/v1/workflow`, { input_message: 'go' });
     expect(llm.lastMessage(1).content).toMatch(

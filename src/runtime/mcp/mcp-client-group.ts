@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { lastUserText } from '../chat-input';
 import {
   GROUP_SEPARATOR,
@@ -14,6 +15,9 @@ import type { HeaderAuthConfig } from './mcp-auth.config';
 import { authorizedFetch, headerAuth } from './header-auth';
 import { McpConnection, type CallResult, type FetchAuth } from './mcp-connection';
 import { bounded, MCP_LIMITS, McpToolError, resultText, toolSchema } from './mcp-tool-shapes';
+
+/** How long `GET /mcp/client/tool/list` reuses a server's listing. */
+const LISTING_TTL_MS = 5000;
 import { asCaller, isAuthorizationFailure, oauthBearerFetch } from './mcp-oauth-bearer';
 
 /** How a group's client shows in `GET /mcp/client/tool/list` (NAT's fields). */
@@ -59,6 +63,9 @@ class McpGroup implements McpClientGroup {
   /** Short name offered to the model → the MCP tool it calls. */
   private readonly originals = new Map<string, string>();
   private connected?: Promise<void>;
+  /** The last look at the server's listing (`describe`), started at `at`. */
+  private listing?: { at: number; names: Promise<Set<string> | undefined> };
+  private readonly logger = new Logger('McpClient');
 
   constructor(
     private readonly config: McpClientConfig,
@@ -163,13 +170,14 @@ class McpGroup implements McpClientGroup {
     await Promise.all([this.connection.close(), ...sessions.map((c) => c.close())]);
   }
 
+  /**
+   * For `GET /mcp/client/tool/list` (anonymous by default): the server's listing is read at most once
+   * per `LISTING_TTL_MS`, concurrent callers sharing it, and never reconnects a session runs use.
+   */
   async describe(): Promise<McpClientInfo> {
     // A group not listed yet (per-user, before anyone used it) is listed now if its server answers.
-    if (this.connectsOnFirstUse) await this.connect().catch(() => undefined);
-    const listed = await this.connection.listTools().then(
-      (tools) => new Set(tools.map((t) => t.name)),
-      () => undefined,
-    );
+    if (this.connectsOnFirstUse && !this.listedLately) await this.connect().catch(() => undefined);
+    const listed = await this.availability();
     const tools = [...this.tools.entries()]
       .map(([full, fn]) => {
         const name = full.slice(this.name.length + GROUP_SEPARATOR.length);
@@ -189,10 +197,25 @@ class McpGroup implements McpClientGroup {
     };
   }
 
+  private get listedLately(): boolean {
+    return this.listing !== undefined && Date.now() - this.listing.at < LISTING_TTL_MS;
+  }
+
+  /** The names the server lists now (undefined: it does not answer), shared for `LISTING_TTL_MS`. */
+  private availability(): Promise<Set<string> | undefined> {
+    if (this.listing && this.listedLately) return this.listing.names;
+    const names = this.connection.listTools().then(
+      (tools) => new Set(tools.map((t) => t.name)),
+      () => undefined,
+    );
+    this.listing = { at: Date.now(), names };
+    return names;
+  }
+
   private async load(asker?: WorkflowContext): Promise<void> {
     const as = this.oauth ? asker : undefined;
     const session = as ? this.sessionFor(as) : this.connection;
-    const listed = (await asCaller(as, () => session.listTools())).slice(0, MCP_LIMITS.tools);
+    const listed = await asCaller(as, () => session.listTools());
     const overrides = this.config.tool_overrides ?? {};
     const missing = this.config.exclude.filter((n) => !listed.some((t) => t.name === n));
     if (missing.length)
@@ -206,6 +229,10 @@ class McpGroup implements McpClientGroup {
       if (this.config.include.length && !this.config.include.includes(tool.name)) continue;
       if (!/^[A-Za-z0-9_-]{1,64}$/.test(short)) continue;
       const schema = toolSchema(tool);
+      if (typeof schema === 'string')
+        this.logger.warn(
+          `function_groups.${this.name}: ${this.connection.serverName}: tool ${tool.name}: ${schema}`,
+        );
       const description = bounded(
         overrides[tool.name]?.description ?? (tool.description || `MCP Tool ${tool.name}`),
         MCP_LIMITS.description,
@@ -226,7 +253,9 @@ class McpGroup implements McpClientGroup {
       fromChat: (request) => ({ input_message: lastUserText(request.messages) }),
       run: async (args, ctx) => {
         if (typeof schema === 'string')
-          throw new McpToolError(`MCPToolClient tool call failed: ${original}: ${schema}`);
+          throw new McpToolError(
+            `MCPToolClient tool call failed: ${this.connection.serverName}: tool ${original}: ${schema}`,
+          );
         // The model's arguments are untrusted: they must fit the server's schema before they are sent.
         const checked = checkedArguments<Record<string, unknown>>(schema, args ?? {});
         let result: CallResult;

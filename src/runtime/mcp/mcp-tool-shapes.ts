@@ -1,11 +1,19 @@
 import { schemaProblem, type JsonSchema } from '../tools/json-schema';
-import type { CallResult, ListedTool } from './mcp-connection';
+import type { CallResult } from './mcp-connection';
+import { jsonSize, type ListedTool } from './mcp-tool-listing';
 
 // What an MCP server (untrusted) says of its tools, as Interlude hands it on: bounded descriptions,
 // schemas the argument check can compile, results as NAT reads them.
 
 /** Bounds on what an MCP server (untrusted) may put in front of the model. */
-export const MCP_LIMITS = { description: 2000, schemaBytes: 32 * 1024, result: 64 * 1024, tools: 256 };
+export const MCP_LIMITS = {
+  description: 2000,
+  schemaBytes: 32 * 1024,
+  result: 64 * 1024,
+  /** Tools read from a listing (the rest are not offered) and the JSON they may take in all. */
+  tools: 256,
+  listingBytes: 16 * 1024 * 1024,
+};
 
 /** `text`, cut to `max` characters with a note of how much was cut. */
 export function bounded(text: string, max: number): string {
@@ -35,9 +43,14 @@ export class McpToolError extends Error {
 
 /** The server's schema as the model and the argument check read it, or why it is refused. */
 export function toolSchema(tool: ListedTool): JsonSchema | string {
-  const { $schema: _ignored, ...schema } = (tool.inputSchema ?? { type: 'object' }) as JsonSchema;
-  if (JSON.stringify(schema).length > MCP_LIMITS.schemaBytes)
-    return `its input schema is over ${MCP_LIMITS.schemaBytes} bytes`;
+  const input = tool.inputSchema ?? { type: 'object' };
+  // MCP: a tool's inputSchema is a JSON Schema object of type "object".
+  if (typeof input !== 'object' || Array.isArray(input) || (input as JsonSchema).type !== 'object')
+    return 'its input schema is not a JSON schema of type object';
+  const { $schema: _ignored, ...schema } = input as JsonSchema;
+  const size = jsonSize(schema);
+  if (size === undefined) return 'its input schema is nested too deeply';
+  if (size > MCP_LIMITS.schemaBytes) return `its input schema is over ${MCP_LIMITS.schemaBytes} bytes`;
   const problem = schemaProblem(schema);
   return problem ? `its input schema does not compile: ${problem}` : schema;
 }

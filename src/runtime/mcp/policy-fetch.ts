@@ -4,6 +4,14 @@ import { Readable } from 'node:stream';
 import { OutboundError, type OutboundPolicy } from '../../core/outbound/outbound-policy';
 import { redactUrl } from '../../core/outbound/redact-url';
 
+/** A request that failed before its connection was made: the server cannot have seen it. */
+export class RequestNotSent extends OutboundError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RequestNotSent';
+  }
+}
+
 /**
  * A `fetch` for the MCP SDK's HTTP transports that keeps to `general.outbound`: the address is checked
  * at connect time (after DNS), redirects are not followed (the SDK then reports the status), and each
@@ -64,6 +72,8 @@ export function policyFetch(policy: OutboundPolicy): typeof fetch {
           );
         },
       );
+      let connected = false;
+      req.on('socket', (socket) => socket.once('connect', () => (connected = true)));
       // No answer at all (not even headers) within the outbound timeout: give up rather than hang.
       req.on('timeout', () =>
         req.destroy(
@@ -74,7 +84,9 @@ export function policyFetch(policy: OutboundPolicy): typeof fetch {
         reject(
           err instanceof OutboundError || err.name === 'AbortError'
             ? err
-            : new OutboundError(`${redactUrl(url)}: ${err.message}`),
+            : connected
+              ? new OutboundError(`${redactUrl(url)}: ${err.message}`)
+              : new RequestNotSent(`${redactUrl(url)}: ${err.message}`),
         ),
       );
       req.end(body);
