@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type ValidationIssue } from '../core/errors/app-error';
-import type { ChatMessage, ContentPart } from '../runtime/chat-input';
+import type { ContentPart } from '../runtime/chat-input';
 
 /** An input item as stored and listed (`GET /v1/responses/{id}/input_items`): each has an id. */
 export type InputItem =
@@ -196,16 +196,4 @@ export function parseResponseRequest(body: unknown): ResponseRequest {
   }
   if (issues.list.length > 0) throw AppError.validation(issues.list);
   return request;
-}
-
-/** The input's messages as the chat history a workflow takes (text parts only). */
-export function chatMessagesOf(items: readonly InputItem[]): ChatMessage[] {
-  return items.flatMap((item): ChatMessage[] => {
-    if (item.type !== 'message') return [];
-    const text = item.content
-      .filter((p) => TEXT_PARTS.includes(p.type) && typeof p.text === 'string')
-      .map((p) => p.text)
-      .join('');
-    return [{ role: item.role, content: text }];
-  });
 }

@@ -18,7 +18,8 @@ import { answerOf } from './function-call-answer';
 import { newResponseId, openingObject, type ResponseBase } from './response-object';
 import { ended, followResponse } from './response-follow';
 import { oauthCallId, ResponseRender, type StreamEvent } from './response-render';
-import { chatMessagesOf, type ResponseRequest } from './response-request';
+import type { ResponseRequest } from './response-request';
+import { chatMessagesOf, checkInputContent } from './input-content';
 import { RESPONSES_FACE, type ResponsesFaceOptions } from './responses-face';
 import { ResponsesStore, type StoredResponse } from './responses-store';
 import { StoredResponses } from './stored-responses';
@@ -55,6 +56,7 @@ export class ResponsesService {
   ) {}
 
   async create(identity: Identity, request: ResponseRequest, req: Request, res: Response): Promise<void> {
+    checkInputContent(request.input, this.config.workflow);
     const previous = request.previous_response_id
       ? await this.stored.current(identity, request.previous_response_id, 'Previous response')
       : undefined;
@@ -147,7 +149,9 @@ export class ResponsesService {
     const trace = observabilityTrace(req.headers, activeOtelTraceId);
     req.res?.setHeader(TRACE_HEADER, trace.traceId);
     this.log?.assign(req, { userId: identity.userId, traceId: trace.traceId });
-    const input = this.config.workflow.fromChat({ messages: [...system, ...conversation] });
+    // This input's images and files reach the workflow; the conversation kept for later carries their text.
+    const said = [...(previous?.conversation ?? []), ...chatMessagesOf(request.input, true)];
+    const input = this.config.workflow.fromChat({ messages: [...system, ...said] });
     const execution = await this.executions.start(input, identity, {
       // The client's function tools reach the workflow as AG-UI's do (`ctx.request.extras`), and an
       // agent's model as tools it may call (the response then ends with the call).

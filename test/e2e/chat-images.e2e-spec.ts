@@ -135,6 +135,44 @@ describe('images in a chat reach the model of an LLM agent', () => {
     expect(llm.userContent()).toEqual(SENT);
   });
 
+  it('an AG-UI 0.0.5x binary image part (0.0.58 HttpAgent) reaches the model as an image part', async () => {
+    llm.script(reply.text('A legacy pixel.'));
+    const { HttpAgent } = await import('ag-ui-client-058');
+    const agent = new HttpAgent({ url: `${t.url}/v1/ag-ui` });
+    agent.addMessage({
+      id: randomUUID(),
+      role: 'user',
+      content: [
+        { type: 'text', text: 'What is this?' },
+        { type: 'binary', mimeType: 'image/png', data: PNG_BASE64 },
+      ],
+    });
+    await agent.runAgent();
+    expect(llm.userContent()).toEqual(SENT);
+  });
+
+  it.each([
+    [
+      'a binary image part by url',
+      { type: 'binary', mimeType: 'image/png', url: 'http://127.0.0.1:9/x.png' },
+    ],
+    ['a binary image part by id', { type: 'binary', mimeType: 'image/png', id: 'file-1' }],
+    ['an image part by file source', { type: 'image', source: { type: 'file', value: 'file-1' } }],
+  ])('AG-UI: %s is refused with 422 (0.0.58 HttpAgent), and the model is not called', async (_, part) => {
+    const { HttpAgent } = await import('ag-ui-client-058');
+    const agent = new HttpAgent({ url: `${t.url}/v1/ag-ui` });
+    const content = [{ type: 'text', text: 'What is this?' }, part] as never;
+    agent.addMessage({ id: randomUUID(), role: 'user', content });
+    // The client logs the failed run before rejecting with it.
+    const quiet = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      await expect(agent.runAgent()).rejects.toThrow(/422.*only inline images are accepted/s);
+    } finally {
+      quiet.mockRestore();
+    }
+    expect(llm.requests).toHaveLength(0);
+  });
+
   describe('refused with 422 and where (the model is not called)', () => {
     const refused = async (part: unknown, role = 'user') => {
       const message = role === 'user' ? userWith(part) : { role, content: [part] };
