@@ -122,8 +122,72 @@ describe('StepAdaptor in default mode', () => {
     const uuid = start.payload.UUID;
     adaptor.adapt(start);
     adaptor.adapt(step('LLM_NEW_TOKEN', { chunk: 'Hel' }, uuid));
-    const second = adaptor.adapt(step('LLM_NEW_TOKEN', { chunk: 'lo' }, uuid));
-    expect(second?.payload).toMatch(/\*\*Output:\*\*\nHello$/);
+    const held = adaptor.adapt(step('LLM_NEW_TOKEN', { chunk: 'lo' }, uuid));
+    expect(held).toBeNull();
+    expect(adaptor.adapt(step('LLM_END', { output: 'Hello' }, uuid))?.payload).toMatch(
+      /\*\*Output:\*\*\nHello$/,
+    );
+  });
+});
+
+/** An LLM call streamed one token per `everyMs` on a clock the adaptor reads. */
+function streamed(
+  adaptor: (clock: () => number) => StepAdaptor,
+  input: unknown,
+  pieces: string[],
+  everyMs: number,
+) {
+  let now = 0;
+  const shown = adaptor(() => now);
+  const { start, end } = pair('LLM', input, pieces.join(''));
+  const uuid = start.payload.UUID;
+  const sent = [shown.adapt(start)];
+  for (const chunk of pieces) {
+    sent.push(shown.adapt(step('LLM_NEW_TOKEN', { chunk }, uuid)));
+    now += everyMs;
+  }
+  sent.push(shown.adapt(end));
+  const updates = sent.slice(1, -1).filter((s) => s !== null);
+  return { sent, updates, bytes: sent.reduce((n, s) => n + (s?.payload.length ?? 0), 0) };
+}
+
+describe('StepAdaptor while a model call streams', () => {
+  const byDefault = (clock: () => number) => new StepAdaptor('default', [], clock);
+
+  it('shows the call again at most every 100 ms, with the whole output so far', () => {
+    const { sent, updates } = streamed(byDefault, 'q', ['a', 'b', 'c', 'd', 'e'], 40);
+    // tokens at 0, 40, 80, 120, 160 ms: shown at 0 and 120
+    expect(updates.map((u) => u!.payload.split('**Output:**\n')[1])).toEqual(['a', 'abcd']);
+    expect(sent.at(-1)?.payload).toMatch(/\*\*Output:\*\*\nabcde$/);
+    expect(new Set(sent.filter((s) => s !== null).map((s) => s.id)).size).toBe(1);
+  });
+
+  it('sends a number of bytes linear in the output, however finely the model splits it', () => {
+    const pieces = Array.from({ length: 3_000 }, () => 'xxxxxxxxxx');
+    const { bytes, updates } = streamed(byDefault, 'q', pieces, 100);
+    expect(updates.length).toBeGreaterThan(10);
+    expect(bytes).toBeLessThan(10 * 30_000 + 300_000);
+  });
+
+  it('shows a preview of a long input in token updates, and all of it at the start and the end', () => {
+    const input = 'i'.repeat(100_000);
+    const { sent, updates } = streamed(byDefault, input, ['a', 'b'], 100);
+    expect(updates).toHaveLength(2);
+    for (const update of updates) {
+      expect(update!.payload.length).toBeLessThan(2_200);
+      expect(update!.payload).toContain('… (98000 more characters)');
+    }
+    expect(sent[0]?.payload).toContain(input);
+    expect(sent.at(-1)?.payload).toContain(input);
+  });
+
+  it('shows the tokens held back at LLM_END when only LLM_NEW_TOKEN is listed', () => {
+    const custom = (clock: () => number) => new StepAdaptor('custom', ['LLM_NEW_TOKEN'], clock);
+    const { sent } = streamed(custom, 'q', ['a', 'b', 'c'], 10);
+    expect(sent.filter((s) => s !== null).map((s) => s!.payload.split('**Output:**\n')[1])).toEqual([
+      'a',
+      'abc',
+    ]);
   });
 });
 

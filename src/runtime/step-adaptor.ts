@@ -1,4 +1,5 @@
 import type { IntermediateStep, IntermediateStepType } from './intermediate-step';
+import { inputPreview, StreamedOutput } from './streamed-output';
 
 export const STEP_ADAPTOR_MODES = ['default', 'custom', 'off'] as const;
 export type StepAdaptorMode = (typeof STEP_ADAPTOR_MODES)[number];
@@ -26,9 +27,13 @@ function escape(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-function show(value: unknown): string {
+function raw(value: unknown): string {
   if (value === undefined || value === null) return 'None';
-  return escape(typeof value === 'string' ? value : JSON.stringify(value));
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+function show(value: unknown): string {
+  return escape(raw(value));
 }
 
 /** NAT labels a block `json` when it parses as JSON once single quotes become double quotes. */
@@ -47,16 +52,20 @@ function block(text: string): string {
 
 /**
  * Turns raw intermediate steps into the markdown steps NAT's `/stream` routes send. Stateful per
- * stream: an LLM_END is shown only after its LLM_START, and token chunks accumulate.
+ * stream: an LLM_END is shown only after its LLM_START, and token chunks accumulate. Unlike NAT, a
+ * streaming call is shown again at most every TOKEN_UPDATE_INTERVAL_MS (within a budget linear in
+ * the output), with a preview of its input: see streamed-output.ts.
  */
 export class StepAdaptor {
   private readonly starts = new Map<string, IntermediateStep>();
-  private readonly chunks = new Map<string, string>();
+  private readonly outputs = new Map<string, StreamedOutput>();
   private readonly custom: Set<string>;
 
   constructor(
     private readonly mode: StepAdaptorMode,
     customTypes: string[] = [],
+    /** Milliseconds, for spacing token updates. */
+    private readonly now: () => number = () => performance.now(),
   ) {
     this.custom = new Set(customTypes.length ? customTypes : ['CUSTOM_START', 'CUSTOM_END']);
   }
@@ -64,10 +73,27 @@ export class StepAdaptor {
   adapt(step: IntermediateStep): ResponseIntermediateStep | null {
     const { payload } = step;
     if (payload.event_type.endsWith('_START')) this.starts.set(payload.UUID, step);
+    try {
+      return this.shown(step);
+    } finally {
+      // Nothing of a step is looked up after its END.
+      if (payload.event_type.endsWith('_END')) {
+        this.starts.delete(payload.UUID);
+        this.outputs.delete(payload.UUID);
+      }
+    }
+  }
+
+  private shown(step: IntermediateStep): ResponseIntermediateStep | null {
+    const type = step.payload.event_type;
     if (this.mode === 'off') return null;
-    const cat = category(payload.event_type);
+    const cat = category(type);
     if (this.mode === 'default' && cat !== 'LLM' && cat !== 'TOOL' && cat !== 'FUNCTION') return null;
-    if (this.mode === 'custom' && !this.custom.has(payload.event_type)) return null;
+    if (this.mode === 'custom' && !this.custom.has(type)) {
+      // LLM_END shows the whole output; where it is not shown, the tokens held back are.
+      if (type === 'LLM_END' && this.custom.has('LLM_NEW_TOKEN')) return this.heldTokens(step);
+      return null;
+    }
     switch (cat) {
       case 'LLM':
         return this.llm(step);
@@ -86,17 +112,32 @@ export class StepAdaptor {
     const { payload } = step;
     const start = this.starts.get(payload.UUID);
     if (!start) return null;
-    const input = show(start.payload.data?.input);
-    let text = `**Input:**\n\`\`\`python\n${input}\n\`\`\``;
-    if (payload.event_type === 'LLM_NEW_TOKEN') {
-      const sofar = (this.chunks.get(payload.UUID) ?? '') + String(payload.data?.chunk ?? '');
-      this.chunks.set(payload.UUID, sofar);
-      text += `\n\n**Output:**\n${escape(sofar)}`;
-    } else if (payload.event_type === 'LLM_END') {
-      this.chunks.delete(payload.UUID);
-      text += `\n\n**Output:**\n${show(payload.data?.output)}`;
-    }
+    if (payload.event_type === 'LLM_NEW_TOKEN') return this.token(step, start);
+    let text = `**Input:**\n\`\`\`python\n${show(start.payload.data?.input)}\n\`\`\``;
+    if (payload.event_type === 'LLM_END') text += `\n\n**Output:**\n${show(payload.data?.output)}`;
     return this.response(step, payload.name ?? '', text, step.function_ancestry.function_id);
+  }
+
+  /** The output so far, when an update is due (the model's pace and the budget decide). */
+  private token(step: IntermediateStep, start: IntermediateStep): ResponseIntermediateStep | null {
+    const { UUID } = step.payload;
+    let output = this.outputs.get(UUID);
+    if (!output) {
+      output = new StreamedOutput(escape(inputPreview(raw(start.payload.data?.input))));
+      this.outputs.set(UUID, output);
+    }
+    if (!output.add(String(step.payload.data?.chunk ?? ''), this.now())) return null;
+    return this.tokenUpdate(step, output);
+  }
+
+  private heldTokens(end: IntermediateStep): ResponseIntermediateStep | null {
+    const output = this.outputs.get(end.payload.UUID);
+    return output?.held ? this.tokenUpdate(end, output) : null;
+  }
+
+  private tokenUpdate(step: IntermediateStep, output: StreamedOutput): ResponseIntermediateStep {
+    const text = `**Input:**\n\`\`\`python\n${output.input}\n\`\`\`\n\n**Output:**\n${escape(output.text)}`;
+    return this.response(step, step.payload.name ?? '', text, step.function_ancestry.function_id);
   }
 
   private tool(step: IntermediateStep): ResponseIntermediateStep {
