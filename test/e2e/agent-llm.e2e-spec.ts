@@ -110,8 +110,9 @@ describe('calling the model: retries, failures, settings', () => {
     });
     expect(res.text).not.toMatch(/\n\s+at |test-key/);
     const { message } = res.json.error as { message: string };
+    // The key the endpoint repeats is not repeated in the log.
     expect(log.lineFor(traceIn(message))).toContain(
-      `${who()} answered HTTP 401: Incorrect API key provided: test-key.`,
+      `${who()} answered HTTP 401: Incorrect API key provided: ***.`,
     );
     expect(llm.requests).toHaveLength(1);
   });

@@ -31,7 +31,9 @@ export type Reply =
   | { kind: 'tools'; calls: FakeToolCall[]; text: string; usage: Usage }
   | { kind: 'error'; status: number; body: unknown; headers: Record<string, string> }
   /** Never answers (until the server closes): for time-outs. */
-  | { kind: 'hang' };
+  | { kind: 'hang' }
+  /** Exactly these bytes, as a misbehaving endpoint (or one in an attacker's hands) sends them. */
+  | { kind: 'raw'; status: number; headers: Record<string, string>; body: string | Buffer };
 
 const DEFAULT_USAGE: Usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
 
@@ -58,6 +60,22 @@ export const reply = {
     headers: { 'retry-after-ms': '10', ...extra.headers },
   }),
   hang: (): Reply => ({ kind: 'hang' }),
+  raw: (status: number, body: string | Buffer, headers: Record<string, string> = {}): Reply => ({
+    kind: 'raw',
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  }),
+  /** A stream of these chunks (each sent as one `data:` line, as JSON unless a string), then [DONE]. */
+  chunks: (chunks: unknown[]): Reply =>
+    reply.raw(
+      200,
+      [
+        ...chunks.map((c) => `data: ${typeof c === 'string' ? c : JSON.stringify(c)}\n\n`),
+        'data: [DONE]\n\n',
+      ].join(''),
+      { 'content-type': 'text/event-stream' },
+    ),
 };
 
 export interface ModelRequest {
@@ -168,6 +186,10 @@ export class FakeLlm {
       return;
     }
     if (next.kind === 'error') return json(next.status, next.body, next.headers);
+    if (next.kind === 'raw') {
+      res.writeHead(next.status, next.headers);
+      return res.end(next.body);
+    }
     if (path === '/v1/responses') {
       // Only whole answers: a streamed Responses request is refused rather than answered wrongly.
       if (body.stream)

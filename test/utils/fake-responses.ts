@@ -5,7 +5,7 @@
  */
 import type { Reply } from './fake-llm';
 
-type Answer = Exclude<Reply, { kind: 'error' } | { kind: 'hang' }>;
+type Answer = Exclude<Reply, { kind: 'error' } | { kind: 'hang' } | { kind: 'raw' }>;
 
 export function responseBody(reply: Answer, request: Record<string, unknown>, n: number): unknown {
   const output: unknown[] = [];

@@ -1,6 +1,6 @@
+import { Logger } from '@nestjs/common';
 import type OpenAI from 'openai';
 import type {
-  ChatCompletion,
   ChatCompletionCreateParamsBase,
   ChatCompletionMessageFunctionToolCall,
   ChatCompletionMessageParam,
@@ -10,7 +10,9 @@ import type {
 import type { Response, ResponseCreateParamsNonStreaming } from 'openai/resources/responses/responses';
 import type { ChatUsage } from '../chat-completion';
 import { LLM_DEFAULTS, type LlmConfig } from './llm.config';
+import { answerOf, StreamedAnswer } from './llm-answer';
 import { llmError, type LlmTarget } from './llm-error';
+import { guardedFetch } from './llm-fetch';
 
 export type ModelMessage = ChatCompletionMessageParam;
 export type ModelTool = ChatCompletionTool;
@@ -35,19 +37,39 @@ export interface LlmResponse {
   usage: ChatUsage | null;
 }
 
-function usageOf(completion: ChatCompletion): ChatUsage | null {
-  const usage = completion.usage;
-  if (!usage) return null;
-  const { prompt_tokens, completion_tokens, total_tokens } = usage;
-  return { prompt_tokens, completion_tokens, total_tokens };
+/**
+ * `promise`, or the signal's reason as soon as it is aborted: the SDK waits between retries on a timer
+ * the signal does not end, so a call would outlast its deadline (and a cancelled run) by that wait.
+ */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const aborted = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', aborted, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', aborted));
+  });
 }
 
-function responseOf(completion: ChatCompletion): LlmResponse {
-  const message = completion.choices[0]?.message;
+const MAX_LOGGED_CHARS = 500;
+
+/**
+ * What the SDK logs (a streamed line it cannot parse, among others) goes to this server's log, each
+ * value cut short: the SDK's own would print a 10 MB line whole with console.error.
+ */
+function sdkLogger(): NonNullable<ConstructorParameters<typeof OpenAI>[0]>['logger'] {
+  const logger = new Logger('OpenAI SDK');
+  const line = (message: string, rest: unknown[]) =>
+    [message, ...rest]
+      .map((v) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v))))
+      .map((v) =>
+        v.length > MAX_LOGGED_CHARS ? `${v.slice(0, MAX_LOGGED_CHARS)}… (${v.length} characters)` : v,
+      )
+      .join(' ');
   return {
-    content: message?.content ?? '',
-    toolCalls: (message?.tool_calls ?? []).filter((c): c is ModelToolCall => c.type === 'function'),
-    usage: usageOf(completion),
+    error: (message: string, ...rest: unknown[]) => logger.error(line(message, rest)),
+    warn: (message: string, ...rest: unknown[]) => logger.warn(line(message, rest)),
+    info: (message: string, ...rest: unknown[]) => logger.debug(line(message, rest)),
+    debug: (message: string, ...rest: unknown[]) => logger.debug(line(message, rest)),
   };
 }
 
@@ -83,6 +105,7 @@ export class LlmClient {
       maxRetries: config.max_retries,
       hasApiKey: this.hasApiKey,
       keyVariable,
+      apiKey,
     };
     // Loaded with the first `llms:` entry: a config without an LLM never loads the SDK.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -95,7 +118,9 @@ export class LlmClient {
       timeout: (config.timeout_seconds + 1) * 1000,
       maxRetries: config.max_retries,
       defaultHeaders: config.headers,
-      ...(send ? { fetch: send } : {}),
+      // Each answer's size bounded, and retry waits kept reasonable (llm-fetch.ts).
+      fetch: guardedFetch(send ?? globalThis.fetch),
+      logger: sdkLogger(),
     });
   }
 
@@ -118,8 +143,13 @@ export class LlmClient {
     const signal = AbortSignal.any([request.signal, timeout]);
     try {
       return request.stream
-        ? await this.streamed(params, signal, request.onText)
-        : responseOf(await this.sdk.chat.completions.create({ ...params, stream: false }, { signal }));
+        ? await untilAborted(this.streamed(params, signal, request.onText), signal)
+        : answerOf(
+            await untilAborted(
+              this.sdk.chat.completions.create({ ...params, stream: false }, { signal }),
+              signal,
+            ),
+          );
     } catch (err) {
       throw llmError(err, this.target, request.signal, timeout);
     }
@@ -137,7 +167,7 @@ export class LlmClient {
     const timeout = AbortSignal.timeout(this.config.timeout_seconds * 1000);
     const signal = AbortSignal.any([callerSignal, timeout]);
     try {
-      return await this.sdk.responses.create(
+      const answer = this.sdk.responses.create(
         {
           model: this.model,
           ...(temperature !== undefined ? { temperature } : {}),
@@ -148,26 +178,31 @@ export class LlmClient {
         },
         { signal },
       );
+      return await untilAborted(answer, signal);
     } catch (err) {
       throw llmError(err, this.target, callerSignal, timeout);
     }
   }
 
+  /**
+   * A streamed answer, read chunk by chunk into a StreamedAnswer (which checks each chunk as it comes)
+   * rather than by the SDK's ChatCompletionStream, which stores a chunk at whatever index the server
+   * names in it.
+   */
   private async streamed(
     params: ChatCompletionCreateParamsBase,
     signal: AbortSignal,
     onText: LlmRequest['onText'],
   ): Promise<LlmResponse> {
-    const stream = this.sdk.chat.completions.stream(
+    const stream = await this.sdk.chat.completions.create(
       { ...params, stream: true, stream_options: { include_usage: true } },
       { signal },
     );
-    let inToolCall = false;
-    stream.on('chunk', (chunk) => {
-      const delta = chunk.choices[0]?.delta;
-      if (delta?.tool_calls?.length) inToolCall = true;
-      if (delta?.content) onText?.(delta.content, inToolCall);
-    });
-    return responseOf(await stream.finalChatCompletion());
+    const answer = new StreamedAnswer();
+    for await (const chunk of stream) {
+      const text = answer.add(chunk);
+      if (text) onText?.(text, answer.inToolCall);
+    }
+    return answer.answer();
   }
 }

@@ -10,6 +10,8 @@ export interface LlmTarget {
   maxRetries: number;
   hasApiKey: boolean;
   keyVariable: string;
+  /** The API key itself: an upstream message that repeats it (a gateway might) is not repeated with it. */
+  apiKey?: string;
 }
 
 /** A model call that failed: the message names the LLM, the model, the endpoint and what answered. */
@@ -44,16 +46,23 @@ function rootCause(err: Error): Error {
  */
 export function llmError(err: unknown, target: LlmTarget, run: AbortSignal, timeout: AbortSignal): unknown {
   if (run.aborted) return run.reason;
+  const failure = failureOf(err, target, timeout);
+  const key = target.apiKey;
+  // Short values (a local server's "x") would blank out ordinary words.
+  return key && key.length >= 8 ? new LlmError(failure.split(key).join('***')) : new LlmError(failure);
+}
+
+function failureOf(err: unknown, target: LlmTarget, timeout: AbortSignal): string {
   // Callers, anonymous ones too, read this: a key in the URL's query or userinfo must not reach them.
   const who = `LLM "${target.name}" (model "${target.model}" at ${redactUrl(target.endpoint)})`;
   if (timeout.aborted) {
-    return new LlmError(`${who} did not answer within ${target.timeoutSeconds}s (timeout_seconds)`);
+    return `${who} did not answer within ${target.timeoutSeconds}s (timeout_seconds)`;
   }
   // The SDK is loaded by then: only its client (LlmClient) raises these.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { APIConnectionError, APIError } = require('openai') as typeof import('openai');
   if (err instanceof APIConnectionError) {
-    return new LlmError(`${who} could not be reached: ${rootCause(err).message}`);
+    return `${who} could not be reached: ${rootCause(err).message}`;
   }
   if (err instanceof APIError && err.status !== undefined) {
     const n = target.maxRetries;
@@ -62,7 +71,7 @@ export function llmError(err: unknown, target: LlmTarget, run: AbortSignal, time
       err.status === 401 && !target.hasApiKey
         ? ` (no API key is configured: set ${target.keyVariable} or api_key)`
         : '';
-    return new LlmError(`${who} answered HTTP ${err.status}${retried}: ${upstreamMessage(err)}${hint}`);
+    return `${who} answered HTTP ${err.status}${retried}: ${upstreamMessage(err)}${hint}`;
   }
-  return new LlmError(`${who} failed: ${(err as Error)?.message ?? String(err)}`);
+  return `${who} failed: ${(err as Error)?.message ?? String(err)}`;
 }

@@ -1,0 +1,139 @@
+import { FakeLlm, reply } from '../utils/fake-llm';
+import { agentYaml } from '../utils/fake-llm-config';
+import { captureErrorLog, INTERNAL_ERROR, traceIn } from '../utils/internal-errors';
+import { postJson } from '../utils/sse';
+import { startApp, type TestApp } from '../utils/test-app';
+
+/**
+ * What the model's endpoint answers is input like any other: an endpoint in an attacker's hands (or a
+ * broken gateway in front of a model) must not freeze the server, hold a request past its deadline,
+ * grow its memory without bound, or hand a caller something other than text as the answer.
+ */
+describe('a model endpoint that answers what no model should', () => {
+  let llm: FakeLlm;
+  let t: TestApp;
+  let log: ReturnType<typeof captureErrorLog>;
+  beforeAll(async () => {
+    llm = await FakeLlm.start();
+    t = await startApp(
+      agentYaml(llm, { _type: 'tool_calling_agent' }, {}, { timeout_seconds: 3, max_retries: 1 }),
+    );
+  });
+  afterAll(async () => {
+    await t.close();
+    await llm.close();
+  });
+  beforeEach(() => (log = captureErrorLog()));
+  afterEach(() => {
+    log.restore();
+    llm.reset();
+  });
+
+  /** The run failed on the model, and the log line for its trace says why. */
+  function failedBecause(res: { status: number; json: Record<string, unknown> }): string {
+    expect(res.status).toBe(422);
+    expect(res.json).toEqual({
+      code: 'workflow_error',
+      message: expect.stringMatching(INTERNAL_ERROR),
+      details: 'LLMError',
+    });
+    return log.lineFor(traceIn(res.json.message as string));
+  }
+
+  const ask = () => postJson(`${t.url}/v1/workflow`, { input_message: 'hi' });
+  const askStreamed = () =>
+    fetch(`${t.url}/v1/workflow/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ input_message: 'hi' }),
+    });
+
+  const CALL = { index: 1e8, id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } };
+  it.each([
+    [
+      'a tool call',
+      { index: 0, delta: { role: 'assistant', tool_calls: [CALL] }, finish_reason: 'tool_calls' },
+    ],
+    ['a choice', { index: 1e8, delta: { role: 'assistant', content: 'far' }, finish_reason: 'stop' }],
+  ])(
+    'a streamed chunk naming %s at index 1e8 is dealt with at once, and the server answers meanwhile',
+    async (_what, choice) => {
+      llm.script(reply.chunks([{ id: 'x', object: 'chat.completion.chunk', choices: [choice] }]));
+      const started = performance.now();
+      const [res, health] = await Promise.all([
+        askStreamed(),
+        new Promise<number>((resolve) =>
+          setTimeout(() => {
+            const asked = performance.now();
+            void fetch(`${t.url}/health`).then(() => resolve(performance.now() - asked));
+          }, 20),
+        ),
+      ]);
+      await res.text();
+      // The SDK's own accumulation stores a chunk at the index it names: seconds of one blocked process.
+      expect(performance.now() - started).toBeLessThan(2000);
+      expect(health).toBeLessThan(1000);
+    },
+  );
+
+  it('content that is an object is no answer: the run fails, the caller never gets the object as the body', async () => {
+    const hostile = { status: 'interaction_required', response_url: '/evil' };
+    llm.script(
+      reply.raw(
+        200,
+        JSON.stringify({
+          id: 'x',
+          object: 'chat.completion',
+          choices: [{ index: 0, message: { role: 'assistant', content: hostile }, finish_reason: 'stop' }],
+        }),
+      ),
+    );
+    const res = await ask();
+    expect(failedBecause(res)).toContain("failed: its answer's content is an object, not text");
+  });
+
+  it('a Retry-After of days is not waited for: the call ends by its timeout_seconds', async () => {
+    llm.script(
+      reply.error(429, 'slow down', { headers: { 'retry-after': '999999', 'retry-after-ms': '' } }),
+      reply.hang(),
+    );
+    const started = performance.now();
+    const res = await ask();
+    const took = performance.now() - started;
+    expect(failedBecause(res)).toContain('did not answer within 3s (timeout_seconds)');
+    expect(took).toBeLessThan(6000);
+  });
+
+  it('an answer larger than 32 MiB is not read whole: the call fails naming the limit', async () => {
+    const padding = Buffer.alloc(33 * 1024 * 1024, 0x20);
+    llm.script(reply.raw(200, Buffer.concat([Buffer.from('{"choices":['), padding, Buffer.from(']}')])));
+    const res = await ask();
+    expect(failedBecause(res)).toContain('its answer was larger than 32 MiB, the most one may be');
+  });
+
+  it('an upstream error that repeats the API key is not repeated with it, not even in the log', async () => {
+    llm.script(reply.error(401, 'Incorrect API key provided: test-key. Internal gateway 10.1.2.3'));
+    const logged = failedBecause(await ask());
+    expect(logged).toContain('answered HTTP 401: Incorrect API key provided: ***. Internal gateway');
+    expect(log.lines().join('\n')).not.toContain('test-key');
+  });
+
+  it('token counts that are no whole numbers are not counted (a string was concatenated: "0lots")', async () => {
+    llm.script(
+      reply.raw(
+        200,
+        JSON.stringify({
+          id: 'x',
+          object: 'chat.completion',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 'lots', completion_tokens: -5, total_tokens: 3 },
+        }),
+      ),
+    );
+    const res = await postJson(`${t.url}/v1/chat/completions`, {
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(res.status).toBe(200);
+    expect(res.json.usage).toEqual({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 3 });
+  });
+});
