@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import {
+  ArrayMaxSize,
   ArrayMinSize,
   IsArray,
   IsBoolean,
@@ -7,6 +8,7 @@ import {
   IsIn,
   IsNumber,
   IsString,
+  MaxLength,
   Min,
   ValidateIf,
   ValidateNested,
@@ -62,25 +64,41 @@ export type PromptAnswer =
   | { type: 'checkbox'; selected_options: PromptOption[]; text?: string }
   | { type: 'cancel' };
 
+/**
+ * How large a prompt may be. A prompt is kept with its waiting execution (in memory, and in the shared
+ * store's record) and sent to every client that shows it; a model asks through its tools (ask_question),
+ * so without bounds one reply could park megabytes per execution.
+ */
+export const PROMPT_LIMITS = {
+  text: 65_536,
+  options: 100,
+  id: 256,
+  label: 1_000,
+  description: 4_000,
+  /** The placeholder, the error shown once it is no longer available, and an option's value. */
+  short: 4_000,
+} as const;
+
 export class PromptOptionConfig {
-  @IsDefined() @IsString() id!: string;
-  @IsDefined() @IsString() label!: string;
-  @IsDefined() @IsString() value!: string;
-  @IfPresent() @IsString() description?: string;
+  @IsDefined() @IsString() @MaxLength(PROMPT_LIMITS.id) id!: string;
+  @IsDefined() @IsString() @MaxLength(PROMPT_LIMITS.label) label!: string;
+  @IsDefined() @IsString() @MaxLength(PROMPT_LIMITS.short) value!: string;
+  @IfPresent() @IsString() @MaxLength(PROMPT_LIMITS.description) description?: string;
 }
 
 /** A prompt as a workflow (or the scripted config) defines it; validated before anyone is asked. */
 export class PromptConfig {
   @IsDefined() @IsIn(PROMPT_TYPES as unknown as string[]) input_type!: PromptType;
-  @IsDefined() @IsString() text!: string;
+  @IsDefined() @IsString() @MaxLength(PROMPT_LIMITS.text) text!: string;
   @ValidateIf((_o, v) => v !== undefined && v !== null) @IsNumber() @Min(0.001) timeout?: number | null;
-  @IfPresent() @IsString() error?: string;
-  @IfPresent() @IsString() placeholder?: string;
+  @IfPresent() @IsString() @MaxLength(PROMPT_LIMITS.short) error?: string;
+  @IfPresent() @IsString() @MaxLength(PROMPT_LIMITS.short) placeholder?: string;
   @IfPresent() @IsBoolean() required?: boolean;
   @ValidateIf((o: PromptConfig) => CHOICE_TYPES.includes(o.input_type))
   @IsDefined({ message: 'choice prompts need options' })
   @IsArray()
   @ArrayMinSize(1)
+  @ArrayMaxSize(PROMPT_LIMITS.options)
   @ValidateNested({ each: true })
   @Type(() => PromptOptionConfig)
   options?: PromptOptionConfig[];

@@ -137,3 +137,36 @@ describe('a model endpoint that answers what no model should', () => {
     expect(res.json.usage).toEqual({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 3 });
   });
 });
+
+describe('a model that asks a person something no person could read', () => {
+  let llm: FakeLlm;
+  let t: TestApp;
+  beforeAll(async () => {
+    llm = await FakeLlm.start();
+    const functions = { ask_question: { _type: 'ask_question' } };
+    t = await startApp(
+      agentYaml(llm, { _type: 'tool_calling_agent', tool_names: ['ask_question'] }, functions),
+    );
+  });
+  afterAll(async () => {
+    await t.close();
+    await llm.close();
+  });
+
+  it.each([
+    [
+      '101 options',
+      { question: 'Which?', options: Array.from({ length: 101 }, (_, i) => ({ id: `o${i}`, label: 'x' })) },
+    ],
+    ['a question of 65,537 characters', { question: 'q'.repeat(65_537) }],
+  ])('%s: nobody is asked, and the model reads why', async (_what, args) => {
+    llm.script(reply.tools([{ name: 'ask_question', arguments: args }]), reply.text('I will ask less.'));
+    const res = await postJson(`${t.url}/v1/workflow`, { input_message: 'hi' });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ value: 'I will ask less.' });
+    const told = llm.lastMessage(1);
+    expect(told.role).toBe('tool');
+    expect(told.content).toMatch(/Invalid prompt: .*(options|text)/);
+    llm.reset();
+  });
+});
