@@ -21,6 +21,15 @@ describe("NAT's prompt templates and Python's repr", () => {
     expect(pythonRepr(`both ' and "`)).toBe(`'both \\' and "'`);
   });
 
+  it('writes nested lists and dicts, and a value nested deeper than the call stack', () => {
+    expect(pythonRepr({ a: [1, [true, null], {}], b: { c: 'x' }, d: [] })).toBe(
+      "{'a': [1, [True, None], {}], 'b': {'c': 'x'}, 'd': []}",
+    );
+    const depth = 200_000;
+    const deep = JSON.parse(`${'['.repeat(depth)}${']'.repeat(depth)}`) as unknown;
+    expect(pythonRepr(deep)).toBe(`${'['.repeat(depth)}${']'.repeat(depth)}`);
+  });
+
   it("cuts a reasoning model's <think> part, and only up to the first </think>", () => {
     expect(withoutThinking('<think>a</think>\n\nplan </think> b')).toBe('plan </think> b');
     expect(withoutThinking('no thinking')).toBe('no thinking');

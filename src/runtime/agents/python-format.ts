@@ -43,29 +43,53 @@ export function unknownNames(template: string, known: string[]): string[] {
   return names;
 }
 
-/** A string as Python's `repr` writes it (what NAT's prompts show of a message's `model_dump()`). */
-export function pythonRepr(value: unknown): string {
+/** A piece of a repr already written (a bracket, a separator, a key). */
+class Written {
+  constructor(readonly text: string) {}
+}
+
+function scalarRepr(value: unknown): string {
   if (value === null || value === undefined) return 'None';
   if (value === true) return 'True';
   if (value === false) return 'False';
-  if (typeof value === 'number') return String(value);
-  if (typeof value === 'string') {
-    const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
-    let out = quote;
-    for (const ch of value) {
-      if (ch === '\\') out += '\\\\';
-      else if (ch === quote) out += `\\${quote}`;
-      else if (ch === '\n') out += '\\n';
-      else if (ch === '\r') out += '\\r';
-      else if (ch === '\t') out += '\\t';
-      else out += ch;
-    }
-    return out + quote;
+  if (typeof value !== 'string') return String(value);
+  const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
+  let out = quote;
+  for (const ch of value) {
+    if (ch === '\\') out += '\\\\';
+    else if (ch === quote) out += `\\${quote}`;
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\t') out += '\\t';
+    else out += ch;
   }
-  if (Array.isArray(value)) return `[${value.map(pythonRepr).join(', ')}]`;
-  if (typeof value === 'object')
-    return `{${Object.entries(value)
-      .map(([k, v]) => `${pythonRepr(k)}: ${pythonRepr(v)}`)
-      .join(', ')}}`;
-  return String(value);
+  return out + quote;
+}
+
+/**
+ * A value as Python's `repr` writes it (what NAT's prompts show of a message's `model_dump()`, of a
+ * plan's input, of a tool's output). Walks with a stack of its own, not by recursion: a value nested
+ * deeper than the call stack (a model's or a tool's JSON) is written like any other.
+ */
+export function pythonRepr(value: unknown): string {
+  const out: string[] = [];
+  const todo: unknown[] = [value];
+  while (todo.length) {
+    const item = todo.pop();
+    if (item instanceof Written) out.push(item.text);
+    else if (Array.isArray(item)) {
+      todo.push(new Written(']'));
+      for (let i = item.length - 1; i >= 0; i--) todo.push(item[i], ...(i ? [new Written(', ')] : []));
+      todo.push(new Written('['));
+    } else if (item !== null && typeof item === 'object') {
+      const entries = Object.entries(item);
+      todo.push(new Written('}'));
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, v] = entries[i];
+        todo.push(v, new Written(`${scalarRepr(key)}: `), ...(i ? [new Written(', ')] : []));
+      }
+      todo.push(new Written('{'));
+    } else out.push(scalarRepr(item));
+  }
+  return out.join('');
 }

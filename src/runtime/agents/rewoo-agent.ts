@@ -1,7 +1,6 @@
 import { IsArray, IsBoolean, IsDefined, IsInt, IsString, Min } from 'class-validator';
 import { IfPresent } from '../../core/validation/if-present.decorator';
 import { messageText, type ChatMessage } from '../chat-input';
-import { isChatCompletion, resultText } from '../chat-completion';
 import type { BuiltFunction, FunctionType } from '../function-type';
 import { callModel } from '../llm/llm-call';
 import type { LlmClient } from '../llm/llm-client';
@@ -10,13 +9,10 @@ import type { WorkflowContext } from '../workflow-context';
 import { chatFunction, resolveTools } from './agent-function';
 import { agentResult, conversationOf } from './agent-input';
 import { fillTemplate } from './python-format';
-import {
-  PLANNER_SYSTEM_PROMPT,
-  PLANNER_USER_PROMPT,
-  SOLVER_SYSTEM_PROMPT,
-  SOLVER_USER_PROMPT,
-} from './rewoo-prompts';
-import { parsedInput, parsePlan, planLevels, solverPlan, withEvidence, type PlanStep } from './rewoo-plan';
+import { PLANNER_SYSTEM_PROMPT, PLANNER_USER_PROMPT, SOLVER_SYSTEM_PROMPT } from './rewoo-prompts';
+import { Evidence } from './rewoo-evidence';
+import { parsePlan, planLevels } from './rewoo-plan';
+import { runStep, solverMessages, type PlanRun } from './rewoo-run';
 
 const NO_INPUT = 'No human input received to the agent, Please ask a valid question.';
 
@@ -42,6 +38,13 @@ export class ReWOOAgentConfig {
   /** A tool that still fails after its retries fails the run; false makes the failure its evidence. */
   @IfPresent() @IsBoolean() raise_tool_call_error = true;
   @IfPresent() @IsBoolean() verbose = false;
+  // Beyond NAT, which has no limits here: what a plan may make the agent do and hold.
+  /** Steps a plan may have; a longer plan fails the run. */
+  @IfPresent() @IsInt() @Min(1) max_plan_steps = 50;
+  /** Characters a step's input may have once evidence fills its placeholders; more fails the run. */
+  @IfPresent() @IsInt() @Min(1) max_tool_input_chars = 100_000;
+  /** Characters of the solver's prompt (the plan with every input and evidence); more fails the run. */
+  @IfPresent() @IsInt() @Min(1) max_solver_prompt_chars = 500_000;
 }
 
 const ROLE_NAMES: Record<string, string> = { user: 'human', assistant: 'ai' };
@@ -55,63 +58,8 @@ function trimmed(messages: ChatMessage[], max: number): ChatMessage[] {
   return [...system, ...kept];
 }
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-  });
-
-/** A function's output as evidence: text, or a structured value kept as it is. */
-function evidenceOf(output: unknown): unknown {
-  if (isChatCompletion(output)) return resultText(output);
-  if (output === null || output === undefined || output === '') return '';
-  return typeof output === 'object' ? output : String(output);
-}
-
-/** What a function is given for a planned input: its arguments, or a chat for one that takes a chat. */
-function argumentsFor(fn: BuiltFunction, input: unknown): unknown {
-  if (!fn.parameters) {
-    const text = typeof input === 'string' ? input : JSON.stringify(input);
-    return fn.fromChat({ messages: [{ role: 'user', content: text }] });
-  }
-  if (input !== null && typeof input === 'object' && !Array.isArray(input)) return input;
-  const fields = Object.keys((fn.parameters.properties as object | undefined) ?? {});
-  if (fields.length === 1) return { [fields[0]]: input };
-  throw new Error(
-    `the input must be a JSON object with ${fields.map((f) => `"${f}"`).join(', ') || 'no fields'}`,
-  );
-}
-
-async function runStep(
-  config: ReWOOAgentConfig,
-  tools: Map<string, BuiltFunction>,
-  step: PlanStep,
-  evidence: Map<string, unknown>,
-  ctx: WorkflowContext,
-): Promise<unknown> {
-  const { tool, tool_input } = step.evidence;
-  const fn = tools.get(tool);
-  if (!fn) return `There is no tool named ${tool}. Tool must be one of ${[...tools.keys()].join(', ')}.`;
-  const input = parsedInput(withEvidence(tool_input, evidence));
-  let last: unknown;
-  for (let attempt = 1; attempt <= config.tool_call_max_retries; attempt++) {
-    try {
-      const given = argumentsFor(fn, input);
-      const output = await ctx.step(tool, 'tool', () => fn.run(given, ctx), { input: given });
-      const value = evidenceOf(output);
-      return value === '' ? `The tool ${tool} provided an empty response.` : value;
-    } catch (err) {
-      if (ctx.signal.aborted) throw err;
-      last = err;
-      if (attempt < config.tool_call_max_retries) await sleep(2 ** attempt * 1000, ctx.signal);
-    }
-  }
-  const failure = `Tool call failed after all retry attempts. Last error: ${(last as Error)?.message ?? String(last)}`;
-  if (config.raise_tool_call_error) throw new Error(`Tool call failed: ${failure}`);
-  return failure;
-}
-
 async function rewoo(
+  agent: string,
   config: ReWOOAgentConfig,
   llm: LlmClient,
   tools: Map<string, BuiltFunction>,
@@ -143,20 +91,15 @@ async function rewoo(
       { role: 'user', content: fillTemplate(PLANNER_USER_PROMPT, values) },
     ],
   });
-  const { byPlaceholder, levels } = planLevels(parsePlan(planned.content));
-  const evidence = new Map<string, unknown>();
+  const steps = parsePlan(planned.content, agent, config.max_plan_steps);
+  const { byPlaceholder, levels } = planLevels(steps);
+  const run: PlanRun = { agent, config, tools, evidence: new Evidence(), inputs: new Map(), ctx };
   for (const level of levels) {
-    const found = await Promise.all(
-      level.map((p) => runStep(config, tools, byPlaceholder.get(p)!, evidence, ctx)),
-    );
-    level.forEach((p, i) => evidence.set(p, found[i]));
+    const found = await Promise.all(level.map((p) => runStep(run, byPlaceholder.get(p)!)));
+    level.forEach((p, i) => run.evidence.set(p, found[i]));
   }
-  const solved = { plan: solverPlan(byPlaceholder, evidence), task };
   const answer = await callModel(ctx, llm, {
-    messages: [
-      { role: 'system', content: fillTemplate(solverPrompt(config), solved) },
-      { role: 'user', content: fillTemplate(SOLVER_USER_PROMPT, solved) },
-    ],
+    messages: solverMessages(run, solverPrompt(config), byPlaceholder, task),
     onText: (delta) => ctx.emit(delta),
   });
   return answer.content;
@@ -211,7 +154,12 @@ export const rewooAgent: FunctionType<ReWOOAgentConfig> = {
       tools: async (asker) =>
         [...(await toolsOf(asker))].map(([name, fn]) => ({ name, description: fn.description })),
       run: async (input, ctx) =>
-        agentResult(await rewoo(config, llm, await toolsOf(ctx), input, ctx), input, ctx, llm.model),
+        agentResult(
+          await rewoo(context.name, config, llm, await toolsOf(ctx), input, ctx),
+          input,
+          ctx,
+          llm.model,
+        ),
     });
   },
 };

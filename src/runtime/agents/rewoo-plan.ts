@@ -1,3 +1,4 @@
+import { quoted } from './model-text';
 import { pythonRepr } from './python-format';
 
 /** One step of a ReWOO plan: what it is for, and the tool call whose output is its evidence. */
@@ -6,11 +7,40 @@ export interface PlanStep {
   evidence: { placeholder: string; tool: string; tool_input: unknown };
 }
 
-const PLACEHOLDER = /#E\d+/g;
+export const PLACEHOLDER = /#E\d+/g;
 
-/** The planner's answer as steps; anything but a JSON array of steps is refused, quoting it. */
-export function parsePlan(text: string): PlanStep[] {
-  const invalid = () => new Error(`The output of planner is invalid JSON format: ${text}`);
+/** Lists and objects a tool input may nest (the tools, the steps' JSON and Python's repr are walked). */
+export const MAX_INPUT_DEPTH = 64;
+
+/** A run passed one of the ReWOO agent's limits. */
+export class ReWOOLimitExceeded extends Error {
+  /** Names the agent's settings and counts, and quotes the model only in part (see isExposed). */
+  readonly expose = true;
+
+  constructor(agent: string, problem: string) {
+    super(`ReWOO agent "${agent}": ${problem}`);
+    this.name = 'ReWOOLimitExceeded';
+  }
+}
+
+/** Whether a value nests lists or objects more than `max` deep (walked without recursion). */
+export function nestsDeeper(value: unknown, max = MAX_INPUT_DEPTH): boolean {
+  const todo: [unknown, number][] = [[value, 0]];
+  while (todo.length) {
+    const [item, depth] = todo.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(item)) todo.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/**
+ * The planner's answer as steps; anything but a JSON array of steps is refused, quoting its start, and
+ * so is a plan of more than `maxSteps` steps or with an input nested more than MAX_INPUT_DEPTH deep.
+ */
+export function parsePlan(text: string, agent: string, maxSteps: number): PlanStep[] {
+  const invalid = () => new Error(`The output of planner is invalid JSON format: ${quoted(text, 1000)}`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -18,6 +48,11 @@ export function parsePlan(text: string): PlanStep[] {
     throw invalid();
   }
   if (!Array.isArray(parsed)) throw invalid();
+  if (parsed.length > maxSteps)
+    throw new ReWOOLimitExceeded(
+      agent,
+      `the plan has ${parsed.length} steps, over max_plan_steps (${maxSteps})`,
+    );
   for (const step of parsed as Record<string, unknown>[]) {
     const evidence = step?.evidence as Record<string, unknown> | undefined;
     if (
@@ -27,6 +62,11 @@ export function parsePlan(text: string): PlanStep[] {
       !('tool_input' in evidence)
     )
       throw invalid();
+    if (nestsDeeper(evidence.tool_input))
+      throw new ReWOOLimitExceeded(
+        agent,
+        `the input of step ${quoted(evidence.placeholder)} nests lists and objects more than ${MAX_INPUT_DEPTH} deep`,
+      );
   }
   return parsed as PlanStep[];
 }
@@ -59,19 +99,6 @@ export function textOf(value: unknown): string {
   return typeof value === 'string' ? value : pythonRepr(value);
 }
 
-/**
- * A planned tool input with the evidence so far in place of its placeholders: a string that is exactly
- * one placeholder becomes that evidence as it is (a list stays a list), one inside text its text.
- */
-export function withEvidence(input: unknown, evidence: Map<string, unknown>): unknown {
-  if (Array.isArray(input)) return input.map((v) => withEvidence(v, evidence));
-  if (input !== null && typeof input === 'object')
-    return Object.fromEntries(Object.entries(input).map(([k, v]) => [k, withEvidence(v, evidence)]));
-  if (typeof input !== 'string') return input;
-  if (evidence.has(input)) return structuredClone(evidence.get(input));
-  return input.replace(PLACEHOLDER, (p) => (evidence.has(p) ? textOf(evidence.get(p)) : p));
-}
-
 /** NAT's reading of a planned tool input given as text: JSON (single quotes tolerated), else the text. */
 export function parsedInput(input: unknown): unknown {
   if (typeof input !== 'string') return input;
@@ -84,16 +111,4 @@ export function parsedInput(input: unknown): unknown {
     }
   }
   return trimmed;
-}
-
-/** The plan with each step's input and result, as NAT's solver reads it. */
-export function solverPlan(byPlaceholder: Map<string, PlanStep>, evidence: Map<string, unknown>): string {
-  let plan = '';
-  for (const [placeholder, step] of byPlaceholder) {
-    const input = textOf(withEvidence(step.evidence.tool_input, evidence));
-    const result = evidence.has(placeholder) ? textOf(evidence.get(placeholder)) : '';
-    // NAT's layout, its unclosed bracket included: solver prompts are written against it.
-    plan += `Plan: ${step.plan}\n${placeholder} = ${step.evidence.tool}[${input}\nResult: ${result}\n\n`;
-  }
-  return plan;
 }
