@@ -1,6 +1,7 @@
 import { stringify } from 'yaml';
 import { FakeLlm, reply } from '../utils/fake-llm';
 import { appPerTestWithFakeLlm } from '../utils/fake-llm-config';
+import { INTERNAL_ERROR } from '../utils/internal-errors';
 import { postJson } from '../utils/sse';
 import { configFrom, type TestApp } from '../utils/test-app';
 
@@ -70,7 +71,7 @@ describe('responses_api_agent (NAT)', () => {
     });
   });
 
-  it("answers a failure with NAT's words, or with the failure itself when verbose", async () => {
+  it("answers a failure with NAT's words, or with the failure when verbose (an internal one by its trace)", async () => {
     t = await apps.start(yaml());
     llm.script(reply.error(400, 'model refused'));
     const quiet = await postJson(`${t.url}/v1/workflow`, { input_message: 'go' });
@@ -79,7 +80,7 @@ describe('responses_api_agent (NAT)', () => {
     t = await apps.start(yaml({ verbose: true }));
     llm.script(reply.error(400, 'model refused'));
     const verbose = await postJson(`${t.url}/v1/workflow`, { input_message: 'go' });
-    expect((verbose.json as { value: string }).value).toContain('model refused');
+    expect((verbose.json as { value: string }).value).toMatch(INTERNAL_ERROR);
   });
 
   it('stops after max_iterations rounds of tool calls', async () => {

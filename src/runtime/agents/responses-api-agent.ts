@@ -17,7 +17,6 @@ import type {
   ResponseFunctionToolCall,
   Tool,
 } from 'openai/resources/responses/responses';
-import { redactUrlsIn } from '../../core/outbound/redact-url';
 import { IfPresent } from '../../core/validation/if-present.decorator';
 import { lastUserText } from '../chat-input';
 import type { FunctionType } from '../function-type';
@@ -25,6 +24,7 @@ import { addUsage } from '../llm/llm-call';
 import type { LlmClient } from '../llm/llm-client';
 import { FUNCTION_BASE_FIELDS } from '../nat-fields';
 import type { WorkflowContext } from '../workflow-context';
+import { failureAnswer } from './agent-failure';
 import { chatFunction, resolveTools } from './agent-function';
 import { agentResult, conversationOf } from './agent-input';
 import { AgentTools } from './agent-tools';
@@ -190,10 +190,8 @@ export const responsesApiAgent: FunctionType<ResponsesApiAgentConfig> = {
           );
         } catch (err) {
           if (ctx.signal.aborted) throw err;
-          // NAT answers with the failure instead of raising it; a URL with a key in it is never shown.
-          answer = config.verbose
-            ? redactUrlsIn((err as Error).message ?? String(err))
-            : 'I seem to be having a problem.';
+          // NAT answers with the failure instead of raising it.
+          answer = config.verbose ? failureAnswer(err, context.name, ctx) : 'I seem to be having a problem.';
         }
         return agentResult(answer, input, ctx, llm.model);
       },

@@ -1,5 +1,4 @@
 import { IsArray, IsBoolean, IsDefined, IsInt, IsString, Min } from 'class-validator';
-import { redactUrlsIn } from '../../core/outbound/redact-url';
 import { IfPresent } from '../../core/validation/if-present.decorator';
 import { lastUserText } from '../chat-input';
 import type { BuiltFunction, FunctionType } from '../function-type';
@@ -7,6 +6,7 @@ import { callModel } from '../llm/llm-call';
 import { AGENT_FIELDS } from '../nat-fields';
 import { answerText } from '../output-text';
 import type { WorkflowContext } from '../workflow-context';
+import { failureAnswer } from './agent-failure';
 import { conversationOf } from './agent-input';
 import { chatFunction } from './agent-function';
 import { fillTemplate, unknownNames } from './python-format';
@@ -51,6 +51,16 @@ export class RouterAgentConfig {
   @IfPresent() @IsBoolean() verbose = false;
 }
 
+/** The model named no branch, `max_router_retries` times (NAT's message). */
+class RouterNoBranch extends Error {
+  /** Says only that the agent's own retries ran out (see isExposed). */
+  readonly expose = true;
+
+  constructor() {
+    super('Router Agent failed to choose a branch');
+  }
+}
+
 /** The conversation before the request, one `role: content` line per message. */
 function historyOf(input: unknown): string {
   return conversationOf(input)
@@ -88,7 +98,7 @@ async function route(
     const given = inputFor(fn, request);
     return answerText(await ctx.step(name, 'tool', () => fn.run(given, ctx), { input: given }));
   }
-  throw new Error('Router Agent failed to choose a branch');
+  throw new RouterNoBranch();
 }
 
 export const routerAgent: FunctionType<RouterAgentConfig> = {
@@ -133,8 +143,8 @@ export const routerAgent: FunctionType<RouterAgentConfig> = {
           return await route(config, branches, llm, input, ctx);
         } catch (err) {
           if (ctx.signal.aborted) throw err;
-          // NAT answers with the failure instead of raising it; a URL with a key in it is never shown.
-          const message = redactUrlsIn((err as Error).message ?? String(err));
+          // NAT answers with the failure instead of raising it.
+          const message = failureAnswer(err, context.name, ctx);
           return config.verbose ? message : `Router agent failed with exception: ${message}`;
         }
       },
