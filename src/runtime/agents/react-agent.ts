@@ -4,6 +4,7 @@ import type { ModelMessage } from '../llm/llm-client';
 import { callModel } from '../llm/llm-call';
 import { AgentConfig } from './agent.config';
 import { AgentIterationLimit, agentType, systemPrompt, type AgentRun } from './agent-function';
+import { quoted } from './model-text';
 import {
   FinalAnswerStream,
   parseReAct,
@@ -64,7 +65,9 @@ async function reactLoop(run: AgentRun<ReActAgentConfig>): Promise<string> {
       continue;
     }
     misread = 0;
-    const observation = await tools.call({ name: step.tool, arguments: step.input, loose: true }, ctx);
+    // A name the model made up is told back to it ("no tool named …") only in part, however long.
+    const name = tools.names().includes(step.tool) ? step.tool : quoted(step.tool);
+    const observation = await tools.call({ name, arguments: step.input, loose: true }, ctx);
     messages.push({ role: 'user', content: `Observation: ${observation}` });
   }
   throw new AgentIterationLimit(run);

@@ -4,6 +4,7 @@ import { AgentConfig } from './agent.config';
 import { AgentIterationLimit, agentType, systemPrompt, type AgentRun } from './agent-function';
 import { modelMessage } from './agent-input';
 import { ClientTools } from './client-tools';
+import { quoted } from './model-text';
 
 export class ToolCallingAgentConfig extends AgentConfig {}
 
@@ -22,6 +23,7 @@ async function toolCallingLoop(run: AgentRun<ToolCallingAgentConfig>): Promise<s
   // A face's client tools (OpenAI Responses' `tools`): the model may call them; the client runs them.
   const client = ClientTools.of(ctx, tools.names());
   const specs = [...tools.specs(), ...client.specs()];
+  const offered = new Set(specs.flatMap((s) => (s.type === 'function' ? [s.function.name] : [])));
   for (let n = 0; n < config.max_iterations; n++) {
     const response = await callModel(ctx, llm, {
       messages,
@@ -32,7 +34,11 @@ async function toolCallingLoop(run: AgentRun<ToolCallingAgentConfig>): Promise<s
     });
     if (!response.toolCalls.length) return response.content;
     messages.push({ role: 'assistant', content: response.content || null, tool_calls: response.toolCalls });
-    const calls = response.toolCalls.map((c) => ({ name: c.function.name, arguments: c.function.arguments }));
+    const calls = response.toolCalls.map((c) => ({
+      // A name the model made up is told back to it ("no tool named …") only in part, however long.
+      name: offered.has(c.function.name) ? c.function.name : quoted(c.function.name),
+      arguments: c.function.arguments,
+    }));
     const answers = await client.callAll(calls, ctx, (own) => tools.callAll(own, ctx));
     response.toolCalls.forEach((c, i) =>
       messages.push({ role: 'tool', tool_call_id: c.id, content: answers[i] }),
