@@ -31,6 +31,7 @@ const LAZY_OR_NATIVE = [
   'openai',
   'ajv',
   'ajv-formats',
+  're2js',
   'mathjs',
   'pino-pretty',
   '@opentelemetry/sdk-node',

@@ -5,6 +5,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { testMcpServer } = require('./mcp-tools.js') as typeof import('./mcp-tools.js');
 
+type McpServer = ReturnType<typeof testMcpServer>;
+
 /** The stdio server's script, for a config's `server.command: node` and `args`. */
 export const STDIO_MCP_SERVER = resolve(__dirname, 'mcp-stdio-server.js');
 
@@ -22,14 +24,21 @@ export class HttpMcpServer {
   /** The headers of every request received. */
   readonly headers: IncomingMessage['headers'][] = [];
 
-  /** `admit`: a protected server: a request it answers false to gets 401 and is not handled. */
+  /**
+   * `admit`: a protected server: a request it answers false to gets 401 and is not handled. `tools`:
+   * the SDK server that answers (the suite's tools by default).
+   */
   private constructor(
     private port: number,
     private readonly admit?: (req: IncomingMessage) => Promise<boolean>,
+    private readonly tools: () => McpServer = () => testMcpServer('http'),
   ) {}
 
-  static async start(admit?: (req: IncomingMessage) => Promise<boolean>): Promise<HttpMcpServer> {
-    const s = new HttpMcpServer(0, admit);
+  static async start(
+    admit?: (req: IncomingMessage) => Promise<boolean>,
+    tools?: () => McpServer,
+  ): Promise<HttpMcpServer> {
+    const s = new HttpMcpServer(0, admit, tools);
     await s.start();
     return s;
   }
@@ -69,7 +78,7 @@ export class HttpMcpServer {
     };
     if (body.method) this.methods.push(body.method);
     if (body.method === 'tools/call' && body.params) this.calls.push(body.params);
-    const server = testMcpServer('http');
+    const server = this.tools();
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

@@ -34,4 +34,24 @@ function testMcpServer(name) {
   return server;
 }
 
-module.exports = { testMcpServer };
+/**
+ * A server whose tools' input schemas carry regular-expression patterns (as zod's `regex` lists them):
+ * `nested` one that backtracks catastrophically in JavaScript, `backref` one RE2 cannot compile.
+ */
+function patternMcpServer() {
+  const server = new McpServer({ name: 'test-patterns', version: '1.0.0' });
+  const echo = ({ word }) => ({ content: [{ type: 'text', text: `got ${word}` }] });
+  server.registerTool(
+    'nested',
+    { description: 'Takes a run of a', inputSchema: { word: z.string().regex(/^(a+)+$/) } },
+    echo,
+  );
+  server.registerTool(
+    'backref',
+    { description: 'Takes a doubled letter', inputSchema: { word: z.string().regex(/^(a)\1$/) } },
+    echo,
+  );
+  return server;
+}
+
+module.exports = { testMcpServer, patternMcpServer };

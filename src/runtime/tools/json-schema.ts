@@ -1,4 +1,5 @@
-import type { default as Ajv, ErrorObject, ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { schemaCompiler } from './schema-compiler';
 
 /** A JSON Schema (the `parameters` of an OpenAI function tool). */
 export type JsonSchema = Record<string, unknown>;
@@ -14,26 +15,12 @@ export class ToolInputError extends Error {
   }
 }
 
-let ajv: Ajv | undefined;
-
-/** Ajv, made at the first schema compiled: a config without tools never loads it. */
-function compiler(): Ajv {
-  if (ajv) return ajv;
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  const { default: AjvClass } = require('ajv') as typeof import('ajv');
-  const { default: addFormats } = require('ajv-formats') as typeof import('ajv-formats');
-  /* eslint-enable @typescript-eslint/no-require-imports */
-  ajv = new AjvClass({ allErrors: true, strict: false });
-  // Without it `format` is ignored, and a tool declared to take an email or a date would take anything.
-  addFormats(ajv);
-  return ajv;
-}
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
 
 function validatorFor(schema: JsonSchema): ValidateFunction {
   let validate = compiled.get(schema);
   if (!validate) {
-    validate = compiler().compile(schema);
+    validate = schemaCompiler().compile(schema);
     compiled.set(schema, validate);
   }
   return validate;
