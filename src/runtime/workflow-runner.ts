@@ -169,8 +169,8 @@ class Context implements WorkflowContext {
       return result;
     } catch (err) {
       // Steps are streamed to the caller: an internal error's detail is for the log (the ending logs it).
-      const name = err instanceof Error ? err.name : 'Error';
-      const output = isExposed(err) ? `${name}: ${(err as Error).message}` : `${name}: internal error`;
+      const type = err instanceof Error ? err.name : 'Error';
+      const output = isExposed(err) ? `${type}: ${(err as Error).message}` : `${type}: internal error`;
       this.publishStep(endType(kind), name, frame, started, { input: options.input, output }, options);
       throw err;
     }

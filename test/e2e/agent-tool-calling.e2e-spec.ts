@@ -2,7 +2,7 @@ import { builtinRegistry } from '../../src/runtime/builtin-functions';
 import { defineTool } from '../../src/runtime/tools/define-tool';
 import { FakeLlm, reply } from '../utils/fake-llm';
 import { agentYaml, CALCULATOR, appWithFakeLlm } from '../utils/fake-llm-config';
-import { postJson, postStream } from '../utils/sse';
+import { linesWith, postJson, postStream } from '../utils/sse';
 import { startApp, type TestApp } from '../utils/test-app';
 
 const AGENT = { _type: 'tool_calling_agent', tool_names: ['calculator'] };
@@ -130,12 +130,16 @@ describe('tool_calling_agent', () => {
     expect(search.content).toBe('Error: there is no tool named "web_search". Available tools: calculator.');
   });
 
-  it('the model gets the arguments problem when they do not fit the schema', async () => {
+  it("the model gets the arguments problem when they do not fit the schema; the failed step keeps the tool's name", async () => {
     llm.script(reply.tools([{ name: 'calculator', arguments: { expr: '1' } }]), reply.text('Oops.'));
-    await postJson(`${t.url}/v1/workflow`, { input_message: 'x' });
-    expect(llm.lastMessage(1).content).toBe(
-      `Error: Invalid arguments: arguments must have required property 'expression'; arguments must NOT have additional properties ("expr")`,
+    const res = await postStream(`${t.url}/v1/workflow/stream`, { input_message: 'x' });
+    const problem = `Invalid arguments: arguments must have required property 'expression'; arguments must NOT have additional properties ("expr")`;
+    expect(llm.lastMessage(1).content).toBe(`Error: ${problem}`);
+    const steps = (linesWith(res, 'intermediate_data') as { name: string; payload: string }[]).filter((s) =>
+      s.name.startsWith('Tool'),
     );
+    expect(steps.map((s) => s.name)).toEqual(['Tool: calculator', 'Tool: calculator']);
+    expect(steps[1].payload).toContain(`ToolInputError: ${problem}`);
   });
 
   it('continues a chat: history with tool calls and tool results reaches the model; a chat completion back', async () => {
