@@ -18,6 +18,7 @@ import { resolveFileReferences } from './file-references';
 import { applyNatFields, takeNatSections } from './nat-compat';
 import { buildGroup } from './function-groups';
 import { checkAuthProvider, referenceProblems } from './component-references';
+import { toolNameClashes } from './tool-name-clashes';
 import { callerNamedProblems, type ParseOptions } from './caller-named-config';
 import { takeNatFields } from '../runtime/nat-fields';
 
@@ -253,6 +254,7 @@ export function parseConfig(
     const built = build(['functions', name], name, component);
     if (built) functions.set(name, built.fn);
   }
+  found.push(...toolNameClashes(entriesOf));
   const jwt = top.ok ? top.value.general.auth.jwt : undefined;
   if (
     jwt &&

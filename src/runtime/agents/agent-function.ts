@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { lastUserText, type ChatMessage, type ChatRequest } from '../chat-input';
 import { resultText } from '../chat-completion';
 import {
@@ -16,6 +17,8 @@ import type { WorkflowContext } from '../workflow-context';
 import type { AgentConfig } from './agent.config';
 import { agentResult, ChatInput, conversationOf } from './agent-input';
 import { AgentTools } from './agent-tools';
+
+const logger = new Logger('AgentTools');
 
 /** What an agent's loop works with during one run. */
 export interface AgentRun<C extends AgentConfig> {
@@ -161,18 +164,33 @@ export function agentType<C extends AgentConfig>(spec: AgentSpec<C>): FunctionTy
 
 /**
  * An agent's `tool_names` as functions: a function of `functions:`, a whole function group (each of its
- * tools as `<group>__<tool>`), or one tool of a group. A group connects first (once, shared).
+ * tools as `<group>__<tool>`), or one tool of a group. A group connects first (once, shared). A name is
+ * one tool: a group's tool named like a function the agent lists, or like a tool an earlier group gave,
+ * is left out with a warning naming both (the operator's function wins, whatever the order of the list).
  */
 export async function resolveTools(
   names: string[],
   context: BuildContext,
   asker?: WorkflowContext,
 ): Promise<[string, BuiltFunction][]> {
-  const tools: [string, BuiltFunction][] = [];
+  const functions = new Set(names.filter((name) => context.fn(name)));
+  const tools = new Map<string, { fn: BuiltFunction; group?: string }>();
+  const offer = (name: string, fn: BuiltFunction, group?: string) => {
+    const taken = group && functions.has(name) ? { fn: context.fn(name) } : tools.get(name);
+    // The same tool listed twice (a group and one of its tools) is one tool.
+    if (!taken || taken.fn === fn || (group && taken.group === group)) {
+      if (!taken) tools.set(name, { fn, group });
+      return;
+    }
+    const holder = taken.group ? `function group "${taken.group}"'s tool` : `functions.${name}`;
+    const agent = context.name === 'workflow' ? 'workflow' : `functions.${context.name}`;
+    logger.warn(
+      `${agent}.tool_names: function group "${group}"'s tool "${name}" is left out: ${holder} has that name`,
+    );
+  };
   for (const name of names) {
-    const fn = context.fn(name);
-    if (fn) {
-      tools.push([name, fn]);
+    if (functions.has(name)) {
+      offer(name, context.fn(name));
       continue;
     }
     const groupName = name.includes(GROUP_SEPARATOR) ? name.slice(0, name.indexOf(GROUP_SEPARATOR)) : name;
@@ -180,7 +198,7 @@ export async function resolveTools(
     if (!group) throw new Error(`tool_names: no function or function group "${name}"`);
     await group.connect(asker);
     if (groupName === name) {
-      tools.push(...group.functions());
+      for (const [full, fn] of group.functions()) offer(full, fn, groupName);
       continue;
     }
     const one = group.functions().get(name);
@@ -190,9 +208,9 @@ export async function resolveTools(
         `tool_names: function group "${groupName}" has no tool "${name}" (its tools: ${offered})`,
       );
     }
-    tools.push([name, one]);
+    offer(name, one, groupName);
   }
-  return tools;
+  return [...tools].map(([name, { fn }]) => [name, fn]);
 }
 
 /** The run stopped for want of a final answer within `max_iterations` calls to the model. */
