@@ -1,7 +1,7 @@
 import { stringify } from 'yaml';
 import { FakeLlm, reply } from '../utils/fake-llm';
 import { appPerTestWithFakeLlm } from '../utils/fake-llm-config';
-import { INTERNAL_ERROR } from '../utils/internal-errors';
+import { captureErrorLog, INTERNAL_ERROR, traceIn } from '../utils/internal-errors';
 import { postJson } from '../utils/sse';
 import { configFrom, type TestApp } from '../utils/test-app';
 
@@ -82,6 +82,41 @@ describe('responses_api_agent (NAT)', () => {
     const verbose = await postJson(`${t.url}/v1/workflow`, { input_message: 'go' });
     expect((verbose.json as { value: string }).value).toMatch(INTERNAL_ERROR);
   });
+
+  it.each([
+    [
+      'output that is no list (it was "output is not iterable")',
+      { output: 'nope' },
+      "its answer's output is a string, not a list",
+    ],
+    [
+      'text that is an object (it was passed on as the answer)',
+      {
+        output: [
+          { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: { evil: 1 } }] },
+        ],
+      },
+      'its output item 0 has text that is an object, not text',
+    ],
+  ])(
+    'an answer with %s fails the call; verbose shows it by its trace, the log says why',
+    async (_what, body, why) => {
+      const log = captureErrorLog();
+      try {
+        t = await apps.start(yaml({ verbose: true }));
+        llm.script(
+          reply.raw(200, JSON.stringify({ id: 'resp_x', object: 'response', status: 'completed', ...body })),
+        );
+        const res = await postJson(`${t.url}/v1/workflow`, { input_message: 'go' });
+        const { value } = res.json as { value: string };
+        expect(value).toMatch(INTERNAL_ERROR);
+        expect(res.text).not.toContain('evil');
+        expect(log.lineFor(traceIn(value))).toContain(why);
+      } finally {
+        log.restore();
+      }
+    },
+  );
 
   it('stops after max_iterations rounds of tool calls', async () => {
     t = await apps.start(yaml({ max_iterations: 1 }));

@@ -128,4 +128,10 @@ describe('StreamedAnswer: a streamed answer put together chunk by chunk', () => 
     for (const c of [{}, { choices: 'x' }, { choices: [null] }, chunk(null)]) expect(answer.add(c)).toBe('');
     expect(answer.answer()).toEqual({ content: '', toolCalls: [], usage: null });
   });
+
+  it('refuses a stream that never carried the first choice (it was a silently empty answer)', () => {
+    const answer = new StreamedAnswer();
+    for (const c of [{ choices: [] }, {}, chunk({ content: 'other' }, 1)]) answer.add(c);
+    expect(() => answer.answer()).toThrow('its streamed answer held no choice');
+  });
 });

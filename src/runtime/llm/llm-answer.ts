@@ -108,6 +108,8 @@ export class StreamedAnswer {
   private readonly text: string[] = [];
   private readonly calls = new Map<number, ToolCallParts>();
   private usage: unknown;
+  /** Whether a chunk carried the first choice (a stream that never does holds no answer). */
+  private chosen = false;
   /** Whether the model has begun calling tools. */
   inToolCall = false;
 
@@ -118,6 +120,7 @@ export class StreamedAnswer {
     const choice = Array.isArray(chunk.choices)
       ? chunk.choices.find((c) => isObject(c) && (c.index === 0 || c.index === undefined))
       : undefined;
+    if (choice !== undefined) this.chosen = true;
     const delta = isObject(choice) ? choice.delta : undefined;
     if (!isObject(delta)) return '';
     if (delta.tool_calls !== undefined && delta.tool_calls !== null) this.addToolCalls(delta.tool_calls);
@@ -157,6 +160,7 @@ export class StreamedAnswer {
 
   /** The whole answer, checked as a whole one is (answerOf). */
   answer(): LlmResponse {
+    if (!this.chosen) throw new Error('its streamed answer held no choice');
     const calls = [...this.calls.entries()]
       .sort(([a], [b]) => a - b)
       .map(([, c]) => ({ id: c.id, type: c.type, function: { name: c.name, arguments: c.args.join('') } }));

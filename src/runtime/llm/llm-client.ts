@@ -13,6 +13,7 @@ import { LLM_DEFAULTS, type LlmConfig } from './llm.config';
 import { answerOf, StreamedAnswer } from './llm-answer';
 import { llmError, type LlmTarget } from './llm-error';
 import { guardedFetch } from './llm-fetch';
+import { checkedResponse } from './responses-answer';
 
 export type ModelMessage = ChatCompletionMessageParam;
 export type ModelTool = ChatCompletionTool;
@@ -178,7 +179,7 @@ export class LlmClient {
         },
         { signal },
       );
-      return await untilAborted(answer, signal);
+      return checkedResponse(await untilAborted(answer, signal));
     } catch (err) {
       throw llmError(err, this.target, callerSignal, timeout);
     }
