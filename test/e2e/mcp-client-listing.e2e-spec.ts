@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { FakeLlm, reply } from '../utils/fake-llm';
 import { agentYaml } from '../utils/fake-llm-config';
 import { HOSTILE_TOOLS, HostileMcpServer, TOO_DEEP, type Listing } from '../utils/mcp-hostile-server';
@@ -9,7 +10,7 @@ import { startApp, type TestApp } from '../utils/test-app';
 
 const obj = (properties: Record<string, unknown> = {}) => ({ type: 'object', properties });
 
-function yaml(llm: FakeLlm, mcp: HostileMcpServer): string {
+function yaml(llm: FakeLlm, mcp: HostileMcpServer, group: Record<string, unknown> = {}): string {
   return agentYaml(
     llm,
     { _type: 'tool_calling_agent', tool_names: ['h'] },
@@ -23,6 +24,7 @@ function yaml(llm: FakeLlm, mcp: HostileMcpServer): string {
           tool_call_timeout: 5,
           reconnect_initial_backoff: 0.01,
           reconnect_max_backoff: 0.02,
+          ...group,
         },
       },
       general: { outbound: { allow_hosts: ['127.0.0.1'] } },
@@ -43,9 +45,12 @@ describe('mcp_client tool listings', () => {
   });
   afterAll(() => llm.close());
 
-  async function start(listing?: Listing): Promise<{ t: TestApp; mcp: HostileMcpServer }> {
+  async function start(
+    listing?: Listing,
+    group?: Record<string, unknown>,
+  ): Promise<{ t: TestApp; mcp: HostileMcpServer }> {
     const mcp = await HostileMcpServer.start(listing);
-    const t = await startApp(yaml(llm, mcp)).catch(async (err: unknown) => {
+    const t = await startApp(yaml(llm, mcp, group)).catch(async (err: unknown) => {
       await mcp.stop();
       throw err;
     });
@@ -138,5 +143,40 @@ describe('mcp_client tool listings', () => {
     );
     expect(answers[2]).toBe('default');
     expect(answers[3]).toBe('done #1');
+  });
+
+  it('a name listed twice, or listed and also an alias, goes to one tool: the alias first, then the first listed', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    try {
+      const { t, mcp } = await start(
+        () => [
+          { name: 'dup', description: 'first', inputSchema: obj() },
+          { name: 'dup', description: 'second', inputSchema: obj() },
+          { name: 'slow', inputSchema: obj({ ms: { type: 'number' } }) },
+          { name: 'rpcerror', inputSchema: obj() },
+        ],
+        { tool_overrides: { rpcerror: { alias: 'slow' } } },
+      );
+      llm.script(reply.tools([{ name: 'h__slow', arguments: {}, id: 'c1' }]), reply.text('ok'));
+      await postJson(`${t.url}/v1/workflow`, { input_message: 'go' });
+      const offered = llm.requests[0].body.tools!.map((x) => [x.function.name, x.function.description]);
+      expect(offered).toEqual([
+        ['h__dup', 'first'],
+        ['h__slow', 'MCP Tool rpcerror'],
+      ]);
+      // The alias's tool answered, whatever the server lists first.
+      expect(mcp.calls.get('rpcerror')).toBe(1);
+      expect(mcp.calls.get('slow')).toBeUndefined();
+      expect(warn.mock.calls.map((args) => String(args[0]))).toEqual(
+        expect.arrayContaining([
+          expect.stringContaining('tool dup is left out: "dup" is already the name of another tool it lists'),
+          expect.stringContaining(
+            `tool slow is left out: "slow" is already the name of tool rpcerror's alias`,
+          ),
+        ]),
+      );
+    } finally {
+      warn.mockRestore();
+    }
   });
 });

@@ -14,7 +14,7 @@ import type { WorkflowContext } from '../workflow-context';
 import type { HeaderAuthConfig } from './mcp-auth.config';
 import { authorizedFetch, headerAuth } from './header-auth';
 import { McpConnection, type CallResult, type FetchAuth } from './mcp-connection';
-import { bounded, MCP_LIMITS, McpToolError, resultText, toolSchema } from './mcp-tool-shapes';
+import { bounded, claimedNames, MCP_LIMITS, McpToolError, resultText, toolSchema } from './mcp-tool-shapes';
 
 /** How long `GET /mcp/client/tool/list` reuses a server's listing. */
 const LISTING_TTL_MS = 5000;
@@ -223,11 +223,16 @@ class McpGroup implements McpClientGroup {
         `${this.connection.serverName}: exclude names tools it does not have: ${missing.join(', ')}`,
       );
     const tools = new Map<string, BuiltFunction>();
-    for (const tool of listed) {
-      const short = overrides[tool.name]?.alias ?? tool.name;
-      if (this.config.exclude.includes(tool.name)) continue;
-      if (this.config.include.length && !this.config.include.includes(tool.name)) continue;
-      if (!/^[A-Za-z0-9_-]{1,64}$/.test(short)) continue;
+    const offered = listed.filter(
+      (tool) =>
+        !this.config.exclude.includes(tool.name) &&
+        (!this.config.include.length || this.config.include.includes(tool.name)) &&
+        /^[A-Za-z0-9_-]{1,64}$/.test(overrides[tool.name]?.alias ?? tool.name),
+    );
+    const { names, leftOut } = claimedNames(offered, overrides);
+    for (const why of leftOut)
+      this.logger.warn(`function_groups.${this.name}: ${this.connection.serverName}: ${why}`);
+    for (const [tool, short] of names) {
       const schema = toolSchema(tool);
       if (typeof schema === 'string')
         this.logger.warn(

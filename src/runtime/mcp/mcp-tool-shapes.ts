@@ -54,3 +54,34 @@ export function toolSchema(tool: ListedTool): JsonSchema | string {
   const problem = schemaProblem(schema);
   return problem ? `its input schema does not compile: ${problem}` : schema;
 }
+
+/**
+ * The name each offered tool goes by (its alias, else its own name), and why any other is left out: a
+ * configured alias has the first claim on its name, then the server's own names in the order it lists
+ * them. A server may list two tools with one name, or one named like another's alias; without this the
+ * later one silently replaced the earlier, so which tool the model reached depended on list order.
+ */
+export function claimedNames(
+  tools: readonly ListedTool[],
+  aliases: Readonly<Record<string, { alias?: string } | undefined>>,
+): { names: Map<ListedTool, string>; leftOut: string[] } {
+  const holders = new Map<string, ListedTool>();
+  const aliased = tools.filter((t) => aliases[t.name]?.alias);
+  const plain = tools.filter((t) => !aliases[t.name]?.alias);
+  const leftOut: string[] = [];
+  for (const tool of [...aliased, ...plain]) {
+    const name = aliases[tool.name]?.alias ?? tool.name;
+    const holder = holders.get(name);
+    if (holder === undefined) holders.set(name, tool);
+    else {
+      const by = holder.name === name ? 'another tool it lists' : `tool ${holder.name}'s alias`;
+      leftOut.push(`tool ${tool.name} is left out: "${name}" is already the name of ${by}`);
+    }
+  }
+  const names = new Map<ListedTool, string>();
+  for (const tool of tools) {
+    const name = aliases[tool.name]?.alias ?? tool.name;
+    if (holders.get(name) === tool) names.set(tool, name);
+  }
+  return { names, leftOut };
+}
