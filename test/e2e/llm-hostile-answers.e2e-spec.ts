@@ -170,3 +170,75 @@ describe('a model that asks a person something no person could read', () => {
     llm.reset();
   });
 });
+
+describe("a model's tool arguments that no tool could read", () => {
+  let llm: FakeLlm;
+  let t: TestApp;
+  beforeAll(async () => {
+    llm = await FakeLlm.start();
+    const functions = { calculator: { _type: 'calculator' } };
+    t = await startApp(
+      agentYaml(llm, { _type: 'tool_calling_agent', tool_names: ['calculator'] }, functions),
+    );
+  });
+  afterAll(async () => {
+    await t.close();
+    await llm.close();
+  });
+  afterEach(() => llm.reset());
+
+  /** A reply calling the calculator with these arguments, as text (any text a model may write): whole or streamed. */
+  const calling = (args: string, streamed: boolean) => {
+    const call = { id: 'c1', type: 'function', function: { name: 'calculator', arguments: args } };
+    if (streamed) {
+      const delta = { role: 'assistant', tool_calls: [{ index: 0, ...call }] };
+      return reply.chunks([
+        {
+          id: 'x',
+          object: 'chat.completion.chunk',
+          choices: [{ index: 0, delta, finish_reason: 'tool_calls' }],
+        },
+      ]);
+    }
+    const message = { role: 'assistant', content: null, tool_calls: [call] };
+    const completion = {
+      id: 'x',
+      object: 'chat.completion',
+      choices: [{ index: 0, message, finish_reason: 'tool_calls' }],
+    };
+    return reply.raw(200, JSON.stringify(completion));
+  };
+
+  it.each([
+    [
+      'nested 10,000 levels',
+      `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`,
+      'Arguments are nested deeper than 64 levels',
+    ],
+    [
+      '1 MB of text that is not JSON',
+      `{${'x'.repeat(1024 * 1024)}`,
+      `Arguments are not valid JSON: {${'x'.repeat(199)}… (1048577 characters)`,
+    ],
+  ])(
+    '%s: the model reads a short, clear tool error on every route, streamed ones too',
+    async (_what, args, error) => {
+      for (const route of ['/v1/workflow', '/v1/workflow/stream']) {
+        llm.script(calling(args, route.endsWith('/stream')), reply.text('Sorry.'));
+        const res = await fetch(`${t.url}${route}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ input_message: 'hi' }),
+        });
+        const body = await res.text();
+        expect(res.status).toBe(200);
+        expect(body).toContain('Sorry.');
+        expect(llm.lastMessage(1)).toMatchObject({
+          role: 'tool',
+          content: `Error: ${error}`,
+        });
+        llm.reset();
+      }
+    },
+  );
+});

@@ -1,4 +1,5 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { jsonDepth, MAX_JSON_DEPTH } from '../../core/validation/validation-issues';
 import { schemaCompiler } from './schema-compiler';
 
 /** A JSON Schema (the `parameters` of an OpenAI function tool). */
@@ -59,11 +60,31 @@ export function checkedArguments<A>(schema: JsonSchema, args: unknown): A {
 /** JSON arguments as a model writes them; `{}` for none. */
 export function parseArguments(text: string): unknown {
   if (text.trim() === '') return {};
+  let parsed: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    parsed = JSON.parse(text) as unknown;
   } catch {
-    throw new ToolInputError(`Arguments are not valid JSON: ${text}`);
+    throw new ToolInputError(`Arguments are not valid JSON: ${quotedArguments(text)}`);
   }
+  return shallowEnough(parsed);
+}
+
+/** How much of arguments that cannot be read the model is shown again (it wrote them). */
+const QUOTED_CHARS = 200;
+
+function quotedArguments(text: string): string {
+  return text.length <= QUOTED_CHARS ? text : `${text.slice(0, QUOTED_CHARS)}… (${text.length} characters)`;
+}
+
+/**
+ * Parsed arguments no deeper than a request body may be: a model's 10,000-level value went on to
+ * recursive copies and serialisations of its step, and came back as "Maximum call stack size exceeded".
+ */
+function shallowEnough(parsed: unknown): unknown {
+  if (jsonDepth(parsed) > MAX_JSON_DEPTH) {
+    throw new ToolInputError(`Arguments are nested deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+  return parsed;
 }
 
 /**
@@ -74,12 +95,13 @@ export function argumentsFromText(text: string, schema: JsonSchema): unknown {
   const trimmed = text.trim();
   if (trimmed === '' || trimmed === 'None') return {};
   for (const candidate of [trimmed, trimmed.replace(/'/g, '"')]) {
+    let parsed: unknown;
     try {
-      const parsed = JSON.parse(candidate) as unknown;
-      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed;
+      parsed = JSON.parse(candidate) as unknown;
     } catch {
-      // not JSON: try the next reading
+      continue; // not JSON: try the next reading
     }
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return shallowEnough(parsed);
   }
   const properties = Object.keys((schema.properties as Record<string, unknown> | undefined) ?? {});
   if (properties.length === 1) return { [properties[0]]: trimmed.replace(/^"(.*)"$/s, '$1') };

@@ -57,6 +57,11 @@ describe('tool arguments', () => {
     const two = { type: 'object', properties: { a: {}, b: {} } };
     expect(() => argumentsFromText('x', two)).toThrow('Arguments must be a JSON object with "a", "b"');
   });
+
+  it('refuses free text that is JSON nested deeper than a body may be, rather than take it as a value', () => {
+    const deep = `${'{"a":'.repeat(100)}1${'}'.repeat(100)}`;
+    expect(() => argumentsFromText(deep, schema)).toThrow('Arguments are nested deeper than 64 levels');
+  });
 });
 
 describe('current_datetime', () => {
