@@ -74,8 +74,13 @@ describe('responses_api_agent (NAT)', () => {
   it("answers a failure with NAT's words, or with the failure when verbose (an internal one by its trace)", async () => {
     t = await apps.start(yaml());
     llm.script(reply.error(400, 'model refused'));
+    const log = captureErrorLog();
     const quiet = await postJson(`${t.url}/v1/workflow`, { input_message: 'go' });
+    const logged = log.lines().join('\n');
+    log.restore();
     expect(quiet.json).toEqual({ value: 'I seem to be having a problem.' });
+    // NAT's words say nothing: the log has what happened.
+    expect(logged).toContain('answered HTTP 400: model refused');
     await t.close();
     t = await apps.start(yaml({ verbose: true }));
     llm.script(reply.error(400, 'model refused'));

@@ -190,8 +190,9 @@ export const responsesApiAgent: FunctionType<ResponsesApiAgentConfig> = {
           );
         } catch (err) {
           if (ctx.signal.aborted) throw err;
-          // NAT answers with the failure instead of raising it.
-          answer = config.verbose ? failureAnswer(err, context.name, ctx) : 'I seem to be having a problem.';
+          // NAT answers with the failure instead of raising it; its detail goes to the log either way.
+          const failure = failureAnswer(err, context.name, ctx);
+          answer = config.verbose ? failure : 'I seem to be having a problem.';
         }
         return agentResult(answer, input, ctx, llm.model);
       },
