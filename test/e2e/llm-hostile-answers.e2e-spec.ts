@@ -1,8 +1,8 @@
 import { FakeLlm, reply } from '../utils/fake-llm';
-import { agentYaml } from '../utils/fake-llm-config';
+import { agentYaml, appWithFakeLlm } from '../utils/fake-llm-config';
 import { captureErrorLog, INTERNAL_ERROR, traceIn } from '../utils/internal-errors';
 import { postJson } from '../utils/sse';
-import { startApp, type TestApp } from '../utils/test-app';
+import type { TestApp } from '../utils/test-app';
 
 /**
  * What the model's endpoint answers is input like any other: an endpoint in an attacker's hands (or a
@@ -13,21 +13,12 @@ describe('a model endpoint that answers what no model should', () => {
   let llm: FakeLlm;
   let t: TestApp;
   let log: ReturnType<typeof captureErrorLog>;
-  beforeAll(async () => {
-    llm = await FakeLlm.start();
-    t = await startApp(
-      agentYaml(llm, { _type: 'tool_calling_agent' }, {}, { timeout_seconds: 3, max_retries: 1 }),
-    );
-  });
-  afterAll(async () => {
-    await t.close();
-    await llm.close();
-  });
+  appWithFakeLlm(
+    (model) => agentYaml(model, { _type: 'tool_calling_agent' }, {}, { timeout_seconds: 3, max_retries: 1 }),
+    (model, app) => ((llm = model), (t = app)),
+  );
   beforeEach(() => (log = captureErrorLog()));
-  afterEach(() => {
-    log.restore();
-    llm.reset();
-  });
+  afterEach(() => log.restore());
 
   /** The run failed on the model, and the log line for its trace says why. */
   function failedBecause(res: { status: number; json: Record<string, unknown> }): string {
@@ -141,17 +132,17 @@ describe('a model endpoint that answers what no model should', () => {
 describe('a model that asks a person something no person could read', () => {
   let llm: FakeLlm;
   let t: TestApp;
-  beforeAll(async () => {
-    llm = await FakeLlm.start();
-    const functions = { ask_question: { _type: 'ask_question' } };
-    t = await startApp(
-      agentYaml(llm, { _type: 'tool_calling_agent', tool_names: ['ask_question'] }, functions),
-    );
-  });
-  afterAll(async () => {
-    await t.close();
-    await llm.close();
-  });
+  appWithFakeLlm(
+    (model) =>
+      agentYaml(
+        model,
+        { _type: 'tool_calling_agent', tool_names: ['ask_question'] },
+        {
+          ask_question: { _type: 'ask_question' },
+        },
+      ),
+    (model, app) => ((llm = model), (t = app)),
+  );
 
   it.each([
     [
@@ -167,25 +158,23 @@ describe('a model that asks a person something no person could read', () => {
     const told = llm.lastMessage(1);
     expect(told.role).toBe('tool');
     expect(told.content).toMatch(/Invalid prompt: .*(options|text)/);
-    llm.reset();
   });
 });
 
 describe("a model's tool arguments that no tool could read", () => {
   let llm: FakeLlm;
   let t: TestApp;
-  beforeAll(async () => {
-    llm = await FakeLlm.start();
-    const functions = { calculator: { _type: 'calculator' } };
-    t = await startApp(
-      agentYaml(llm, { _type: 'tool_calling_agent', tool_names: ['calculator'] }, functions),
-    );
-  });
-  afterAll(async () => {
-    await t.close();
-    await llm.close();
-  });
-  afterEach(() => llm.reset());
+  appWithFakeLlm(
+    (model) =>
+      agentYaml(
+        model,
+        { _type: 'tool_calling_agent', tool_names: ['calculator'] },
+        {
+          calculator: { _type: 'calculator' },
+        },
+      ),
+    (model, app) => ((llm = model), (t = app)),
+  );
 
   /** A reply calling the calculator with these arguments, as text (any text a model may write): whole or streamed. */
   const calling = (args: string, streamed: boolean) => {

@@ -3,7 +3,7 @@ import { FakeLlm, reply } from '../utils/fake-llm';
 import { agentYaml } from '../utils/fake-llm-config';
 import { jobsAt } from '../utils/jobs-client';
 import { LogCapture, startLoggedApp } from '../utils/logged-app';
-import { HostileMcpServer } from '../utils/mcp-hostile-server';
+import { HostileMcpServer, hostileMcpAgentYaml } from '../utils/mcp-hostile-server';
 import { postJson } from '../utils/sse';
 import { configFrom, eventually, startApp, type TestApp } from '../utils/test-app';
 
@@ -17,24 +17,7 @@ describe('mcp_client tool calls that fail, hang or answer too much', () => {
     llm = await FakeLlm.start();
     mcp = await HostileMcpServer.start();
     t = await startApp(
-      agentYaml(
-        llm,
-        { _type: 'tool_calling_agent', tool_names: ['h'] },
-        {},
-        {},
-        {
-          function_groups: {
-            h: {
-              _type: 'mcp_client',
-              server: { transport: 'streamable-http', url: mcp.url },
-              tool_call_timeout: 2,
-              reconnect_initial_backoff: 0.01,
-              reconnect_max_backoff: 0.02,
-            },
-          },
-          general: { outbound: { allow_hosts: ['127.0.0.1'], max_response_bytes: 100_000 } },
-        },
-      ),
+      hostileMcpAgentYaml(llm, mcp, { tool_call_timeout: 2 }, { max_response_bytes: 100_000 }),
     );
   });
   afterEach(() => {

@@ -1,7 +1,12 @@
 import { Logger } from '@nestjs/common';
 import { FakeLlm, reply } from '../utils/fake-llm';
-import { agentYaml } from '../utils/fake-llm-config';
-import { HOSTILE_TOOLS, HostileMcpServer, TOO_DEEP, type Listing } from '../utils/mcp-hostile-server';
+import {
+  HOSTILE_TOOLS,
+  HostileMcpServer,
+  hostileMcpAgentYaml,
+  TOO_DEEP,
+  type Listing,
+} from '../utils/mcp-hostile-server';
 import { postJson } from '../utils/sse';
 import { startApp, type TestApp } from '../utils/test-app';
 
@@ -9,28 +14,6 @@ import { startApp, type TestApp } from '../utils/test-app';
 // often, nothing of the server's output schemas run, one odd tool refused alone.
 
 const obj = (properties: Record<string, unknown> = {}) => ({ type: 'object', properties });
-
-function yaml(llm: FakeLlm, mcp: HostileMcpServer, group: Record<string, unknown> = {}): string {
-  return agentYaml(
-    llm,
-    { _type: 'tool_calling_agent', tool_names: ['h'] },
-    {},
-    {},
-    {
-      function_groups: {
-        h: {
-          _type: 'mcp_client',
-          server: { transport: 'streamable-http', url: mcp.url },
-          tool_call_timeout: 5,
-          reconnect_initial_backoff: 0.01,
-          reconnect_max_backoff: 0.02,
-          ...group,
-        },
-      },
-      general: { outbound: { allow_hosts: ['127.0.0.1'] } },
-    },
-  );
-}
 
 describe('mcp_client tool listings', () => {
   let llm: FakeLlm;
@@ -50,7 +33,7 @@ describe('mcp_client tool listings', () => {
     group?: Record<string, unknown>,
   ): Promise<{ t: TestApp; mcp: HostileMcpServer }> {
     const mcp = await HostileMcpServer.start(listing);
-    const t = await startApp(yaml(llm, mcp, group)).catch(async (err: unknown) => {
+    const t = await startApp(hostileMcpAgentYaml(llm, mcp, group)).catch(async (err: unknown) => {
       await mcp.stop();
       throw err;
     });

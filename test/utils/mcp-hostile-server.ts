@@ -14,6 +14,8 @@ import {
   McpError,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { FakeLlm } from './fake-llm';
+import { agentYaml } from './fake-llm-config';
 
 /** A tool as the server lists it: anything, since a hostile server lists what it likes. */
 export type ListedTool = Record<string, unknown>;
@@ -170,4 +172,35 @@ export class HostileMcpServer {
     });
     return server;
   }
+}
+
+/**
+ * A tool calling agent whose tools are `mcp`'s (the group `h`), as the e2e suites about hostile MCP
+ * servers run it: `group` and `outbound` add to (or replace) the group's and `general.outbound`'s settings.
+ */
+export function hostileMcpAgentYaml(
+  llm: FakeLlm,
+  mcp: HostileMcpServer,
+  group: Record<string, unknown> = {},
+  outbound: Record<string, unknown> = {},
+): string {
+  return agentYaml(
+    llm,
+    { _type: 'tool_calling_agent', tool_names: ['h'] },
+    {},
+    {},
+    {
+      function_groups: {
+        h: {
+          _type: 'mcp_client',
+          server: { transport: 'streamable-http', url: mcp.url },
+          tool_call_timeout: 5,
+          reconnect_initial_backoff: 0.01,
+          reconnect_max_backoff: 0.02,
+          ...group,
+        },
+      },
+      general: { outbound: { allow_hosts: ['127.0.0.1'], ...outbound } },
+    },
+  );
 }

@@ -12,11 +12,11 @@ export const MAX_TOOL_CALLS = 1024;
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json =>
+export const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A short description of a value that is not what was expected: its kind, never its content. */
-function kindOf(value: unknown): string {
+export function kindOf(value: unknown): string {
   if (value === null) return 'null';
   return Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
@@ -60,7 +60,7 @@ function toolCallsOf(calls: unknown): ModelToolCall[] {
 }
 
 /** A count of tokens as reported: a whole number from 0, else not counted. */
-const tokens = (n: unknown): number | undefined =>
+export const tokens = (n: unknown): number | undefined =>
   Number.isSafeInteger(n) && (n as number) >= 0 ? (n as number) : undefined;
 
 /** The usage an endpoint reported, its counts that are no whole numbers from 0 left out (null: none). */

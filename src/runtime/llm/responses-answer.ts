@@ -1,5 +1,5 @@
 import type { Response } from 'openai/resources/responses/responses';
-import { MAX_TOOL_CALLS } from './llm-answer';
+import { isObject, kindOf, MAX_TOOL_CALLS, tokens } from './llm-answer';
 
 /**
  * What a Responses API answer must be for responses_api_agent to read it (as llm-answer.ts for chat
@@ -10,14 +10,6 @@ import { MAX_TOOL_CALLS } from './llm-answer';
  */
 
 type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-function kindOf(value: unknown): string {
-  if (value === null) return 'null';
-  return Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
-}
 
 function checkMessage(item: Json, i: number): void {
   if (!Array.isArray(item.content)) throw new Error(`its output item ${i} (a message) has no content list`);
@@ -42,9 +34,6 @@ function checkFunctionCall(item: Json, i: number): void {
     throw new Error(`its function call (output item ${i}) has arguments that are ${kindOf(item.arguments)}`);
   }
 }
-
-const tokens = (n: unknown): number | undefined =>
-  Number.isSafeInteger(n) && (n as number) >= 0 ? (n as number) : undefined;
 
 /** `value` as a Responses answer this server can read (fixed up in place), or throws what is wrong. */
 export function checkedResponse(value: unknown): Response {
