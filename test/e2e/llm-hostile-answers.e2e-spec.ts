@@ -129,20 +129,14 @@ describe('a model endpoint that answers what no model should', () => {
   });
 });
 
+/** A tool calling agent with one tool, the built-in function of that type under its own name. */
+const agentWith = (tool: string) => (model: FakeLlm) =>
+  agentYaml(model, { _type: 'tool_calling_agent', tool_names: [tool] }, { [tool]: { _type: tool } });
+
 describe('a model that asks a person something no person could read', () => {
   let llm: FakeLlm;
   let t: TestApp;
-  appWithFakeLlm(
-    (model) =>
-      agentYaml(
-        model,
-        { _type: 'tool_calling_agent', tool_names: ['ask_question'] },
-        {
-          ask_question: { _type: 'ask_question' },
-        },
-      ),
-    (model, app) => ((llm = model), (t = app)),
-  );
+  appWithFakeLlm(agentWith('ask_question'), (model, app) => ((llm = model), (t = app)));
 
   it.each([
     [
@@ -164,17 +158,7 @@ describe('a model that asks a person something no person could read', () => {
 describe("a model's tool arguments that no tool could read", () => {
   let llm: FakeLlm;
   let t: TestApp;
-  appWithFakeLlm(
-    (model) =>
-      agentYaml(
-        model,
-        { _type: 'tool_calling_agent', tool_names: ['calculator'] },
-        {
-          calculator: { _type: 'calculator' },
-        },
-      ),
-    (model, app) => ((llm = model), (t = app)),
-  );
+  appWithFakeLlm(agentWith('calculator'), (model, app) => ((llm = model), (t = app)));
 
   /** A reply calling the calculator with these arguments, as text (any text a model may write): whole or streamed. */
   const calling = (args: string, streamed: boolean) => {
