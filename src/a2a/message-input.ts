@@ -5,6 +5,8 @@ import type { ContentPart } from '../runtime/chat-input';
 import type { BuiltFunction } from '../runtime/function-type';
 import { imagePart, imageUrlProblem } from '../runtime/attachments';
 import { defaultFilename, fileDataProblem, filenameProblem, filePart, typeEssence } from '../runtime/files';
+import { isJsonObject } from '../core/validation/json-object';
+import { jsonDepth } from '../core/validation/validation-issues';
 
 /** How deep a data part's JSON may nest (objects and lists), past which the message is refused. */
 export const MAX_DATA_DEPTH = 32;
@@ -33,7 +35,7 @@ export function checkParts(message: Message): void {
     const content = part.content;
     if (!content) throw new RequestMalformedError(`Part ${i} has no text, data, raw or url content`);
     if (content.$case === 'url') throw fileRefused(part, i);
-    if (content.$case === 'data' && depthExceeds(content.value, MAX_DATA_DEPTH))
+    if (content.$case === 'data' && jsonDepth(content.value, MAX_DATA_DEPTH) > MAX_DATA_DEPTH)
       throw new RequestMalformedError(`Part ${i}: data nested deeper than ${MAX_DATA_DEPTH} levels`);
   });
 }
@@ -52,7 +54,7 @@ export function messageInput(message: Message, workflow: BuiltFunction): Message
   if (images) return { text, content: images };
   const [only] = message.parts;
   const value = message.parts.length === 1 && only.content?.$case === 'data' ? only.content.value : undefined;
-  if (workflow.input.kind !== 'schema' || !isObject(value)) return { text };
+  if (workflow.input.kind !== 'schema' || !isJsonObject(value)) return { text };
   const checked = validatePlain(workflow.input.dto, value, ['data']);
   if (!checked.ok) {
     const issues = checked.issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ');
@@ -128,25 +130,9 @@ function textOf(part: Part): string | undefined {
   return part.content?.$case === 'text' ? part.content.value : undefined;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function fileRefused(part: Part, index: number): ContentTypeNotSupportedError {
   const what = [part.mediaType || 'no media type', part.filename].filter(Boolean).join(', ');
   return new ContentTypeNotSupportedError(
     `Part ${index} is a file (${what}): this agent accepts text and data parts, and files as inline bytes (no URL)`,
   );
-}
-
-/** Whether `value` nests objects and lists more than `limit` deep (walked without recursion). */
-function depthExceeds(value: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    if (depth + 1 > limit) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
-  }
-  return false;
 }

@@ -1,3 +1,5 @@
+import { isJsonObject } from '../core/validation/json-object';
+
 /**
  * What a message's parts say, as sent, that the SDK's decoding (`@a2a-js/sdk` 1.3, generated from the
  * protocol's proto) would misread rather than refuse: it throws on a part that is null and on `raw`
@@ -25,8 +27,8 @@ function base64(text: string): boolean {
 
 /** The first problem of one part (index `i`), in words a client can act on; undefined: none. */
 function partProblem(part: unknown, i: number): string | undefined {
-  if (typeof part !== 'object' || part === null || Array.isArray(part)) return `Part ${i} is not an object`;
-  const fields = part as Record<string, unknown>;
+  if (!isJsonObject(part)) return `Part ${i} is not an object`;
+  const fields = part;
   for (const field of STRING_FIELDS) {
     const value = fields[field];
     if (value !== undefined && value !== null && typeof value !== 'string') {

@@ -3,6 +3,7 @@
  * `context`) and 0.0.5x inputs are accepted, unknown members ignored (spec 1.x `run-input`), anything
  * malformed reported with every reason before a stream opens.
  */
+import { isJsonObject } from '../core/validation/json-object';
 
 export interface ResumeEntry {
   interruptId: string;
@@ -43,9 +44,6 @@ const MAX_ID = 256;
 const MAX_MESSAGES = 10_000;
 const MAX_RESUME = 100;
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 function checkId(value: unknown, path: string, issues: InputIssue[]): void {
   if (typeof value !== 'string' || value === '') issues.push({ path, message: 'must be a non-empty string' });
   else if (value.length > MAX_ID) issues.push({ path, message: `must be at most ${MAX_ID} characters` });
@@ -59,7 +57,7 @@ function checkContent(m: Record<string, unknown>, path: string, issues: InputIss
     return;
   }
   if (m.role === 'activity') {
-    if (!isObject(content)) issues.push({ path: `${path}.content`, message: 'must be an object' });
+    if (!isJsonObject(content)) issues.push({ path: `${path}.content`, message: 'must be an object' });
     return;
   }
   if (typeof content === 'string') return;
@@ -72,7 +70,7 @@ function checkContent(m: Record<string, unknown>, path: string, issues: InputIss
     return;
   }
   content.forEach((part, i) => {
-    if (!isObject(part) || typeof part.type !== 'string') {
+    if (!isJsonObject(part) || typeof part.type !== 'string') {
       issues.push({ path: `${path}.content[${i}]`, message: 'must be a part with a type' });
     }
   });
@@ -86,7 +84,7 @@ function checkMessages(value: unknown, issues: InputIssue[]): void {
   if (value.length > MAX_MESSAGES) issues.push({ path: 'messages', message: `at most ${MAX_MESSAGES}` });
   value.slice(0, MAX_MESSAGES).forEach((m, i) => {
     const path = `messages[${i}]`;
-    if (!isObject(m)) return void issues.push({ path, message: 'must be an object' });
+    if (!isJsonObject(m)) return void issues.push({ path, message: 'must be an object' });
     checkId(m.id, `${path}.id`, issues);
     if (typeof m.role !== 'string' || !ROLES.includes(m.role)) {
       return void issues.push({ path: `${path}.role`, message: `must be one of ${ROLES.join(', ')}` });
@@ -105,7 +103,7 @@ function checkResume(value: unknown, issues: InputIssue[]): void {
   if (value.length > MAX_RESUME) issues.push({ path: 'resume', message: `at most ${MAX_RESUME} entries` });
   value.slice(0, MAX_RESUME).forEach((entry, i) => {
     const path = `resume[${i}]`;
-    if (!isObject(entry)) return void issues.push({ path, message: 'must be an object' });
+    if (!isJsonObject(entry)) return void issues.push({ path, message: 'must be an object' });
     checkId(entry.interruptId, `${path}.interruptId`, issues);
     if (entry.status !== 'resolved' && entry.status !== 'cancelled') {
       issues.push({ path: `${path}.status`, message: 'must be "resolved" or "cancelled"' });
@@ -122,7 +120,7 @@ function optionalArray(value: unknown, path: string, issues: InputIssue[]): unkn
 
 /** The input when it is a valid RunAgentInput, or every reason it is not. */
 export function parseRunInput(body: unknown): { input: RunInput } | { issues: InputIssue[] } {
-  if (!isObject(body)) return { issues: [{ path: '', message: 'the body must be a JSON object' }] };
+  if (!isJsonObject(body)) return { issues: [{ path: '', message: 'the body must be a JSON object' }] };
   const issues: InputIssue[] = [];
   checkId(body.threadId, 'threadId', issues);
   checkId(body.runId, 'runId', issues);

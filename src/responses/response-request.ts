@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type ValidationIssue } from '../core/errors/app-error';
 import type { ContentPart } from '../runtime/chat-input';
+import { isJsonObject } from '../core/validation/json-object';
 
 /** An input item as stored and listed (`GET /v1/responses/{id}/input_items`): each has an id. */
 export type InputItem =
@@ -45,9 +46,6 @@ const ROLES = ['user', 'system', 'developer', 'assistant'];
 const TEXT_PARTS = ['input_text', 'output_text', 'text'];
 const MAX_METADATA = 16;
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 class Issues {
   readonly list: ValidationIssue[] = [];
 
@@ -73,7 +71,7 @@ function contentOf(content: unknown, loc: (string | number)[], issues: Issues): 
     return [];
   }
   content.forEach((part, i) => {
-    if (!isObject(part) || typeof part.type !== 'string') {
+    if (!isJsonObject(part) || typeof part.type !== 'string') {
       issues.add([...loc, i], 'Input should be a content part with a type', part);
     } else if (TEXT_PARTS.includes(part.type) && typeof part.text !== 'string') {
       issues.add([...loc, i, 'text'], 'Input should be a valid string', part.text);
@@ -84,7 +82,7 @@ function contentOf(content: unknown, loc: (string | number)[], issues: Issues): 
 
 function itemOf(raw: unknown, i: number, issues: Issues): InputItem | undefined {
   const loc = ['input', i];
-  if (!isObject(raw)) return void issues.add(loc, 'Input should be an input item object', raw);
+  if (!isJsonObject(raw)) return void issues.add(loc, 'Input should be an input item object', raw);
   const type = raw.type ?? 'message';
   if (type === 'message') {
     if (typeof raw.role !== 'string' || !ROLES.includes(raw.role)) {
@@ -118,7 +116,7 @@ function itemOf(raw: unknown, i: number, issues: Issues): InputItem | undefined 
 /** `function_call_output.output` given as content parts: their text. */
 function textOf(parts: unknown): string | undefined {
   if (!Array.isArray(parts)) return undefined;
-  return parts.map((p) => (isObject(p) && typeof p.text === 'string' ? p.text : '')).join('');
+  return parts.map((p) => (isJsonObject(p) && typeof p.text === 'string' ? p.text : '')).join('');
 }
 
 /** OpenAI's rule for function names. */
@@ -126,7 +124,7 @@ const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** A function tool, checked; other tool types (hosted tools) are not the workflow's and are left out. */
 function functionToolOf(raw: unknown, i: number, issues: Issues): FunctionTool | undefined {
-  if (!isObject(raw) || typeof raw.type !== 'string') {
+  if (!isJsonObject(raw) || typeof raw.type !== 'string') {
     return void issues.add(['tools', i], 'Input should be a tool object with a type', raw);
   }
   if (raw.type !== 'function') return undefined;
@@ -139,7 +137,7 @@ function functionToolOf(raw: unknown, i: number, issues: Issues): FunctionTool |
     return void issues.add(['tools', i, 'description'], 'Input should be a valid string', description);
   }
   const parameters = raw.parameters ?? null;
-  if (parameters !== null && !isObject(parameters)) {
+  if (parameters !== null && !isJsonObject(parameters)) {
     return void issues.add(['tools', i, 'parameters'], 'Input should be a JSON Schema object', parameters);
   }
   const strict = typeof raw.strict === 'boolean' ? raw.strict : null;
@@ -148,7 +146,7 @@ function functionToolOf(raw: unknown, i: number, issues: Issues): FunctionTool |
 
 function metadataOf(value: unknown, issues: Issues): Record<string, string> {
   if (value === undefined || value === null) return {};
-  if (!isObject(value)) return (issues.add(['metadata'], 'Input should be an object', value), {});
+  if (!isJsonObject(value)) return (issues.add(['metadata'], 'Input should be an object', value), {});
   const entries = Object.entries(value);
   if (entries.length > MAX_METADATA) issues.add(['metadata'], `At most ${MAX_METADATA} keys`, value);
   for (const [key, v] of entries) {
@@ -160,7 +158,7 @@ function metadataOf(value: unknown, issues: Issues): Record<string, string> {
 /** The request when it is a valid Responses body; otherwise every reason it is not, as a 400. */
 export function parseResponseRequest(body: unknown): ResponseRequest {
   const issues = new Issues();
-  if (!isObject(body)) {
+  if (!isJsonObject(body)) {
     issues.add([], 'The body should be a JSON object', body);
     throw AppError.validation(issues.list);
   }

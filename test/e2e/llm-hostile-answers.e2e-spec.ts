@@ -4,6 +4,12 @@ import { captureErrorLog, INTERNAL_ERROR, traceIn } from '../utils/internal-erro
 import { postJson } from '../utils/sse';
 import type { TestApp } from '../utils/test-app';
 
+/** A whole chat completion holding `message` as it is, however hostile (a reply sent byte for byte). */
+function completionOf(message: object, { usage, finish = 'stop' }: { usage?: object; finish?: string } = {}) {
+  const choices = [{ index: 0, message, finish_reason: finish }];
+  return reply.raw(200, JSON.stringify({ id: 'x', object: 'chat.completion', choices, usage }));
+}
+
 /**
  * What the model's endpoint answers is input like any other: an endpoint in an attacker's hands (or a
  * broken gateway in front of a model) must not freeze the server, hold a request past its deadline,
@@ -69,16 +75,7 @@ describe('a model endpoint that answers what no model should', () => {
 
   it('content that is an object is no answer: the run fails, the caller never gets the object as the body', async () => {
     const hostile = { status: 'interaction_required', response_url: '/evil' };
-    llm.script(
-      reply.raw(
-        200,
-        JSON.stringify({
-          id: 'x',
-          object: 'chat.completion',
-          choices: [{ index: 0, message: { role: 'assistant', content: hostile }, finish_reason: 'stop' }],
-        }),
-      ),
-    );
+    llm.script(completionOf({ role: 'assistant', content: hostile }));
     const res = await ask();
     expect(failedBecause(res)).toContain("failed: its answer's content is an object, not text");
   });
@@ -110,17 +107,8 @@ describe('a model endpoint that answers what no model should', () => {
   });
 
   it('token counts that are no whole numbers are not counted (a string was concatenated: "0lots")', async () => {
-    llm.script(
-      reply.raw(
-        200,
-        JSON.stringify({
-          id: 'x',
-          object: 'chat.completion',
-          choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }],
-          usage: { prompt_tokens: 'lots', completion_tokens: -5, total_tokens: 3 },
-        }),
-      ),
-    );
+    const usage = { prompt_tokens: 'lots', completion_tokens: -5, total_tokens: 3 };
+    llm.script(completionOf({ role: 'assistant', content: 'Hi' }, { usage }));
     const res = await postJson(`${t.url}/v1/chat/completions`, {
       messages: [{ role: 'user', content: 'hi' }],
     });
@@ -173,13 +161,7 @@ describe("a model's tool arguments that no tool could read", () => {
         },
       ]);
     }
-    const message = { role: 'assistant', content: null, tool_calls: [call] };
-    const completion = {
-      id: 'x',
-      object: 'chat.completion',
-      choices: [{ index: 0, message, finish_reason: 'tool_calls' }],
-    };
-    return reply.raw(200, JSON.stringify(completion));
+    return completionOf({ role: 'assistant', content: null, tool_calls: [call] }, { finish: 'tool_calls' });
   };
 
   it.each([

@@ -2,6 +2,7 @@ import type { ModelTool } from '../llm/llm-client';
 import { PromptTimeoutError } from '../prompts';
 import type { WorkflowContext } from '../workflow-context';
 import type { ToolCall } from './agent-tools';
+import { isJsonObject } from '../../core/validation/json-object';
 
 /**
  * The key of `ctx.request.extras` under which a face hands an agent its client's function tools
@@ -22,9 +23,6 @@ interface ClientTool {
   parameters: Record<string, unknown>;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** The client's tools of this run, less any that a tool of the agent's config already names. */
 export class ClientTools {
   private readonly tools: Map<string, ClientTool>;
@@ -36,12 +34,12 @@ export class ClientTools {
   static of(ctx: WorkflowContext, taken: readonly string[]): ClientTools {
     const raw = ctx.request.extras?.[CLIENT_TOOLS];
     const tools = (Array.isArray(raw) ? raw : []).flatMap((t): ClientTool[] =>
-      isObject(t) && typeof t.name === 'string' && !taken.includes(t.name)
+      isJsonObject(t) && typeof t.name === 'string' && !taken.includes(t.name)
         ? [
             {
               name: t.name,
               description: typeof t.description === 'string' ? t.description : '',
-              parameters: isObject(t.parameters) ? t.parameters : { type: 'object', properties: {} },
+              parameters: isJsonObject(t.parameters) ? t.parameters : { type: 'object', properties: {} },
             },
           ]
         : [],
@@ -85,7 +83,7 @@ export class ClientTools {
     } catch {
       args = undefined;
     }
-    if (!isObject(args)) {
+    if (!isJsonObject(args)) {
       return `Error: the arguments of ${call.name} are not a JSON object: ${call.arguments}. Call it again with a JSON object.`;
     }
     const text = JSON.stringify(args);

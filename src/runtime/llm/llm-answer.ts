@@ -1,3 +1,4 @@
+import { isJsonObject } from '../../core/validation/json-object';
 import type { ChatUsage } from '../chat-completion';
 import type { LlmResponse, ModelToolCall } from './llm-client';
 
@@ -10,11 +11,6 @@ import type { LlmResponse, ModelToolCall } from './llm-client';
 /** The most tool calls one answer may make (a streamed call's `index` is below it). */
 export const MAX_TOOL_CALLS = 1024;
 
-type Json = Record<string, unknown>;
-
-export const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** A short description of a value that is not what was expected: its kind, never its content. */
 export function kindOf(value: unknown): string {
   if (value === null) return 'null';
@@ -25,23 +21,24 @@ export function kindOf(value: unknown): string {
 function textOf(content: unknown): string {
   if (content === null || content === undefined) return '';
   if (typeof content === 'string') return content;
-  if (Array.isArray(content) && content.every((p) => isObject(p) && typeof p.text === 'string')) {
+  if (Array.isArray(content) && content.every((p) => isJsonObject(p) && typeof p.text === 'string')) {
     return content.map((p) => (p as { text: string }).text).join('');
   }
   throw new Error(`its answer's content is ${kindOf(content)}, not text`);
 }
 
 function toolCallOf(call: unknown, i: number): ModelToolCall {
-  if (!isObject(call)) throw new Error(`its tool call ${i} is ${kindOf(call)}, not an object`);
+  if (!isJsonObject(call)) throw new Error(`its tool call ${i} is ${kindOf(call)}, not an object`);
   const { id, type, function: fn } = call;
   if (type !== undefined && type !== 'function') {
     const named = typeof type === 'string' ? JSON.stringify(type.slice(0, 40)) : kindOf(type);
     throw new Error(`its tool call ${i} is of type ${named}: only "function" calls are supported`);
   }
-  if (!isObject(fn) || typeof fn.name !== 'string') throw new Error(`its tool call ${i} names no function`);
+  if (!isJsonObject(fn) || typeof fn.name !== 'string')
+    throw new Error(`its tool call ${i} names no function`);
   const given = fn.arguments ?? '';
   // Some servers send the arguments as an object rather than as its JSON text.
-  const args = isObject(given) ? JSON.stringify(given) : given;
+  const args = isJsonObject(given) ? JSON.stringify(given) : given;
   if (typeof args !== 'string') throw new Error(`its tool call ${i} has arguments that are ${kindOf(given)}`);
   return {
     id: typeof id === 'string' ? id : '',
@@ -65,7 +62,7 @@ export const tokens = (n: unknown): number | undefined =>
 
 /** The usage an endpoint reported, its counts that are no whole numbers from 0 left out (null: none). */
 export function usageOf(usage: unknown): ChatUsage | null {
-  if (!isObject(usage)) return null;
+  if (!isJsonObject(usage)) return null;
   const prompt = tokens(usage.prompt_tokens);
   const completion = tokens(usage.completion_tokens);
   const total = tokens(usage.total_tokens);
@@ -79,11 +76,12 @@ export function usageOf(usage: unknown): ChatUsage | null {
 
 /** A chat completion as the endpoint sent it (whole), as this server reads it; throws what is wrong. */
 export function answerOf(completion: unknown): LlmResponse {
-  if (!isObject(completion)) throw new Error(`its answer is ${kindOf(completion)}, not a chat completion`);
+  if (!isJsonObject(completion))
+    throw new Error(`its answer is ${kindOf(completion)}, not a chat completion`);
   const { choices } = completion;
   if (!Array.isArray(choices) || choices.length === 0) throw new Error('its answer holds no choice');
-  const message = isObject(choices[0]) ? choices[0].message : undefined;
-  if (!isObject(message)) throw new Error("its answer's first choice holds no message");
+  const message = isJsonObject(choices[0]) ? choices[0].message : undefined;
+  if (!isJsonObject(message)) throw new Error("its answer's first choice holds no message");
   return {
     content: textOf(message.content),
     toolCalls: toolCallsOf(message.tool_calls),
@@ -115,14 +113,14 @@ export class StreamedAnswer {
 
   /** Reads one chunk; returns the text it adds to the answer ('' when none). */
   add(chunk: unknown): string {
-    if (!isObject(chunk)) throw new Error(`it streamed a chunk that is ${kindOf(chunk)}`);
+    if (!isJsonObject(chunk)) throw new Error(`it streamed a chunk that is ${kindOf(chunk)}`);
     if (chunk.usage !== undefined && chunk.usage !== null) this.usage = chunk.usage;
     const choice = Array.isArray(chunk.choices)
-      ? chunk.choices.find((c) => isObject(c) && (c.index === 0 || c.index === undefined))
+      ? chunk.choices.find((c) => isJsonObject(c) && (c.index === 0 || c.index === undefined))
       : undefined;
     if (choice !== undefined) this.chosen = true;
-    const delta = isObject(choice) ? choice.delta : undefined;
-    if (!isObject(delta)) return '';
+    const delta = isJsonObject(choice) ? choice.delta : undefined;
+    if (!isJsonObject(delta)) return '';
     if (delta.tool_calls !== undefined && delta.tool_calls !== null) this.addToolCalls(delta.tool_calls);
     const { content } = delta;
     if (content === undefined || content === null) return '';
@@ -136,7 +134,7 @@ export class StreamedAnswer {
     if (!Array.isArray(deltas))
       throw new Error(`it streamed tool_calls that are ${kindOf(deltas)}, not a list`);
     for (const delta of deltas) {
-      if (!isObject(delta)) throw new Error(`it streamed a tool call that is ${kindOf(delta)}`);
+      if (!isJsonObject(delta)) throw new Error(`it streamed a tool call that is ${kindOf(delta)}`);
       const { index } = delta;
       if (!Number.isSafeInteger(index) || (index as number) < 0 || (index as number) >= MAX_TOOL_CALLS) {
         const shown = typeof index === 'number' ? String(index) : kindOf(index);
@@ -150,7 +148,7 @@ export class StreamedAnswer {
       if (delta.id) call.id = delta.id;
       if (delta.type) call.type = delta.type;
       const fn = delta.function;
-      if (!isObject(fn)) continue;
+      if (!isJsonObject(fn)) continue;
       if (fn.name) call.name = fn.name;
       if (typeof fn.arguments === 'string') call.args.push(fn.arguments);
       else if (fn.arguments !== undefined && fn.arguments !== null)
